@@ -1,0 +1,28 @@
+# The two Quickstart commands: `make run` (the main job) and `make test` (the suite).
+# Each creates .venv and installs what it needs on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(BIN)/python examples/tiny_train.py
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider tests
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m bench

@@ -1,0 +1,45 @@
+"""ember: a PyTorch-compatible deep learning framework in Python on NumPy.
+
+`import ember as torch` runs ordinary PyTorch training code on the CPU.
+"""
+from __future__ import annotations
+
+from . import _dtype
+from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
+                     float, float16, float32, float64, get_default_dtype, half, int, int8,
+                     int16, int32, int64, long, promote_types, result_type, can_cast,
+                     set_default_dtype, short, uint8)
+from ._device import device
+from ._size import Size
+from ._tensor import Tensor
+from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
+                      seed, set_rng_state)
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .ops import _methods  # noqa: F401  (binds the ops to Tensor)
+from .ops.creation import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
+from .ops.pointwise import *  # noqa: F401,F403
+from .ops.random import *  # noqa: F401,F403
+from .ops.reduction import *  # noqa: F401,F403
+from .ops.shape import *  # noqa: F401,F403
+from . import autograd, cuda, backends  # noqa: F401
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    return input.is_complex()

@@ -1,0 +1,192 @@
+"""dtype objects, their NumPy mapping, and torch's type-promotion rules.
+
+torch promotes differently from NumPy: a zero-dim tensor or a Python scalar only
+decides the result's dtype when it belongs to a higher category (bool < integer <
+floating < complex) than every dimensioned operand, and a Python float meeting an
+integer tensor gives the *default* dtype (float32), not float64. One function,
+`result_type`, decides this for every op in ember.
+"""
+from __future__ import annotations
+
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+__all__ = [
+    "dtype", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    "uint8", "int8", "int16", "int32", "int64", "bool",
+    "half", "float", "double", "short", "int", "long", "cfloat", "cdouble",
+    "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
+]
+
+
+class dtype:
+    """A tensor element type: torch's name and category, NumPy's storage type."""
+
+    __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "is_signed",
+                 "itemsize", "_category", "_legacy_name")
+
+    def __init__(self, name: str, numpy_dtype, category: builtins.int, legacy_name: str):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self._category = category          # 0 bool, 1 integer, 2 floating, 3 complex
+        self.is_floating_point = category == 2
+        self.is_complex = category == 3
+        self.is_signed = name not in ("uint8", "bool")
+        self.itemsize = self.numpy.itemsize
+        self._legacy_name = legacy_name    # e.g. 'FloatTensor', used by Tensor.type()
+
+    def __repr__(self) -> str:
+        # torch's text, so printed tensors and dtypes read exactly as in PyTorch.
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+    def to_real(self) -> "dtype":
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self) -> "dtype":
+        return {float32: complex64, float64: complex128, float16: complex64}.get(self, self)
+
+
+def _dtype_by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+bool = dtype("bool", np.bool_, 0, "BoolTensor")
+uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
+int8 = dtype("int8", np.int8, 1, "CharTensor")
+int16 = dtype("int16", np.int16, 1, "ShortTensor")
+int32 = dtype("int32", np.int32, 1, "IntTensor")
+int64 = dtype("int64", np.int64, 1, "LongTensor")
+float16 = dtype("float16", np.float16, 2, "HalfTensor")
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2, "BFloat16Tensor")
+float32 = dtype("float32", np.float32, 2, "FloatTensor")
+float64 = dtype("float64", np.float64, 2, "DoubleTensor")
+complex64 = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")
+complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
+
+# torch's alternative names for the same objects.
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+cfloat, cdouble = complex64, complex128
+
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+              complex64, complex128)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+BY_LEGACY_NAME = {d._legacy_name: d for d in ALL_DTYPES}
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """The ember dtype that stores NumPy's `np_dtype` (TypeError when torch has none)."""
+    found = _BY_NUMPY.get(np.dtype(np_dtype))
+    if found is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
+            "supported types are: float64, float32, float16, complex64, complex128, int64, "
+            "int32, int16, int8, uint8, and bool.")
+    return found
+
+
+# ---------------------------------------------------------------- default dtype
+_default = [float32]
+
+
+def get_default_dtype() -> dtype:
+    return _default[0]
+
+
+def set_default_dtype(d: dtype) -> None:
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default[0] = d
+
+
+# ---------------------------------------------------------------- promotion
+def _build_promotion_table() -> dict:
+    """promote_types for every pair, following torch's lattice.
+
+    NumPy agrees with torch for all pairs except those involving bfloat16 (which
+    torch promotes with float16 to float32, and with integers to bfloat16) and
+    uint8 with int8 (int16 in both).
+    """
+    table = {}
+    for a in ALL_DTYPES:
+        for b in ALL_DTYPES:
+            if a is b:
+                table[a, b] = a
+            elif bfloat16 in (a, b):
+                other = b if a is bfloat16 else a
+                if other._category <= 1:
+                    table[a, b] = bfloat16
+                elif other is float16:
+                    table[a, b] = float32
+                else:
+                    table[a, b] = other
+            else:
+                table[a, b] = _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
+    # NumPy widens int64 + float16 to float64; torch keeps the float type.
+    for f in (float16, float32, complex64):
+        for i in (uint8, int8, int16, int32, int64, bool):
+            table[f, i] = table[i, f] = f
+    table[float64, complex64] = table[complex64, float64] = complex128
+    return table
+
+
+_PROMOTE = _build_promotion_table()
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    return _PROMOTE[a, b]
+
+
+def _scalar_category(value) -> builtins.int:
+    if isinstance(value, builtins.bool):
+        return 0
+    if isinstance(value, builtins.int):
+        return 1
+    if isinstance(value, builtins.complex):
+        return 3
+    return 2
+
+
+def result_type(*operands) -> dtype:
+    """The dtype torch gives an op over `operands` (Tensors and Python scalars).
+
+    Three tiers: dimensioned tensors, zero-dim tensors, Python scalars. Each tier's
+    dtypes are promoted together; a lower tier only matters when it brings a
+    higher category than the tiers above it.
+    """
+    dims = zero = None
+    scalar_cat = -1
+    for op in operands:
+        d = getattr(op, "dtype", None)
+        if d is None:
+            scalar_cat = max(scalar_cat, _scalar_category(op))
+        elif op.ndim:
+            dims = d if dims is None else _PROMOTE[dims, d]
+        else:
+            zero = d if zero is None else _PROMOTE[zero, d]
+    result = dims
+    if zero is not None and (result is None or zero._category > result._category):
+        result = zero
+    if scalar_cat >= 0:
+        if result is None:
+            result = (bool, int64, get_default_dtype(), get_default_dtype().to_complex())[scalar_cat]
+        elif scalar_cat > result._category:
+            if scalar_cat == 1:
+                result = int64
+            elif scalar_cat == 2:
+                result = get_default_dtype()
+            else:
+                result = result.to_complex() if result._category == 2 \
+                    else get_default_dtype().to_complex()
+    return result
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """torch's rule: casting may not lower the category (float -> int, int -> bool)."""
+    return from_._category <= to._category

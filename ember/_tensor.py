@@ -1,0 +1,581 @@
+"""class Tensor: a NumPy array plus the autograd fields torch gives a tensor.
+
+The math lives in ember/ops/ (one module per family); ops/_methods.py binds it to
+Tensor as methods and Python operators. This file holds what is about the tensor
+itself: construction, identity (shape, dtype, strides, versions, views), autograd
+state, conversions and the in-place machinery.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype
+from ._device import CPU, check_device, device as _device_cls
+from ._size import Size
+from .autograd.grad_mode import STATE as GRAD_STATE
+from .autograd.graph import AccumulateGrad
+
+_new = object.__new__
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, stored in one NumPy array (`_data`).
+
+    _vc is the version counter, a one-element list shared by a tensor and its views;
+    every in-place op increments it. _base is the tensor a view was taken from.
+    """
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
+                 "_base", "_accumulator", "__weakref__")
+
+    # Make NumPy defer to Tensor's reflected operators (ndarray + Tensor -> Tensor).
+    __array_ufunc__ = None
+    __array_priority__ = 1000
+
+    def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False):
+        """Legacy constructor: Tensor(2, 3) -> uninitialised float tensor of that size,
+        Tensor([1, 2]) / Tensor(ndarray) -> a float copy (torch.Tensor is FloatTensor)."""
+        check_device(device)
+        dt = dtype or _dtype.get_default_dtype()
+        if len(args) == 1 and isinstance(args[0], (Size, tuple)) and \
+                all(isinstance(a, int) for a in args[0]):
+            args = tuple(args[0])
+        if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            data = np.empty(tuple(int(a) for a in args), dtype=dt.numpy)
+        elif len(args) == 1:
+            from .ops.creation import array_from_data
+            data = array_from_data(args[0], dt)
+        else:
+            raise TypeError(f"new() received an invalid combination of arguments - got {args!r}")
+        self._data = data
+        self._requires_grad = False
+        self._grad = None
+        self._grad_fn = None
+        self._output_nr = 0
+        self._vc = [0]
+        self._base = None
+        self._accumulator = None
+        if requires_grad:
+            self.requires_grad = True
+
+    @staticmethod
+    def _wrap(data: np.ndarray, requires_grad: bool = False, grad_fn=None, output_nr: int = 0,
+              vc=None) -> "Tensor":
+        """Fast internal constructor around an existing array (no copy, no checks)."""
+        t = _new(Tensor)
+        t._data = data
+        t._requires_grad = requires_grad
+        t._grad = None
+        t._grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._vc = vc if vc is not None else [0]
+        t._base = None
+        t._accumulator = None
+        return t
+
+    def _make_view(self, data: np.ndarray, grad_fn=None, output_nr: int = 0) -> "Tensor":
+        """A tensor sharing self's memory (and version counter) with `data` as its array."""
+        t = Tensor._wrap(data, grad_fn is not None, grad_fn, output_nr, self._vc)
+        t._base = self if self._base is None else self._base
+        return t
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _dtype._BY_NUMPY[self._data.dtype]
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    @property
+    def device(self) -> _device_cls:
+        return CPU
+
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_mps = False
+    layout = "torch.strided"
+
+    def get_device(self) -> int:
+        return -1
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f" or self._data.dtype == _dtype.bfloat16.numpy
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    def is_signed(self) -> bool:
+        return self.dtype.is_signed
+
+    def stride(self, dim: int | None = None):
+        itemsize = self._data.itemsize
+        strides = tuple(s // itemsize for s in self._data.strides)
+        return strides if dim is None else strides[self._wrap_dim(dim)]
+
+    def storage_offset(self) -> int:
+        if self._base is None:
+            return 0
+        base = self._base._data
+        start = self._data.__array_interface__["data"][0]
+        return (start - base.__array_interface__["data"][0]) // self._data.itemsize
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return self._data.flags.c_contiguous
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
+        n = self._data.ndim if ndim is None else ndim
+        bound = max(n, 1)
+        if not -bound <= dim < bound:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-bound}, {bound - 1}], but got {dim})")
+        return dim % bound
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    def _bump_version(self) -> None:
+        self._vc[0] += 1
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return
+        if value and not (self.is_floating_point() or self.is_complex()):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and self._grad is None and not self._retains_grad():
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead.", UserWarning,
+                stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: expected "
+                                   f"{list(self.shape)}, got {list(value.shape)}")
+            if value.dtype != self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    def _edge(self):
+        """The (node, output_nr) through which gradient flows into this tensor."""
+        if self._grad_fn is not None:
+            return (self._grad_fn, self._output_nr)
+        if self._accumulator is None:
+            self._accumulator = AccumulateGrad(self)
+        return (self._accumulator, 0)
+
+    def _retains_grad(self) -> bool:
+        node = self._grad_fn
+        return node is not None and bool(node._retained) and self._output_nr in node._retained
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad()
+
+    def retain_grad(self) -> None:
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None:
+            return
+        if self._grad_fn._retained is None:
+            self._grad_fn._retained = {}
+        self._grad_fn._retained[self._output_nr] = self
+
+    def register_hook(self, hook):
+        """hook(grad) -> None or a replacement gradient, called when the grad is computed."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node, nr = self._edge()
+        return node._add_tensor_hook(nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        node, _ = self._edge()
+
+        def after_accumulate(grad_inputs, grad_outputs):
+            hook(self)
+        return node.register_hook(after_accumulate)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
+                 inputs=None) -> None:
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        t = Tensor._wrap(self._data, False, None, 0, self._vc)
+        t._base = self._base
+        return t
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        return self.detach()
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data
+        self._vc = value._vc
+
+    # ------------------------------------------------------------------ in-place machinery
+    def _check_inplace(self) -> None:
+        """torch's refusals for in-place ops on tensors autograd depends on."""
+        if not GRAD_STATE.enabled:
+            return
+        if self._grad_fn is None and self._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation. "
+                "Hint: to change a parameter, wrap the update in `with torch.no_grad():`.")
+        base = self._base
+        if base is not None and base._requires_grad and base._grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation.")
+
+    def _inplace(self, compute, *args) -> "Tensor":
+        """Run the out-of-place `compute(self, *args)` and write its result into self.
+
+        The result's graph node becomes self's grad_fn. Before computing, autograd
+        gets a snapshot of self's current value, since self's memory is overwritten.
+        """
+        self._check_inplace()
+        recording = GRAD_STATE.enabled and (self._requires_grad or any(
+            isinstance(a, Tensor) and a._requires_grad for a in args))
+        if recording:
+            if self._base is not None and self._base._requires_grad:
+                raise NotImplementedError(
+                    "ember does not yet record in-place ops on a view of a tensor that is part "
+                    "of an autograd graph; use the out-of-place op (y = y * 2) instead.")
+            snapshot = Tensor._wrap(self._data.copy(), self._requires_grad, self._grad_fn,
+                                    self._output_nr)
+            snapshot._accumulator = self._accumulator
+            out = compute(snapshot, *args)
+        else:
+            out = compute(self, *args)
+        self._assign_result(out)
+        if recording:
+            self._grad_fn = out._grad_fn
+            self._output_nr = out._output_nr
+            self._requires_grad = out._requires_grad
+        return self
+
+    def _assign_result(self, out: "Tensor") -> None:
+        """Write `out` into self's memory, refusing casts torch refuses, bumping the version."""
+        src = out._data
+        if src.dtype != self._data.dtype and not _dtype.can_cast(out.dtype, self.dtype):
+            raise RuntimeError(f"result type {out.dtype.name.capitalize()} can't be cast to the "
+                               f"desired output type {self.dtype.name.capitalize()}")
+        if src.shape != self._data.shape:
+            try:
+                np.broadcast_to(src, self._data.shape)
+            except ValueError:
+                raise RuntimeError(
+                    f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+                    f"shape {list(np.broadcast_shapes(src.shape, self._data.shape))}") from None
+        np.copyto(self._data, src, casting="unsafe")
+        self._vc[0] += 1
+
+    def _rebase_history(self, node, output_nr: int) -> "Tensor":
+        """Make self (modified in place by a user Function) an output of `node`."""
+        self._check_inplace()
+        self._grad_fn = node
+        self._output_nr = output_nr
+        self._requires_grad = True
+        self._vc[0] += 1
+        return self
+
+    # ------------------------------------------------------------------ conversions
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        if self._data.dtype == _dtype.bfloat16.numpy and not force:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        data = self._data
+        return data if dtype is None else data.astype(dtype)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        value = self._data.reshape(()).item() if self._data.dtype != _dtype.bfloat16.numpy \
+            else float(self._data.reshape(()))
+        return value
+
+    def tolist(self):
+        data = self._data
+        if data.dtype == _dtype.bfloat16.numpy:
+            data = data.astype(np.float32)
+        return data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from ._printing import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else self.__repr__()
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_tensor, (self._data.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = type(self).__new__(type(self))
+        Tensor.__init__(new, 0)
+        new._data = self._data.copy()
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        if hasattr(self, "__dict__"):
+            import copy
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        memo[id(self)] = new
+        return new
+
+    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
+        """With no argument the legacy type string ('torch.FloatTensor'); else a cast."""
+        if dtype is None:
+            return "torch." + self.dtype._legacy_name
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1]
+            if name not in _dtype.BY_LEGACY_NAME:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = _dtype.BY_LEGACY_NAME[name]
+        elif isinstance(dtype, type) and hasattr(dtype, "_legacy_dtype"):
+            dtype = dtype._legacy_dtype
+        return self.to(dtype)
+
+    def to(self, *args, **kwargs) -> "Tensor":
+        """to(dtype) / to(device[, dtype]) / to(other); returns self when nothing changes."""
+        dtype = kwargs.pop("dtype", None)
+        dev = kwargs.pop("device", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, _dtype.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
+                dev = a
+            elif isinstance(a, bool):
+                continue
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments - got "
+                                f"({type(a).__name__})")
+        check_device(dev)
+        if (dtype is None or dtype is self.dtype) and not copy:
+            return self
+        from .ops.pointwise import to_dtype
+        return to_dtype(self, dtype or self.dtype)
+
+    def cpu(self, memory_format=None) -> "Tensor":
+        return self
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None):
+        check_device("cuda")
+
+    def pin_memory(self, device=None) -> "Tensor":
+        return self
+
+    def is_pinned(self, device=None) -> bool:
+        return False
+
+    def share_memory_(self) -> "Tensor":
+        return self
+
+    def is_shared(self) -> bool:
+        return False
+
+    def double(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.float64)
+
+    def float(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.float32)
+
+    def half(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.float16)
+
+    def bfloat16(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.bfloat16)
+
+    def long(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.int64)
+
+    def int(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.int32)
+
+    def short(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.int16)
+
+    def char(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.int8)
+
+    def byte(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.uint8)
+
+    def bool(self, memory_format=None) -> "Tensor":
+        return self.to(_dtype.bool)
+
+    def cfloat(self) -> "Tensor":
+        return self.to(_dtype.complex64)
+
+    def cdouble(self) -> "Tensor":
+        return self.to(_dtype.complex128)
+
+    def apply_(self, fn) -> "Tensor":
+        """Apply a Python function to every element in place (slow; CPU tensors only)."""
+        if self._requires_grad and GRAD_STATE.enabled:
+            raise RuntimeError("apply_ is only implemented on CPU tensors that don't require "
+                               "grad")
+        flat = self._data.reshape(-1) if self._data.flags.c_contiguous else None
+        values = np.array([fn(v) for v in self._data.ravel().tolist()], dtype=self._data.dtype)
+        if flat is not None:
+            flat[...] = values
+        else:
+            self._data[...] = values.reshape(self._data.shape)
+        self._vc[0] += 1
+        return self
+
+
+def _rebuild_tensor(data, requires_grad):
+    t = Tensor._wrap(data)
+    t._requires_grad = requires_grad
+    return t

@@ -1,0 +1,169 @@
+"""The backward engine: a dependency-counted walk of the graph from the roots.
+
+1. Discover every node reachable from the roots and count, for each, how many
+   edges point at it.
+2. Start from the roots; run a node once all the nodes that feed it gradient have
+   run. Its incoming gradients are summed per output in a buffer.
+3. A node's backward runs with grad mode = create_graph, so with create_graph=True
+   the gradients themselves are recorded and can be differentiated again.
+4. Leaves receive their gradient through their AccumulateGrad node (backward), or
+   it is captured and returned (autograd.grad).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import anomaly_mode
+from .grad_mode import STATE as GRAD_STATE
+from .graph import AccumulateGrad
+
+
+def _discover(roots) -> dict:
+    """Number of incoming edges of each node reachable from `roots`."""
+    deps = {}
+    seen = set()
+    stack = []
+    for node in roots:
+        if node not in seen:
+            seen.add(node)
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for edge in node._edges:
+            if edge is not None:
+                child = edge[0]
+                deps[child] = deps.get(child, 0) + 1
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+    return deps
+
+
+def _needed_for(targets, deps: dict, roots) -> set:
+    """The nodes lying on some path from a root to a capture target."""
+    parents = {}
+    for node in list(deps) + list(roots):
+        for edge in node._edges:
+            if edge is not None:
+                parents.setdefault(edge[0], []).append(node)
+    needed = set()
+    stack = [node for node in targets if node in deps or node in roots]
+    while stack:
+        node = stack.pop()
+        if node not in needed:
+            needed.add(node)
+            stack.extend(parents.get(node, ()))
+    return needed
+
+
+def _fit_to_input(grad, meta):
+    """Sum a broadcast gradient back to the input's shape and cast it to its dtype."""
+    shape, dtype = meta
+    if grad.shape != shape:
+        grad = grad.sum_to_size(shape)
+    if grad.dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def _call_node(node, grads, create_graph: bool):
+    if node._pre_hooks:
+        for hook in tuple(node._pre_hooks.values()):
+            result = hook(tuple(grads))
+            if result is not None:
+                grads = list(result)
+    for i, g in enumerate(grads):
+        if g is None and node.materialize_grads:
+            shape, dtype = node._output_meta[i]
+            from .. import zeros
+            grads[i] = zeros(shape, dtype=dtype)
+    prev = GRAD_STATE.enabled
+    GRAD_STATE.enabled = create_graph
+    try:
+        out = type(node).backward(node, *grads)
+    finally:
+        GRAD_STATE.enabled = prev
+    if not isinstance(out, tuple):
+        out = (out,)
+    if len(out) != len(node._edges):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(node._edges)}, got {len(out)})")
+    if node._post_hooks:
+        for hook in tuple(node._post_hooks.values()):
+            result = hook(out, tuple(grads))
+            if result is not None:
+                out = tuple(result)
+    if anomaly_mode.STATE.enabled and anomaly_mode.STATE.check_nan:
+        for i, g in enumerate(out):
+            if g is not None and np.isnan(g._data).any():
+                anomaly_mode.report_nan(node, i)
+    return out
+
+
+def _apply_tensor_hooks(node, nr: int, grad):
+    if node._tensor_hooks:
+        for hook in tuple(node._tensor_hooks.get(nr, {}).values()):
+            result = hook(grad)
+            if result is not None:
+                grad = result
+    if node._retained and nr in node._retained:
+        tensor = node._retained[nr]
+        if tensor._grad is None:
+            tensor._grad = grad.detach().clone()
+        else:
+            tensor._grad = tensor._grad + grad.detach()
+    return grad
+
+
+def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
+                 capture=None, accumulate: bool = True) -> dict:
+    """Propagate `root_grads` from the `roots` edges ((node, output_nr) pairs).
+
+    capture: optional list of (node, output_nr) whose incoming gradient is returned
+    (autograd.grad); then only the part of the graph leading to them runs.
+    accumulate: whether leaves' AccumulateGrad nodes add into `.grad`.
+    """
+    root_nodes = [node for node, _ in roots]
+    deps = _discover(root_nodes)
+    needed = None
+    captured = {}
+    if capture is not None:
+        capture_set = set(capture)
+        needed = _needed_for({node for node, _ in capture}, deps, set(root_nodes))
+    buffers = {}
+    for (node, nr), grad in zip(roots, root_grads):
+        buf = buffers.setdefault(node, [None] * max(1, len(node._output_meta)))
+        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+    ready = [node for node in dict.fromkeys(root_nodes) if deps.get(node, 0) == 0]
+    while ready:
+        node = ready.pop()
+        grads = buffers.pop(node, None)
+        outs = ()
+        if grads is not None and (needed is None or node in needed):
+            for nr, g in enumerate(grads):
+                if g is not None:
+                    grads[nr] = g = _apply_tensor_hooks(node, nr, g)
+                    if capture is not None and (node, nr) in capture_set:
+                        captured[node, nr] = g
+            if isinstance(node, AccumulateGrad):
+                if accumulate and grads[0] is not None:
+                    node.accumulate(grads[0], create_graph)
+            else:
+                outs = _call_node(node, grads, create_graph)
+                if not retain_graph:
+                    node._free()
+        for i, edge in enumerate(node._edges):
+            if edge is None:
+                continue
+            child, nr = edge
+            g = outs[i] if outs else None
+            if g is not None:
+                g = _fit_to_input(g, node._input_meta[i])
+                buf = buffers.get(child)
+                if buf is None:
+                    buf = buffers[child] = [None] * max(1, len(child._output_meta))
+                buf[nr] = g if buf[nr] is None else buf[nr] + g
+            deps[child] -= 1
+            if deps[child] == 0:
+                ready.append(child)
+    return captured

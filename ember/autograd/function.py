@@ -1,0 +1,173 @@
+"""`Function`: one differentiable op = forward + backward side by side.
+
+The same class serves ember's own primitives and user-defined functions:
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):                  # ember primitives return NumPy arrays,
+            return np.exp(x._data)            # user functions return Tensors
+        @staticmethod
+        def backward(ctx, grad):              # always written with ember Tensor ops,
+            return grad * ctx.output(0)      # so it is itself differentiable
+
+`Function.apply(*args)` runs forward and, when grad mode is on and some Tensor
+argument requires grad, records the ctx object as the outputs' `grad_fn`. The ctx
+*is* the graph node: backward receives it as `ctx`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .grad_mode import STATE as GRAD_STATE
+from .graph import Node, SavedTensor
+
+
+def _tensor_type():
+    from .._tensor import Tensor
+    return Tensor
+
+
+class Function(Node):
+    """Base class of differentiable operations (see the module docstring)."""
+
+    saves_outputs = False       # primitives that need their result in backward set this
+    is_view = False             # outputs share memory with the first argument (view ops)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "backward_name" not in cls.__dict__:
+            cls.backward_name = cls.__name__ + "Backward"
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    # ctx-side API used inside forward ------------------------------------------------
+    def mark_dirty(self, *tensors) -> None:
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        self._non_differentiable = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = value
+
+    def output(self, index: int = 0):
+        """The op's `index`-th output as a Tensor (for primitives that save their result)."""
+        return self._outputs_saved[index].unpack(self)
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return tuple(meta not in (None, False) for meta in self._input_meta)
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        Tensor = _tensor_type()
+        ctx = cls.__new__(cls)
+        record = False
+        if GRAD_STATE.enabled:
+            for a in args:
+                if isinstance(a, Tensor) and a.requires_grad:
+                    record = True
+                    break
+        if not record:
+            prev = GRAD_STATE.enabled
+            GRAD_STATE.enabled = False
+            try:
+                out = cls.forward(ctx, *args, **kwargs)
+            finally:
+                GRAD_STATE.enabled = prev
+            result = _wrap_outputs(Tensor, out, None)
+            return _mark_views(result, args[0]) if cls.is_view else result
+        # Recording: input edges and metadata first (forward may read needs_input_grad).
+        edges, metas = [], []
+        for a in args:
+            if isinstance(a, Tensor):
+                if a.requires_grad:
+                    edges.append(a._edge())
+                    metas.append((a._data.shape, a.dtype))
+                else:
+                    edges.append(None)
+                    metas.append(None)
+            else:
+                edges.append(None)
+                metas.append(False)
+        ctx._edges = edges
+        ctx._input_meta = metas
+        GRAD_STATE.enabled = False
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            GRAD_STATE.enabled = True
+        ctx._record_trace()
+        result = _wrap_outputs(Tensor, out, ctx)
+        return _mark_views(result, args[0]) if cls.is_view else result
+
+
+def _mark_views(result, source):
+    """Outputs of view ops share `source`'s memory, version counter and base."""
+    base = source if source._base is None else source._base
+    for t in (result if isinstance(result, tuple) else (result,)):
+        t._vc = source._vc
+        t._base = base
+    return result
+
+
+def _wrap_outputs(Tensor, out, ctx):
+    """Turn forward's result (arrays or Tensors, one or a tuple) into output Tensors."""
+    single = not isinstance(out, tuple)
+    outs = (out,) if single else out
+    if ctx is None:
+        result = tuple(o if isinstance(o, Tensor) or o is None else Tensor._wrap(np.asarray(o))
+                       for o in outs)
+        return result[0] if single else result
+    dirty = getattr(ctx, "_dirty", ())
+    non_diff = getattr(ctx, "_non_differentiable", ())
+    result = []
+    metas = []
+    for nr, o in enumerate(outs):
+        if o is None:
+            result.append(None)
+            metas.append(((), None))
+            continue
+        if isinstance(o, Tensor):
+            if any(o is d for d in dirty):
+                t = o._rebase_history(ctx, nr)
+            else:
+                t = Tensor._wrap(o._data, False, None, 0, o._vc if o._base is None else None)
+                t._base = o._base
+            data = o._data
+        else:
+            data = np.asarray(o)
+            t = Tensor._wrap(data)
+        differentiable = data.dtype.kind in "fcV" and id(o) not in non_diff
+        if differentiable:
+            t.requires_grad = True
+            t._grad_fn = ctx
+            t._output_nr = nr
+        metas.append((data.shape, t.dtype))
+        result.append(t)
+    ctx._output_meta = metas
+    saved = ctx._saved
+    if saved and any(isinstance(s, SavedTensor) and s.tensor is not None and
+                     any(s.tensor is o for o in outs) for s in saved):
+        # A user forward saved one of its own outputs: keep it without a reference cycle.
+        ctx._saved = tuple(_as_output_save(s, outs, result) for s in saved)
+    if type(ctx).saves_outputs:
+        ctx._outputs_saved = tuple(SavedTensor(t, output_of_node=True) for t in result)
+    return result[0] if single else tuple(result)
+
+
+def _as_output_save(saved, raw_outputs, wrapped):
+    if saved is None or saved.tensor is None:
+        return saved
+    for raw, t in zip(raw_outputs, wrapped):
+        if saved.tensor is raw:
+            return SavedTensor(t, output_of_node=True)
+    return saved

@@ -1,0 +1,102 @@
+"""gradcheck / gradgradcheck: compare autograd's Jacobian with finite differences."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class GradcheckError(RuntimeError):
+    pass
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _differentiable_outputs(fn, inputs):
+    from .._tensor import Tensor
+    return [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor) and o.requires_grad]
+
+
+def _numerical_jacobian(fn, inputs, wrt, out_index, eps):
+    """d out[out_index] / d inputs[wrt], by central differences, as (out.numel, in.numel)."""
+    from .grad_mode import no_grad
+    x = inputs[wrt]
+    flat = x._data.reshape(-1)
+    columns = []
+    with no_grad():
+        for k in range(flat.size):
+            orig = flat[k].item()
+            flat[k] = orig + eps
+            plus = _as_tuple(fn(*inputs))[out_index]._data.astype(np.float64).ravel()
+            flat[k] = orig - eps
+            minus = _as_tuple(fn(*inputs))[out_index]._data.astype(np.float64).ravel()
+            flat[k] = orig
+            columns.append((plus - minus) / (2 * eps))
+    n_out = _as_tuple(fn(*inputs))[out_index].numel()
+    return np.stack(columns, axis=1) if columns else np.zeros((n_out, 0))
+
+
+def _analytical_jacobian(fn, inputs, wrt, out_index):
+    from . import grad
+    from .. import zeros_like
+    out = _differentiable_outputs(fn, inputs)[out_index]
+    rows = []
+    for k in range(out.numel()):
+        seed = zeros_like(out)
+        seed._data.reshape(-1)[k] = 1
+        (g,) = grad(out, inputs[wrt], seed, retain_graph=True, allow_unused=True)
+        rows.append(np.zeros(inputs[wrt].numel()) if g is None
+                    else g._data.astype(np.float64).ravel())
+    return np.stack(rows) if rows else np.zeros((0, inputs[wrt].numel()))
+
+
+def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad=True,
+              check_grad_dtypes=False, check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None) -> bool:
+    """True when the analytical gradients of `func` at `inputs` match finite differences."""
+    from .._tensor import Tensor
+    inputs = _as_tuple(inputs)
+    wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    for i in wrt:
+        if inputs[i].dtype.name != "float64":
+            import warnings
+            warnings.warn("Input #{} requires gradient and is not a double precision floating "
+                          "point. This check will likely fail if all the inputs are not of "
+                          "double precision floating point.".format(i), UserWarning)
+    n_outputs = len(_differentiable_outputs(func, inputs))
+    for o in range(n_outputs):
+        for i in wrt:
+            numerical = _numerical_jacobian(func, inputs, i, o, eps)
+            analytical = _analytical_jacobian(func, inputs, i, o)
+            if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {o} with respect to input {i},\n"
+                    f"numerical:{numerical}\nanalytical:{analytical}\n")
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
+                  rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, **kwargs) -> bool:
+    """gradcheck applied to the gradient of `func` (checks second derivatives)."""
+    from . import grad
+    from .. import randn_like
+    inputs = _as_tuple(inputs)
+    outputs = _differentiable_outputs(func, inputs)
+    if grad_outputs is None:
+        grad_outputs = tuple(randn_like(o).requires_grad_(True) for o in outputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n_inputs = len(inputs)
+    diff_positions = [i for i, x in enumerate(inputs) if getattr(x, "requires_grad", False)]
+
+    def first_grads(*args):
+        ins, gos = args[:n_inputs], args[n_inputs:]
+        outs = _differentiable_outputs(func, ins)
+        return grad(outs, [ins[i] for i in diff_positions], gos, create_graph=True,
+                    allow_unused=True)
+
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

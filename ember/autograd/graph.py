@@ -1,0 +1,181 @@
+"""The autograd graph: nodes, saved tensors, gradient accumulation into leaves.
+
+Every op that records history creates one Node (its `grad_fn`). A node keeps one
+edge per positional input of the op: `None` where no gradient is wanted, otherwise
+`(node, output_nr)` of the input's own grad_fn, or the AccumulateGrad node of a
+leaf. The engine (engine.py) walks these edges backwards from the loss.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from . import anomaly_mode
+
+
+class RemovableHandle:
+    """Returned by every register_*hook; `.remove()` takes the hook out again."""
+
+    _next_id = 0
+
+    def __init__(self, hooks_dict: dict):
+        self.hooks_dict = hooks_dict
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self) -> None:
+        self.hooks_dict.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def add_hook(hooks: dict, fn) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+class Node:
+    """A step of the backward pass. Subclasses define `backward(self, *grad_outputs)`.
+
+    Attributes are set by `Function.apply` when the node is recorded:
+      _edges       one entry per positional input: None or (next_node, output_nr)
+      _input_meta  one entry per positional input: None or (shape, dtype), used by the
+                   engine to sum broadcast gradients back and cast them to the input's dtype
+      _output_meta (shape, dtype) of each output, to materialise missing output grads
+    """
+
+    # Class-level defaults keep node creation cheap; instances override on demand.
+    _edges = ()
+    _input_meta = ()
+    _output_meta = ()
+    _saved = ()
+    _freed = False
+    _pre_hooks = None
+    _post_hooks = None
+    _tensor_hooks = None      # {output_nr: OrderedDict of hooks registered on that output}
+    _retained = None          # {output_nr: tensor} for retain_grad()
+    _trace = None             # forward stack, recorded in anomaly mode
+    materialize_grads = True  # missing output grads reach backward as zeros, not None
+    backward_name = None
+
+    # ---------------------------------------------------------------- identity
+    def name(self) -> str:
+        return self.backward_name or type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple(e if e is not None else (None, 0) for e, meta in
+                     zip(self._edges, self._input_meta) if meta is not False)
+
+    @property
+    def metadata(self) -> dict:
+        if "_metadata" not in self.__dict__:
+            self._metadata = {}
+        return self._metadata
+
+    # ---------------------------------------------------------------- saved tensors
+    def save_for_backward(self, *tensors) -> None:
+        self._saved = tuple(None if t is None else SavedTensor(t) for t in tensors)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    def _free(self) -> None:
+        if self._saved:
+            self._saved = ()
+            self._freed = True
+
+    # ---------------------------------------------------------------- hooks
+    def register_hook(self, fn) -> RemovableHandle:
+        """fn(grad_inputs, grad_outputs) -> None or replacement grad_inputs, after backward."""
+        if self._post_hooks is None:
+            self._post_hooks = OrderedDict()
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """fn(grad_outputs) -> None or replacement grad_outputs, before backward."""
+        if self._pre_hooks is None:
+            self._pre_hooks = OrderedDict()
+        return add_hook(self._pre_hooks, fn)
+
+    def _add_tensor_hook(self, output_nr: int, fn) -> RemovableHandle:
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        return add_hook(self._tensor_hooks.setdefault(output_nr, OrderedDict()), fn)
+
+    def _record_trace(self) -> None:
+        if anomaly_mode.STATE.enabled:
+            self._trace = anomaly_mode.capture_stack()
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    A node's own output is not kept as a Tensor (that would make a reference cycle
+    output -> grad_fn -> output); its data is kept and the Tensor rebuilt on unpack.
+    """
+
+    __slots__ = ("tensor", "data", "vc", "version", "output_nr", "requires_grad")
+
+    def __init__(self, tensor, output_of_node: bool = False):
+        self.vc = tensor._vc
+        self.version = tensor._vc[0]
+        if output_of_node:
+            self.tensor = None
+            self.data = tensor._data
+            self.output_nr = tensor._output_nr
+            self.requires_grad = tensor.requires_grad
+        else:
+            self.tensor = tensor
+
+    def unpack(self, node):
+        if self.vc[0] != self.version:
+            t = self.tensor
+            shape = list(self.data.shape if t is None else t._data.shape)
+            dtype = (self.data.dtype if t is None else t._data.dtype).name
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [torch.FloatTensor {shape}] ({dtype}), which is output "
+                f"{self.output_nr if t is None else 0} of {node.name()}, is at version "
+                f"{self.vc[0]}; expected version {self.version} instead. Hint: the tensor was "
+                "changed in place (x += ..., x.add_(), x[idx] = ..., relu(inplace=True)) after "
+                "it was used; use the out-of-place form (x = x + ...) instead.")
+        if self.tensor is not None:
+            return self.tensor
+        from .._tensor import Tensor
+        return Tensor._wrap(self.data, self.requires_grad, node, self.output_nr, self.vc)
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor: adds the incoming gradient into `variable.grad`."""
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def accumulate(self, grad, create_graph: bool) -> None:
+        var = self.variable
+        if var._grad is None:
+            # Copy: the same gradient object may flow to several leaves.
+            var._grad = grad if create_graph else grad.detach().clone()
+        elif create_graph:
+            var._grad = var._grad + grad
+        else:
+            var._grad._data += grad._data

@@ -1,0 +1,78 @@
+"""Bind the op library to Tensor as methods and Python operators.
+
+Each op is an ordinary function whose first parameter is the tensor, so it serves
+both as `ember.exp(x)` and, bound here, as `x.exp()`. Every ops module lists its
+method names in METHODS and the ops that get a `name_` in-place variant in INPLACE.
+"""
+from __future__ import annotations
+
+from .._tensor import Tensor
+from . import creation, indexing, linalg, pointwise, random, reduction, shape
+
+
+def _reflected(fn):
+    def method(self, other):
+        return fn(creation.scalar_tensor_like(other, self) if not isinstance(other, Tensor)
+                  else other, self)
+    return method
+
+
+def _inplace_method(fn):
+    def method(self, *args, **kwargs):
+        return self._inplace(lambda s, *a: fn(s, *a, **kwargs), *args)
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+def bind(names_by_module: dict) -> None:
+    """Attach each named function of each module to Tensor (method of the same name)."""
+    for module, names in names_by_module.items():
+        for name in names:
+            setattr(Tensor, name, getattr(module, name))
+
+
+def bind_inplace(module, names) -> None:
+    """Attach `name_` in-place variants that write the out-of-place result into self."""
+    for name in names:
+        setattr(Tensor, name + "_", _inplace_method(getattr(module, name)))
+
+
+for _module in (pointwise, reduction, shape, linalg, indexing, random):
+    bind({_module: getattr(_module, "METHODS", [])})
+    bind_inplace(_module, getattr(_module, "INPLACE", []))
+
+Tensor.__add__ = Tensor.__radd__ = pointwise.add
+Tensor.__sub__ = pointwise.sub
+Tensor.__rsub__ = _reflected(pointwise.sub)
+Tensor.__mul__ = Tensor.__rmul__ = pointwise.mul
+Tensor.__truediv__ = pointwise.div
+Tensor.__rtruediv__ = _reflected(pointwise.div)
+Tensor.__floordiv__ = pointwise.floor_divide
+Tensor.__rfloordiv__ = _reflected(pointwise.floor_divide)
+Tensor.__pow__ = pointwise.pow
+Tensor.__rpow__ = _reflected(pointwise.pow)
+Tensor.__matmul__ = linalg.matmul
+Tensor.__rmatmul__ = _reflected(linalg.matmul)
+Tensor.__neg__ = pointwise.neg
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = pointwise.abs
+Tensor.__eq__ = pointwise.eq
+Tensor.__ne__ = pointwise.ne
+Tensor.__lt__ = pointwise.lt
+Tensor.__le__ = pointwise.le
+Tensor.__gt__ = pointwise.gt
+Tensor.__ge__ = pointwise.ge
+Tensor.__iadd__ = Tensor.add_
+Tensor.__isub__ = Tensor.sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+Tensor.__ifloordiv__ = Tensor.floor_divide_
+Tensor.__ipow__ = Tensor.pow_
+Tensor.__getitem__ = indexing.getitem
+Tensor.__setitem__ = indexing.setitem
+Tensor.T = property(lambda self: self.permute(*reversed(range(self.ndim))))
+Tensor.mT = property(lambda self: self.transpose(-2, -1))
+Tensor.H = property(lambda self: self.T)
+Tensor.mH = property(lambda self: self.mT)
+Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: \
+    creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)

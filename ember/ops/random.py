@@ -1,0 +1,205 @@
+"""Random sampling: rand/randn/randint/randperm/normal/bernoulli/multinomial and the
+in-place fillers (uniform_, normal_, ...), all drawing from an ember Generator."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .._device import check_device
+from .._random import numpy_generator
+from .._tensor import Tensor
+from .creation import size_from_args
+
+__all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
+           "rand_like", "randn_like", "randint_like", "poisson"]
+METHODS = ["bernoulli", "multinomial", "uniform_", "normal_", "bernoulli_", "random_",
+           "exponential_", "geometric_", "log_normal_", "cauchy_"]
+
+
+def _float_dtype(dtype) -> _dtype.dtype:
+    dt = dtype or _dtype.get_default_dtype()
+    if not dt.is_floating_point:
+        raise RuntimeError(f"\"check_uniform_bounds\" not implemented for "
+                           f"'{dt.name.capitalize()}'")
+    return dt
+
+
+def _make(data: np.ndarray, dtype: _dtype.dtype, requires_grad: bool) -> Tensor:
+    t = Tensor._wrap(data.astype(dtype.numpy, copy=False))
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False) -> Tensor:
+    check_device(device)
+    dt = _float_dtype(dtype)
+    shape = size_from_args(size)
+    data = numpy_generator(generator).random(shape, dtype=np.float32 if dt.itemsize <= 4
+                                              else np.float64)
+    return _make(data, dt, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False) -> Tensor:
+    check_device(device)
+    dt = _float_dtype(dtype)
+    shape = size_from_args(size)
+    data = numpy_generator(generator).standard_normal(
+        shape, dtype=np.float32 if dt.itemsize <= 4 else np.float64)
+    return _make(data, dt, requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
+            device=None, requires_grad=False) -> Tensor:
+    """randint(high, size) or randint(low, high, size): integers in [low, high)."""
+    check_device(device)
+    if size is None:
+        if isinstance(high, (tuple, list)):
+            low, high, size = 0, low, high
+        else:
+            raise TypeError("randint() missing 1 required positional arguments: \"size\"")
+    elif high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    shape = size_from_args((size,))
+    data = numpy_generator(generator).integers(low, high, shape, dtype=np.int64)
+    return _make(data, dtype or _dtype.int64, requires_grad)
+
+
+def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False) -> Tensor:
+    check_device(device)
+    return _make(numpy_generator(generator).permutation(n), dtype or _dtype.int64,
+                 requires_grad)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, requires_grad=False) -> Tensor:
+    """Samples from N(mean, std); mean and/or std may be tensors (broadcast together)."""
+    rng = numpy_generator(generator)
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        if np.any(np.asarray(s) < 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        like = mean if isinstance(mean, Tensor) else std
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        data = m + s * rng.standard_normal(shape)
+        return _make(np.asarray(data), like.dtype, False)
+    if size is None:
+        raise TypeError("normal() received an invalid combination of arguments - got "
+                        "(float, float), but expected a size")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    shape = size_from_args((size,))
+    dt = _float_dtype(dtype)
+    return _make(mean + std * rng.standard_normal(shape), dt, requires_grad)
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
+    """1 with probability input (or p), else 0; same shape and dtype as input."""
+    prob = input._data if p is None else np.full(input._data.shape, p)
+    if np.any((prob < 0) | (prob > 1)):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    draws = numpy_generator(generator).random(input._data.shape) < prob
+    return Tensor._wrap(draws.astype(input._data.dtype))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator=None, out=None) -> Tensor:
+    """Draw category indices from the rows of non-negative weights `input` (1-D or 2-D)."""
+    probs = np.asarray(input._data, dtype=np.float64)
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    rows = probs.reshape(-1, probs.shape[-1])
+    if np.any(rows < 0) or not np.all(np.isfinite(rows)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    n_categories = rows.shape[1]
+    if not replacement and num_samples > n_categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    rng = numpy_generator(generator)
+    out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+    for r, w in enumerate(rows):
+        total = w.sum()
+        if total <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if replacement:
+            out[r] = rng.choice(n_categories, size=num_samples, replace=True, p=w / total)
+        else:
+            # Gumbel-top-k: sampling without replacement proportionally to the weights.
+            keys = np.log(rng.random(n_categories)) / np.where(w > 0, w, np.nan)
+            keys = np.where(w > 0, keys, -np.inf)
+            out[r] = np.argsort(-keys, kind="stable")[:num_samples]
+    return Tensor._wrap(out.reshape(probs.shape[:-1] + (num_samples,)))
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    return Tensor._wrap(numpy_generator(generator).poisson(input._data).astype(input._data.dtype))
+
+
+def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+
+
+# ---------------------------------------------------------------- in-place fillers
+def _fill(self: Tensor, data) -> Tensor:
+    """Write sampled values into self without recording autograd history."""
+    self._check_inplace()
+    np.copyto(self._data, data, casting="unsafe")
+    self._vc[0] += 1
+    return self
+
+
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, numpy_generator(generator).uniform(a, b, self._data.shape))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, mean + std * numpy_generator(generator).standard_normal(self._data.shape))
+
+
+def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
+    prob = p._data if isinstance(p, Tensor) else p
+    return _fill(self, numpy_generator(generator).random(self._data.shape) < prob)
+
+
+def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=None) -> Tensor:
+    if to is None:
+        to = 2 ** 24 if self.is_floating_point() else np.iinfo(self._data.dtype).max
+    return _fill(self, numpy_generator(generator).integers(from_, to, self._data.shape))
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, numpy_generator(generator).exponential(1.0 / lambd, self._data.shape))
+
+
+def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
+    return _fill(self, numpy_generator(generator).geometric(p, self._data.shape))
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    return _fill(self, numpy_generator(generator).lognormal(mean, std, self._data.shape))
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, median + sigma * numpy_generator(generator).standard_cauchy(
+        self._data.shape))
+

@@ -1,0 +1,156 @@
+"""The oracle: run the same code on real torch and on ember, compare everything.
+
+    check(lambda lib, x, y: lib.add(x, y), (3, 4), (4,))
+
+`fn(lib, *tensors)` receives the library module (torch or ember) and tensors built
+from identical NumPy inputs. Inputs are shapes (random data) or arrays. Values,
+shapes and dtypes of the outputs are compared; then, when `grad` is set, the same
+random upstream gradient is pushed through both and the input gradients compared.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+import ember
+
+TOL = {
+    "float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2),
+    "float32": (1e-5, 1e-4), "float64": (1e-10, 1e-8),
+}
+
+
+def rng(seed: int = 0) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def make_inputs(specs, dtype="float32", seed: int = 0, positive: bool = False):
+    """NumPy arrays for `specs`: a shape tuple becomes random data, arrays pass through."""
+    r = rng(seed)
+    arrays = []
+    for spec in specs:
+        if isinstance(spec, tuple):
+            a = r.standard_normal(spec)
+            if positive:
+                a = np.abs(a) + 0.1
+            arrays.append(a.astype(np.float32 if dtype == "bfloat16" else dtype))
+        else:
+            arrays.append(np.asarray(spec))
+    return arrays
+
+
+def to_torch(a, requires_grad=False, dtype=None, non_contiguous=False):
+    t = torch.from_numpy(np.array(a, order="C", copy=True))
+    if dtype == "bfloat16":
+        t = t.to(torch.bfloat16)
+    if non_contiguous and t.ndim >= 2:
+        t = t.transpose(0, 1).contiguous().transpose(0, 1)
+    if requires_grad and (t.is_floating_point() or t.is_complex()):
+        t.requires_grad_(True)
+    return t
+
+
+def to_ember(a, requires_grad=False, dtype=None, non_contiguous=False):
+    t = ember.from_numpy(np.array(a, order="C", copy=True))
+    if dtype == "bfloat16":
+        t = t.to(ember.bfloat16)
+    if non_contiguous and t.ndim >= 2:
+        t = t.transpose(0, 1).contiguous().transpose(0, 1)
+    if requires_grad and (t.is_floating_point() or t.is_complex()):
+        t.requires_grad_(True)
+    return t
+
+
+def as_numpy(t) -> np.ndarray:
+    """Array of a torch or ember tensor (bfloat16 read as float32)."""
+    if isinstance(t, torch.Tensor):
+        t = t.detach()
+        return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
+    t = t.detach()
+    return (t.float() if t.dtype == ember.bfloat16 else t).numpy()
+
+
+def dtype_name(t) -> str:
+    return str(t.dtype).replace("torch.", "")
+
+
+def assert_same(e, t, atol, rtol, what="output"):
+    """ember value `e` equals torch value `t`: type, shape, dtype and numbers."""
+    if isinstance(t, (tuple, list)):
+        assert isinstance(e, (tuple, list)), f"{what}: torch gave a sequence, ember {type(e)}"
+        assert len(e) == len(t), f"{what}: {len(e)} items vs torch's {len(t)}"
+        for i, (ei, ti) in enumerate(zip(e, t)):
+            assert_same(ei, ti, atol, rtol, f"{what}[{i}]")
+        return
+    if isinstance(t, torch.Tensor):
+        assert isinstance(e, ember.Tensor), f"{what}: expected a Tensor, got {type(e)}"
+        assert tuple(e.shape) == tuple(t.shape), f"{what}: shape {tuple(e.shape)} vs torch's {tuple(t.shape)}"
+        assert dtype_name(e) == dtype_name(t), f"{what}: dtype {e.dtype} vs torch's {t.dtype}"
+        np.testing.assert_allclose(as_numpy(e), as_numpy(t), atol=atol, rtol=rtol,
+                                   equal_nan=True, err_msg=what)
+        return
+    if isinstance(t, float):
+        np.testing.assert_allclose(e, t, atol=atol, rtol=rtol, err_msg=what)
+        return
+    assert e == t, f"{what}: {e!r} vs torch's {t!r}"
+
+
+def _tensors_in(out):
+    if isinstance(out, (tuple, list)):
+        return [x for o in out for x in _tensors_in(o)]
+    return [out] if hasattr(out, "requires_grad") else []
+
+
+def check(fn, *specs, dtype="float32", grad=True, atol=None, rtol=None, seed=0,
+          positive=False, non_contiguous=False, grad_inputs=None):
+    """Run fn on torch and ember with the same inputs; compare outputs and gradients.
+
+    grad_inputs: indices of the inputs that should require grad (default: every
+    floating input when `grad` is true).
+    """
+    default_atol, default_rtol = TOL[dtype]
+    atol = default_atol if atol is None else atol
+    rtol = default_rtol if rtol is None else rtol
+    arrays = make_inputs(specs, dtype, seed, positive)
+    if grad_inputs is None:
+        grad_inputs = range(len(arrays)) if grad else ()
+    grad_inputs = set(grad_inputs)
+    tin = [to_torch(a, i in grad_inputs, dtype, non_contiguous) for i, a in enumerate(arrays)]
+    ein = [to_ember(a, i in grad_inputs, dtype, non_contiguous) for i, a in enumerate(arrays)]
+    tout = fn(torch, *tin)
+    eout = fn(ember, *ein)
+    assert_same(eout, tout, atol, rtol)
+    if not grad:
+        return eout
+    touts = [o for o in _tensors_in(tout) if o.requires_grad]
+    eouts = [o for o in _tensors_in(eout) if o.requires_grad]
+    assert len(touts) == len(eouts), "different outputs require grad"
+    if not touts:
+        return eout
+    r = rng(seed + 1)
+    seeds = [r.standard_normal(tuple(o.shape)).astype(np.float32 if dtype == "bfloat16" else dtype)
+             for o in touts]
+    torch.autograd.backward(touts, [to_torch(s, dtype=dtype) for s in seeds])
+    ember.autograd.backward(eouts, [to_ember(s, dtype=dtype) for s in seeds])
+    for i, (te, ee) in enumerate(zip(tin, ein)):
+        if i in grad_inputs and te.requires_grad:
+            if te.grad is None:
+                assert ee.grad is None, f"input {i}: ember has a grad, torch has none"
+                continue
+            assert ee.grad is not None, f"input {i}: torch has a grad, ember has none"
+            assert_same(ee.grad, te.grad, atol * 10, rtol * 10, f"grad of input {i}")
+    return eout
+
+
+def check_error(fn, error_type, match=None):
+    """fn(lib) raises `error_type` on both torch and ember; the messages open alike."""
+    import pytest
+    with pytest.raises(error_type) as torch_err:
+        fn(torch)
+    with pytest.raises(error_type) as ember_err:
+        fn(ember)
+    if match is not None:
+        import re
+        assert re.search(match, str(torch_err.value)), f"torch said: {torch_err.value}"
+        assert re.search(match, str(ember_err.value)), f"ember said: {ember_err.value}"
+    return ember_err.value
