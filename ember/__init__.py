@@ -24,6 +24,7 @@ from .ops.pointwise import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
+from .ops.sorting import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
 
 __version__ = "0.1.0"

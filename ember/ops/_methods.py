@@ -7,7 +7,7 @@ method names in METHODS and the ops that get a `name_` in-place variant in INPLA
 from __future__ import annotations
 
 from .._tensor import Tensor
-from . import creation, indexing, linalg, pointwise, random, reduction, shape
+from . import creation, indexing, linalg, pointwise, random, reduction, shape, sorting
 
 
 def _reflected(fn):
@@ -37,7 +37,7 @@ def bind_inplace(module, names) -> None:
         setattr(Tensor, name + "_", _inplace_method(getattr(module, name)))
 
 
-for _module in (pointwise, reduction, shape, linalg, indexing, random):
+for _module in (pointwise, reduction, shape, linalg, indexing, random, sorting, creation):
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 
