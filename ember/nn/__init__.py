@@ -1,0 +1,1 @@
+"""ember.nn: Module, Parameter, layers, init and functional."""

@@ -1,0 +1,5 @@
+"""ember.nn.functional: the math behind every layer, one module per family as torch's
+functional.py sections. `import ember.nn.functional as F` sees all of them."""
+from .activation import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
