@@ -3,3 +3,4 @@ functional.py sections. `import ember.nn.functional as F` sees all of them."""
 from .activation import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403

@@ -1,0 +1,335 @@
+"""Convolutions (1-d, 2-d, 3-d, transposed) as im2col + one GEMM per group.
+
+Layout: the input is turned channels-first, (C, N, *spatial), so that each kernel
+offset's window is one strided slice copied into a column buffer of shape
+(C, K, N, *out) (K = kernel positions). The product with the weight, viewed as
+(groups, O/groups, C/groups * K), gives every output at once. Backward runs the
+same machinery in reverse: the input gradient is built by slice-adds of the column
+gradient (col2im), the weight gradient is one GEMM against the columns.
+
+Three primitives close the set under differentiation, so double backward works:
+    Conv(x, w)            y = x (*) w
+    ConvInputGrad(g, w)   dL/dx given dL/dy = g     (also: the transposed convolution)
+    ConvWeightGrad(x, g)  dL/dw given dL/dy = g
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ...autograd.function import Function
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d"]
+
+# Columns larger than this are recomputed in backward rather than kept from forward.
+_CACHE_COLUMNS_BYTES = 32 * 1024 * 1024
+_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+
+
+class Geometry:
+    """Stride, dilation, explicit (before, after) padding per spatial dim, groups."""
+
+    __slots__ = ("stride", "dilation", "pads", "groups")
+
+    def __init__(self, stride, dilation, pads, groups):
+        self.stride, self.dilation, self.pads, self.groups = stride, dilation, pads, groups
+
+    def out_size(self, in_size, kernel) -> tuple:
+        return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, k, s, d, (lo, hi) in
+                     zip(in_size, kernel, self.stride, self.dilation, self.pads))
+
+    def windows(self, kernel, out):
+        """For each kernel offset: the slice of the padded input it reads."""
+        for offset in itertools.product(*(range(k) for k in kernel)):
+            yield tuple(slice(o * d, o * d + (n - 1) * s + 1, s) for o, d, n, s in
+                        zip(offset, self.dilation, out, self.stride))
+
+
+def _compute_dtype(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.float32) if a.dtype in _LOW_PRECISION else a
+
+
+def _im2col(x: np.ndarray, kernel, geo: Geometry):
+    """Columns (C, K, N, *out) of the padded input x (N, C, *spatial), and `out`."""
+    n, c = x.shape[:2]
+    spatial = x.shape[2:]
+    out = geo.out_size(spatial, kernel)
+    x_cn = x.transpose((1, 0) + tuple(range(2, x.ndim)))
+    if any(lo or hi for lo, hi in geo.pads):
+        padded = np.zeros((c, n) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, geo.pads)),
+                          dtype=x.dtype)
+        padded[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                                  zip(spatial, geo.pads))] = x_cn
+        x_cn = padded
+    cols = np.empty((c, math.prod(kernel), n) + out, dtype=x.dtype)
+    for k, window in enumerate(geo.windows(kernel, out)):
+        cols[:, k] = x_cn[(slice(None), slice(None)) + window]
+    return cols, out
+
+
+def _col2im(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.ndarray:
+    """Sum columns (C, K, N, *out) back into an input-shaped (N, C, *spatial) array."""
+    n, c = x_shape[:2]
+    spatial = x_shape[2:]
+    padded = np.zeros((c, n) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, geo.pads)),
+                      dtype=cols.dtype)
+    for k, window in enumerate(geo.windows(kernel, out)):
+        padded[(slice(None), slice(None)) + window] += cols[:, k]
+    inner = padded[(slice(None), slice(None)) + tuple(
+        slice(lo, lo + s) for s, (lo, _) in zip(spatial, geo.pads))]
+    return np.ascontiguousarray(inner.transpose((1, 0) + tuple(range(2, inner.ndim))))
+
+
+def _grouped(cols: np.ndarray, groups: int) -> np.ndarray:
+    """Columns (C, K, N, *out) as (groups, C/groups * K, N * prod(out))."""
+    c, k = cols.shape[:2]
+    return cols.reshape(groups, (c // groups) * k, -1)
+
+
+def _channels_first(g: np.ndarray, groups: int) -> np.ndarray:
+    """An (N, O, *out) gradient as (groups, O/groups, N * prod(out))."""
+    o = g.shape[1]
+    g_cn = np.ascontiguousarray(np.moveaxis(g, 1, 0))
+    return g_cn.reshape(groups, o // groups, -1)
+
+
+def _to_batch_first(y: np.ndarray, n: int, out) -> np.ndarray:
+    """(groups, O/groups, N * prod(out)) -> contiguous (N, O, *out)."""
+    o = y.shape[0] * y.shape[1]
+    return np.ascontiguousarray(np.moveaxis(y.reshape((o, n) + tuple(out)), 0, 1))
+
+
+def conv_forward(x: np.ndarray, w: np.ndarray, geo: Geometry):
+    kernel = w.shape[2:]
+    cols, out = _im2col(x, kernel, geo)
+    w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
+    y = np.matmul(w_g, _grouped(cols, geo.groups))
+    return _to_batch_first(y, x.shape[0], out), cols
+
+
+def conv_input_grad(g: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndarray:
+    kernel = w.shape[2:]
+    w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
+    cols = np.matmul(w_g.transpose(0, 2, 1), _channels_first(g, geo.groups))
+    c = x_shape[1]
+    cols = cols.reshape((c, math.prod(kernel), x_shape[0]) + g.shape[2:])
+    return _col2im(cols, x_shape, kernel, geo, g.shape[2:])
+
+
+def conv_weight_grad(x: np.ndarray, g: np.ndarray, geo: Geometry, w_shape,
+                     cols: np.ndarray | None = None) -> np.ndarray:
+    if cols is None:
+        cols, _ = _im2col(x, w_shape[2:], geo)
+    gw = np.matmul(_channels_first(g, geo.groups), _grouped(cols, geo.groups).transpose(0, 2, 1))
+    return gw.reshape(w_shape)
+
+
+class Conv(Function):
+    backward_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, geo):
+        xd, wd = x._data, w._data
+        dtype = xd.dtype
+        y, cols = conv_forward(_compute_dtype(xd), _compute_dtype(wd), geo)
+        if b is not None:
+            y += b._data.astype(y.dtype, copy=False).reshape((-1,) + (1,) * (y.ndim - 2))
+        ctx.save_for_backward(x, w)
+        ctx.geo = geo
+        # Keep the columns for the weight gradient when recording and they are small enough.
+        weight_needs_grad = ctx.needs_input_grad[1:2] == (True,)
+        ctx.cols = cols if weight_needs_grad and cols.nbytes <= _CACHE_COLUMNS_BYTES else None
+        return y.astype(dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        gx = ConvInputGrad.apply(grad, w, ctx.geo, tuple(x.shape)) if need_x else None
+        gw = ConvWeightGrad.apply(x, grad, ctx.geo, tuple(w.shape), ctx.cols) if need_w else None
+        gb = grad.sum((0,) + tuple(range(2, grad.ndim))) if need_b else None
+        ctx.cols = None
+        return gx, gw, gb, None
+
+
+class ConvInputGrad(Function):
+    """dL/dx of a convolution; with x_shape chosen freely it is the transposed convolution."""
+    backward_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(ctx, g, w, geo, x_shape):
+        ctx.save_for_backward(g, w)
+        ctx.geo = geo
+        gx = conv_input_grad(_compute_dtype(g._data), _compute_dtype(w._data), geo, x_shape)
+        return gx.astype(g._data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, h):
+        g, w = ctx.saved_tensors
+        need_g, need_w = ctx.needs_input_grad[:2]
+        gg = Conv.apply(h, w, None, ctx.geo) if need_g else None
+        gw = ConvWeightGrad.apply(h, g, ctx.geo, tuple(w.shape), None) if need_w else None
+        return gg, gw, None, None
+
+
+class ConvWeightGrad(Function):
+    backward_name = "ConvolutionBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, x, g, geo, w_shape, cols):
+        ctx.save_for_backward(x, g)
+        ctx.geo = geo
+        gw = conv_weight_grad(_compute_dtype(x._data), _compute_dtype(g._data), geo, w_shape,
+                              cols)
+        return gw.astype(x._data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, h):
+        x, g = ctx.saved_tensors
+        need_x, need_g = ctx.needs_input_grad[:2]
+        gx = ConvInputGrad.apply(g, h, ctx.geo, tuple(x.shape)) if need_x else None
+        gg = Conv.apply(x, h, None, ctx.geo) if need_g else None
+        return gx, gg, None, None, None
+
+
+# ---------------------------------------------------------------- argument handling
+def _tuple(value, n: int, name: str) -> tuple:
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(value)
+    if len(value) == 1:
+        return value * n
+    if len(value) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} "
+                           f"values to match the convolution dimensions, but got "
+                           f"{name}={list(value)}")
+    return value
+
+
+def _check_input(input: Tensor, weight: Tensor, n: int, groups: int, name: str) -> bool:
+    """Validate shapes with torch's messages; returns whether input was unbatched."""
+    dims = input.ndim
+    if dims not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    if weight.ndim != n + 2:
+        raise RuntimeError(f"weight should have at least three dimensions")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"Input type ({_legacy(input)}) and weight type ({_legacy(weight)}) "
+                           "should be the same")
+    return dims == n + 1
+
+
+def _legacy(t: Tensor) -> str:
+    return "torch." + t.dtype._legacy_name
+
+
+def _resolve_padding(padding, kernel, dilation, stride, n: int):
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * n
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            pads = []
+            for k, d in zip(kernel, dilation):
+                total = d * (k - 1)
+                pads.append((total // 2, total - total // 2))
+            return tuple(pads)
+        raise ValueError(f"Invalid padding string '{padding}', should be one of "
+                         "{'valid', 'same'}")
+    return tuple((p, p) for p in _tuple(padding, n, "padding"))
+
+
+def _convnd(n: int, name: str, input, weight, bias, stride, padding, dilation, groups):
+    unbatched = _check_input(input, weight, n, groups, name)
+    if unbatched:
+        input = input.unsqueeze(0)
+    stride = _tuple(stride, n, "stride")
+    dilation = _tuple(dilation, n, "dilation")
+    kernel = tuple(weight.shape[2:])
+    c = input.shape[1]
+    if c != weight.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got {c} "
+            "channels instead")
+    if weight.shape[0] % groups:
+        raise RuntimeError("Given groups={}, expected weight to be divisible by {} at dimension "
+                           "0, but got weight of size {} instead".format(
+                               groups, groups, list(weight.shape)))
+    geo = Geometry(stride, dilation, _resolve_padding(padding, kernel, dilation, stride, n),
+                   groups)
+    out = geo.out_size(tuple(input.shape[2:]), kernel)
+    if any(o <= 0 for o in out):
+        padded = [s + lo + hi for s, (lo, hi) in zip(input.shape[2:], geo.pads)]
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(str(d * (k - 1) + 1) for k, d in zip(kernel, dilation))}"
+                           f"). Kernel size can't be greater than actual input size")
+    y = Conv.apply(input, weight, bias, geo)
+    return y.squeeze(0) if unbatched else y
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    return _convnd(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    return _convnd(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    return _convnd(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transposend(n: int, input, weight, bias, stride, padding, output_padding, groups,
+                      dilation):
+    unbatched = input.ndim == n + 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    stride = _tuple(stride, n, "stride")
+    dilation = _tuple(dilation, n, "dilation")
+    pad = _tuple(padding, n, "padding")
+    out_pad = _tuple(output_padding, n, "output_padding")
+    for op, s, d in zip(out_pad, stride, dilation):
+        if op >= max(s, d):
+            raise RuntimeError("output padding must be smaller than either stride or dilation")
+    kernel = tuple(weight.shape[2:])
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(input.shape)} to have {weight.shape[0]} channels, but "
+                           f"got {input.shape[1]} channels instead")
+    spatial = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in
+                    zip(input.shape[2:], stride, pad, dilation, kernel, out_pad))
+    # The transposed convolution is the input-gradient of the convolution whose input has
+    # this shape; its right padding grows by output_padding so the shapes line up.
+    geo = Geometry(stride, dilation, tuple((p, p) for p in pad), groups)
+    x_shape = (input.shape[0], weight.shape[1] * groups) + spatial
+    y = ConvInputGrad.apply(input, weight, geo, x_shape)
+    if bias is not None:
+        y = y + bias.reshape((-1,) + (1,) * n)
+    return y.squeeze(0) if unbatched else y
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1) -> Tensor:
+    return _conv_transposend(1, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1) -> Tensor:
+    return _conv_transposend(2, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1) -> Tensor:
+    return _conv_transposend(3, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
