@@ -11,7 +11,8 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
                      set_default_dtype, short, uint8)
 from ._device import device
 from ._size import Size
-from ._tensor import Tensor
+from ._tensor import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,
+                      FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor, Tensor)
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                       seed, set_rng_state)
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
@@ -26,6 +27,7 @@ from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
+from ._printing import set_printoptions  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -3,6 +3,8 @@
 CPU-only PyTorch build does."""
 from __future__ import annotations
 
+import builtins
+
 
 class device:
     __slots__ = ("type", "index")
@@ -11,10 +13,14 @@ class device:
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return
-        if isinstance(type, int):
-            type, index = "cuda", type
+        if isinstance(type, int) and not isinstance(type, bool):
+            # A bare index means "the current accelerator"; a CPU build has none.
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         if not isinstance(type, str):
-            raise TypeError(f"device() received an invalid combination of arguments - got ({type!r})")
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({builtins.type(type).__name__})")
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         if ":" in type:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was "
@@ -39,9 +45,10 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+        # As in torch, a device never equals a string: compare with torch.device('cpu').
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))

@@ -48,7 +48,9 @@ class dtype:
         return {complex64: float32, complex128: float64}.get(self, self)
 
     def to_complex(self) -> "dtype":
-        return {float32: complex64, float64: complex128, float16: complex64}.get(self, self)
+        # torch pairs float16 with complex32, which ember lacks: complex64 stands in.
+        return {float64: complex128, complex128: complex128}.get(self, complex64) \
+            if self._category >= 2 else self
 
 
 def _dtype_by_name(name: str) -> dtype:
@@ -143,14 +145,31 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return _PROMOTE[a, b]
 
 
-def _scalar_category(value) -> builtins.int:
+def _scalar_dtype(value) -> dtype:
+    """The dtype a Python scalar takes part in promotion with (floats: the default dtype)."""
     if isinstance(value, builtins.bool):
-        return 0
+        return bool
     if isinstance(value, builtins.int):
-        return 1
+        return int64
     if isinstance(value, builtins.complex):
-        return 3
-    return 2
+        return get_default_dtype().to_complex()
+    return get_default_dtype()
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """Merge the dtype of a tier with the dtype of the tier below it (torch's rule)."""
+    if higher is None:
+        return lower
+    if lower is None or higher._category == 3:
+        return higher
+    if lower._category == 3:
+        # A complex lower tier keeps a floating higher tier's precision.
+        return higher.to_complex() if higher._category == 2 else lower
+    if higher._category == 2:
+        return higher
+    if higher is bool or lower._category == 2:
+        return _PROMOTE[higher, lower]
+    return higher
 
 
 def result_type(*operands) -> dtype:
@@ -160,31 +179,17 @@ def result_type(*operands) -> dtype:
     dtypes are promoted together; a lower tier only matters when it brings a
     higher category than the tiers above it.
     """
-    dims = zero = None
-    scalar_cat = -1
+    dims = zero = scalar = None
     for op in operands:
         d = getattr(op, "dtype", None)
         if d is None:
-            scalar_cat = max(scalar_cat, _scalar_category(op))
+            d = _scalar_dtype(op)
+            scalar = d if scalar is None else _PROMOTE[scalar, d]
         elif op.ndim:
             dims = d if dims is None else _PROMOTE[dims, d]
         else:
             zero = d if zero is None else _PROMOTE[zero, d]
-    result = dims
-    if zero is not None and (result is None or zero._category > result._category):
-        result = zero
-    if scalar_cat >= 0:
-        if result is None:
-            result = (bool, int64, get_default_dtype(), get_default_dtype().to_complex())[scalar_cat]
-        elif scalar_cat > result._category:
-            if scalar_cat == 1:
-                result = int64
-            elif scalar_cat == 2:
-                result = get_default_dtype()
-            else:
-                result = result.to_complex() if result._category == 2 \
-                    else get_default_dtype().to_complex()
-    return result
+    return _combine(dims, _combine(zero, scalar))
 
 
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:

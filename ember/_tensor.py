@@ -32,31 +32,20 @@ class Tensor:
     __array_ufunc__ = None
     __array_priority__ = 1000
 
-    def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False):
-        """Legacy constructor: Tensor(2, 3) -> uninitialised float tensor of that size,
-        Tensor([1, 2]) / Tensor(ndarray) -> a float copy (torch.Tensor is FloatTensor)."""
-        check_device(device)
-        dt = dtype or _dtype.get_default_dtype()
-        if len(args) == 1 and isinstance(args[0], (Size, tuple)) and \
-                all(isinstance(a, int) for a in args[0]):
-            args = tuple(args[0])
-        if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
-            data = np.empty(tuple(int(a) for a in args), dtype=dt.numpy)
-        elif len(args) == 1:
-            from .ops.creation import array_from_data
-            data = array_from_data(args[0], dt)
-        else:
-            raise TypeError(f"new() received an invalid combination of arguments - got {args!r}")
-        self._data = data
-        self._requires_grad = False
-        self._grad = None
-        self._grad_fn = None
-        self._output_nr = 0
-        self._vc = [0]
-        self._base = None
-        self._accumulator = None
-        if requires_grad:
-            self.requires_grad = True
+    def __init__(self, *args, device=None):
+        """Legacy constructor (torch.Tensor makes tensors of the default dtype):
+        Tensor(2, 3) / Tensor(torch.Size) -> uninitialised, Tensor(data) -> a copy."""
+        _legacy_init(self, args, _dtype.get_default_dtype(), device, strict=False)
+
+    @staticmethod
+    def _make_subclass(cls, data: "Tensor", require_grad: bool = False) -> "Tensor":
+        """An instance of Tensor subclass `cls` sharing `data`'s memory (used by Parameter)."""
+        t = _new(cls)
+        _init_fields(t, data._data, data._vc)
+        t._base = data._base
+        if require_grad:
+            t.requires_grad = True
+        return t
 
     @staticmethod
     def _wrap(data: np.ndarray, requires_grad: bool = False, grad_fn=None, output_nr: int = 0,
@@ -204,7 +193,7 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return
         if value and not (self.is_floating_point() or self.is_complex()):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         self._requires_grad = bool(value)
 
@@ -417,7 +406,8 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            amount = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
         return bool(self.item())
 
     def __len__(self) -> int:
@@ -454,9 +444,8 @@ class Tensor:
                                "attempting to deepcopy a module, this may be because of a "
                                "torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
-        new = type(self).__new__(type(self))
-        Tensor.__init__(new, 0)
-        new._data = self._data.copy()
+        new = _new(type(self))
+        _init_fields(new, self._data.copy(), [0])
         new._requires_grad = self._requires_grad
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
@@ -475,8 +464,8 @@ class Tensor:
             if name not in _dtype.BY_LEGACY_NAME:
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = _dtype.BY_LEGACY_NAME[name]
-        elif isinstance(dtype, type) and hasattr(dtype, "_legacy_dtype"):
-            dtype = dtype._legacy_dtype
+        elif isinstance(dtype, _LegacyTensorType):
+            dtype = dtype.dtype
         return self.to(dtype)
 
     def to(self, *args, **kwargs) -> "Tensor":
@@ -579,3 +568,75 @@ def _rebuild_tensor(data, requires_grad):
     t = Tensor._wrap(data)
     t._requires_grad = requires_grad
     return t
+
+
+def _init_fields(t: Tensor, data: np.ndarray, vc: list) -> None:
+    t._data = data
+    t._requires_grad = False
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = vc
+    t._base = None
+    t._accumulator = None
+
+
+def _legacy_init(t: Tensor, args: tuple, dt: _dtype.dtype, device, strict: bool) -> None:
+    """torch's legacy constructors: sizes -> uninitialised memory, data -> a copy in `dt`,
+    a Tensor -> an alias of it (`strict`: only when its dtype is `dt`)."""
+    from .ops.creation import array_from_data, size_from_args
+    check_device(device)
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])
+    if not args:
+        data = np.empty((0,), dtype=dt.numpy)
+    elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        data = np.empty(size_from_args(args, "new"), dtype=dt.numpy)
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        src = args[0]
+        if strict and src.dtype is not dt:
+            raise TypeError(f"expected {dt._legacy_name} (got {src.dtype._legacy_name}): "
+                            "legacy tensor types alias a tensor of their own dtype only")
+        _init_fields(t, src._data, src._vc)
+        t._base = src._base
+        return
+    elif len(args) == 1 and isinstance(args[0], (list, tuple, range, np.ndarray)):
+        data = array_from_data(args[0], dt)
+    elif len(args) == 1:
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+    elif any(isinstance(a, (int, np.integer)) for a in args):
+        data = np.empty(size_from_args(args, "new"), dtype=dt.numpy)
+    else:
+        kinds = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"new() received an invalid combination of arguments - got ({kinds})")
+    _init_fields(t, data, [0])
+
+
+class _LegacyTensorType(type):
+    """torch.FloatTensor and friends: constructors of one dtype, and isinstance checks
+    (isinstance(x, torch.FloatTensor) is true for float32 tensors)."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+
+    def __call__(cls, *args, device=None) -> Tensor:
+        t = _new(Tensor)
+        _legacy_init(t, args, cls.dtype, device, strict=True)
+        return t
+
+
+def _legacy_type(dt: _dtype.dtype) -> _LegacyTensorType:
+    return _LegacyTensorType(dt._legacy_name, (), {"dtype": dt, "is_cuda": False,
+                                                    "__module__": "torch"})
+
+
+BoolTensor = _legacy_type(_dtype.bool)
+ByteTensor = _legacy_type(_dtype.uint8)
+CharTensor = _legacy_type(_dtype.int8)
+ShortTensor = _legacy_type(_dtype.int16)
+IntTensor = _legacy_type(_dtype.int32)
+LongTensor = _legacy_type(_dtype.int64)
+HalfTensor = _legacy_type(_dtype.float16)
+BFloat16Tensor = _legacy_type(_dtype.bfloat16)
+FloatTensor = _legacy_type(_dtype.float32)
+DoubleTensor = _legacy_type(_dtype.float64)

@@ -1,6 +1,7 @@
 """Tensor creation: tensor/as_tensor/from_numpy and the zeros/ones/arange family."""
 from __future__ import annotations
 
+import builtins
 import math
 import warnings
 
@@ -13,60 +14,123 @@ from .._tensor import Tensor
 __all__ = ["tensor", "as_tensor", "from_numpy", "scalar_tensor", "zeros", "ones", "empty", "full",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "range", "linspace",
            "logspace", "eye"]
+METHODS = ["new_zeros", "new_ones", "new_empty", "new_full"]
 
 
 def array_from_data(data, dtype: _dtype.dtype | None = None, copy: bool = True) -> np.ndarray:
     """A NumPy array of `data` (nested lists, scalars, arrays, tensors) with torch's
-    dtype inference: Python floats -> default dtype, ints -> int64, bools -> bool."""
+    dtype inference: Python floats -> default dtype, ints -> int64, bools -> bool,
+    NumPy arrays/scalars and tensors (also inside lists) keep their own dtype."""
     if isinstance(data, Tensor):
         arr = data._data
-        inferred = arr.dtype
-    elif isinstance(data, np.ndarray):
-        arr = data
-        inferred = _dtype.from_numpy_dtype(arr.dtype).numpy
-    elif isinstance(data, np.generic):
+    elif isinstance(data, (np.ndarray, np.generic)):
         arr = np.asarray(data)
-        inferred = _dtype.from_numpy_dtype(arr.dtype).numpy
+        _dtype.from_numpy_dtype(arr.dtype)
     else:
-        arr = _nested_to_array(data)
-        inferred = arr.dtype
-        if arr.dtype == np.float64:
-            inferred = _dtype.get_default_dtype().numpy
-        elif arr.dtype == np.complex128:
-            inferred = _dtype.get_default_dtype().to_complex().numpy
-    target = dtype.numpy if dtype is not None else inferred
+        target = dtype or _infer_dtype(data) or _dtype.get_default_dtype()
+        return _nested_to_array(data, target)
+    target = arr.dtype if dtype is None else dtype.numpy
     if arr.dtype == target and not copy:
         return arr
     return np.array(arr, dtype=target, copy=True)
 
 
-def _nested_to_array(data) -> np.ndarray:
-    if isinstance(data, str) or (isinstance(data, (list, tuple)) and _has_str(data)):
-        raise TypeError(f"new(): invalid data type 'str'")
+_PY_SCALAR_DTYPES = {
+    bool: lambda: _dtype.bool,
+    int: lambda: _dtype.int64,
+    float: _dtype.get_default_dtype,
+    complex: lambda: _dtype.get_default_dtype().to_complex(),
+}
+
+
+def _infer_dtype(data) -> _dtype.dtype | None:
+    """torch's dtype for `data`: the promotion of its elements' dtypes (None if empty)."""
+    if isinstance(data, (list, tuple, builtins.range)):
+        result = None
+        types = set(map(type, data))
+        for t in types & _PY_SCALAR_DTYPES.keys():
+            d = _PY_SCALAR_DTYPES[t]()
+            result = d if result is None else _dtype.promote_types(result, d)
+        if types - _PY_SCALAR_DTYPES.keys():
+            for x in data:
+                if type(x) not in _PY_SCALAR_DTYPES:
+                    d = _infer_dtype(x)
+                    if d is not None:
+                        result = d if result is None else _dtype.promote_types(result, d)
+        return result
+    if isinstance(data, Tensor):
+        return data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return _dtype.from_numpy_dtype(data.dtype)
+    for t, d in _PY_SCALAR_DTYPES.items():
+        if isinstance(data, t):
+            return d()
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _nested_to_array(data, dt: _dtype.dtype) -> np.ndarray:
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
         data = [_tensor_element(x) for x in data]
     try:
-        arr = np.array(data)
-    except ValueError as err:
-        raise ValueError(f"expected sequence of equal lengths at every dimension: {err}. "
-                         "Hint: every inner list must have the same length.") from None
+        arr = np.array(data, dtype=dt.numpy)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    except (ValueError, TypeError):
+        _raise_shape_error(data, dt)
+        raise
     if arr.dtype == object:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    if arr.dtype.kind in "iu" and arr.dtype != np.int64:
-        arr = arr.astype(np.int64)
+        _raise_shape_error(data, dt)
     return arr
 
 
-def _has_str(seq) -> bool:
-    return bool(seq) and isinstance(seq[0], str)
+def _is_sequence(x) -> bool:
+    return isinstance(x, (list, tuple, builtins.range)) or (isinstance(x, np.ndarray) and x.ndim > 0)
+
+
+def _raise_shape_error(data, dt: _dtype.dtype) -> None:
+    """Raise torch's error for nested sequences that do not form a rectangular array.
+
+    The expected size of each dimension is read along the first elements, as torch does.
+    """
+    sizes = []
+    x = data
+    while _is_sequence(x):
+        sizes.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+
+    def walk(seq, dim):
+        if dim == len(sizes):
+            if _is_sequence(seq):
+                kind = type(seq).__name__
+                if dt.is_floating_point or dt.is_complex:
+                    raise TypeError(f"must be real number, not {kind}")
+                raise TypeError(f"'{kind}' object cannot be interpreted as an integer")
+            return
+        if not _is_sequence(seq):
+            raise TypeError("not a sequence")
+        if len(seq) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                             f"(got {len(seq)})")
+        for item in seq:
+            walk(item, dim + 1)
+
+    walk(data, 0)
 
 
 def _tensor_element(x):
-    if isinstance(x, Tensor):
-        if x.numel() != 1 and x.ndim == 0:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return x._data if x.ndim else x.item()
-    return x
+    """A tensor inside a list contributes one scalar, as in torch."""
+    if not isinstance(x, Tensor):
+        return x
+    if x.numel() != 1:
+        if not (x.is_floating_point() or x.is_complex()):
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return x._data.reshape(())
 
 
 def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
@@ -117,21 +181,22 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
     return _finish(np.array(s, dtype=(dtype or _dtype.get_default_dtype()).numpy), requires_grad)
 
 
-def size_from_args(size) -> tuple:
+def size_from_args(size, name: str = "empty") -> tuple:
     """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3]))."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     dims = []
-    for s in size:
-        if isinstance(s, Tensor):
+    for pos, s in enumerate(size):
+        if isinstance(s, Tensor) and s.numel() == 1 and not s.is_floating_point():
             s = s.item()
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__}")
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                            f"{pos + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
         dims.append(int(s))
+    if any(s < 0 for s in dims):
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(dims)}: {dims}")
     return tuple(dims)
 
 
@@ -148,11 +213,11 @@ def _filled(size, fill, dtype, device, requires_grad) -> Tensor:
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return _filled(size_from_args(size), 0, dtype, device, requires_grad)
+    return _filled(size_from_args(size, "zeros"), 0, dtype, device, requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return _filled(size_from_args(size), 1, dtype, device, requires_grad)
+    return _filled(size_from_args(size, "ones"), 1, dtype, device, requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -165,7 +230,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if dtype is None:
         dtype = _dtype.result_type(fill_value.item() if isinstance(fill_value, Tensor)
                                    else fill_value)
-    return _filled(size_from_args((size,)), fill_value, dtype, device, requires_grad)
+    return _filled(size_from_args((size,), "full"), fill_value, dtype, device, requires_grad)
 
 
 def _like(input: Tensor, fill, dtype, device, requires_grad) -> Tensor:
@@ -203,7 +268,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = _dtype.result_type(*values)
     count = max(0, math.ceil((end - start) / step))
@@ -223,27 +288,58 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     return _finish(data.astype((dtype or _dtype.get_default_dtype()).numpy), requires_grad)
 
 
+def _spaced(start, end, steps: int, dt: _dtype.dtype) -> np.ndarray:
+    """torch's linspace values: the first half counted up from start, the second half
+    down from end, each element rounded once (torch's kernel fuses multiply and add)."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    idx = np.arange(steps)
+    first = idx < max(steps // 2, 1)
+    down = steps - 1 - idx
+    if not (dt.is_floating_point or dt.is_complex):
+        # Integer outputs: a double step, the result truncated.
+        step = (builtins.int(end) - builtins.int(start)) / max(steps - 1, 1)
+        values = np.where(first, builtins.int(start) + step * idx,
+                          builtins.int(end) - step * down)
+        return np.trunc(values).astype(dt.numpy)
+    f = dt.numpy.type
+    lo, hi = f(start), f(end)
+    step = (hi - lo) / f(steps - 1) if steps > 1 else f(0)
+    if dt.itemsize <= 2:
+        # float16/bfloat16 arithmetic rounds after every operation.
+        up_vals = lo + (step * idx.astype(dt.numpy)).astype(dt.numpy)
+        down_vals = hi - (step * down.astype(dt.numpy)).astype(dt.numpy)
+        return np.where(first, up_vals, down_vals).astype(dt.numpy)
+    if dt.is_complex:
+        up_vals = lo + step * idx.astype(dt.numpy)
+        return np.where(first, up_vals, hi - step * down.astype(dt.numpy))
+    wide = np.longdouble if dt.itemsize == 8 else np.float64
+    values = np.where(first, wide(lo) + wide(step) * idx, wide(hi) - wide(step) * down)
+    return values.astype(dt.numpy)
+
+
 def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
+    """`steps` evenly spaced values from start to end inclusive."""
     check_device(device)
     dt = dtype or _dtype.get_default_dtype()
-    if steps < 0:
-        raise RuntimeError("linspace(): number of steps must be non-negative")
-    # torch fills the first half from start and the second half from end (symmetric error).
-    idx = np.arange(steps, dtype=np.float64)
-    step = (end - start) / (steps - 1) if steps > 1 else 0.0
-    half = steps // 2
-    data = np.where(idx < half, start + step * idx, end - step * (steps - 1 - idx))
-    if dt.is_floating_point or dt.is_complex:
-        return _finish(data.astype(dt.numpy), requires_grad)
-    return _finish(np.trunc(data).astype(dt.numpy), requires_grad)
+    return _finish(_spaced(start, end, steps, dt), requires_grad)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None,
              layout=None, device=None, requires_grad=False) -> Tensor:
-    exponents = linspace(start, end, steps, dtype=_dtype.float64)._data
+    """base ** linspace(start, end, steps)."""
+    check_device(device)
     dt = dtype or _dtype.get_default_dtype()
-    return _finish(np.power(base, exponents).astype(dt.numpy), requires_grad)
+    if not (dt.is_floating_point or dt.is_complex):
+        exponents = _spaced(start, end, steps, _dtype.float64)
+        return _finish(np.trunc(np.power(float(base), exponents)).astype(dt.numpy),
+                       requires_grad)
+    exponents = _spaced(start, end, steps, dt)
+    return _finish(np.power(dt.numpy.type(base), exponents).astype(dt.numpy), requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
@@ -251,3 +347,26 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
     check_device(device)
     dt = dtype or _dtype.get_default_dtype()
     return _finish(np.eye(n, n if m is None else m, dtype=dt.numpy), requires_grad)
+
+
+# ---------------------------------------------------------------- Tensor.new_*
+# Same dtype (and device) as `self` unless dtype= says otherwise.
+def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad=False,
+              layout=None, pin_memory=False) -> Tensor:
+    return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False) -> Tensor:
+    return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad=False,
+              layout=None, pin_memory=False) -> Tensor:
+    return empty(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False) -> Tensor:
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device,
+                requires_grad=requires_grad)
