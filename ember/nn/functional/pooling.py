@@ -1,0 +1,412 @@
+"""Pooling: max/avg pools (1-3 d, ceil_mode, padding, dilation), adaptive pools, unpooling.
+
+Max pooling finds, without autograd, the flat input index of each window's maximum
+(torch's `indices`); the differentiable part is then a gather of the input at those
+indices, whose adjoint is a scatter-add. The pair Gather/Scatter is closed under
+differentiation. Average pooling is a window sum (adjoint: spreading a gradient
+back over the windows) divided by the window sizes; adaptive average pooling is a
+product with one small averaging matrix per spatial dimension.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from .conv import Geometry, _tuple
+
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+           "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+           "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+           "lp_pool1d", "lp_pool2d"]
+
+
+# ---------------------------------------------------------------- gather / scatter
+class Gather(Function):
+    """out[n, c, j] = x[n, c, indices[n, c, j]] over flattened spatial dims."""
+    backward_name = "MaxPool2DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(ctx, x, indices, out_shape):
+        n, c = x._data.shape[:2]
+        ctx.x_shape = x._data.shape
+        ctx.indices = indices
+        flat = x._data.reshape(n, c, -1)
+        return np.take_along_axis(flat, indices.reshape(n, c, -1), axis=2).reshape(out_shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Scatter.apply(grad, ctx.indices, ctx.x_shape), None, None
+
+
+class Scatter(Function):
+    """The adjoint of Gather: add each g[n, c, j] into out[n, c, indices[n, c, j]]."""
+    backward_name = "MaxPool2DWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, indices, out_shape):
+        n, c = out_shape[:2]
+        size = math.prod(out_shape[2:])
+        ctx.g_shape = g._data.shape
+        ctx.indices = indices
+        rows = np.arange(n * c).reshape(n, c, 1) * size
+        flat = (rows + indices.reshape(n, c, -1)).ravel()
+        summed = np.bincount(flat, weights=g._data.ravel(), minlength=n * c * size)
+        return summed.astype(g._data.dtype).reshape(out_shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Gather.apply(grad, ctx.indices, ctx.g_shape), None, None
+
+
+# ---------------------------------------------------------------- window geometry
+def _pool_geometry(spatial, kernel, stride, padding, dilation, ceil_mode):
+    """Geometry with any extra right padding that ceil_mode needs, and the output size."""
+    pads, out = [], []
+    for n, k, s, p, d in zip(spatial, kernel, stride, padding, dilation):
+        span = n + 2 * p - d * (k - 1) - 1
+        size = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (size - 1) * s >= n + p:
+            size -= 1  # the last window must start inside the input or its left padding
+        out.append(size)
+        extra = max(0, (size - 1) * s + d * (k - 1) + 1 - (n + 2 * p))
+        pads.append((p, p + extra))
+    return Geometry(tuple(stride), tuple(dilation), tuple(pads), 1), tuple(out)
+
+
+def _check_pool_args(spatial, kernel, stride, padding, n):
+    for k, p in zip(kernel, padding):
+        if p > k / 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation=1")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("stride should be greater than zero")
+
+
+def _batched(input: Tensor, n: int, name: str):
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D (batch mode) tensor with "
+                           f"optional 0 dim batch size for input, but got: {list(input.shape)}")
+    return (input.unsqueeze(0), True) if input.ndim == n + 1 else (input, False)
+
+
+def _padded(x: np.ndarray, pads, fill) -> np.ndarray:
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    return np.pad(x, ((0, 0), (0, 0)) + tuple(pads), constant_values=fill)
+
+
+# ---------------------------------------------------------------- max pooling
+def _max_pool_indices(x: np.ndarray, kernel, geo: Geometry, out) -> np.ndarray:
+    """Flat (unpadded) spatial index of each window's maximum, first one on ties, NaN wins."""
+    spatial = x.shape[2:]
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp = _padded(x, geo.pads, fill)
+    best = np.full(x.shape[:2] + out, fill, dtype=x.dtype)
+    best_k = np.zeros(x.shape[:2] + out, dtype=np.int64)
+    for k, window in enumerate(geo.windows(kernel, out)):
+        v = xp[(slice(None), slice(None)) + window]
+        better = (v > best) | (np.isnan(v) & ~np.isnan(best))
+        np.copyto(best, v, where=better)
+        best_k[better] = k
+    # Convert the winning kernel offset to a flat index into the unpadded input.
+    offsets = np.array(list(itertools.product(*(range(k) for k in kernel))))
+    flat = np.zeros_like(best_k)
+    for d, (size, s, dil, (lo, _)) in enumerate(zip(spatial, geo.stride, geo.dilation,
+                                                    geo.pads)):
+        pos = np.arange(out[d]).reshape((-1,) + (1,) * (len(out) - d - 1)) * s - lo
+        coord = pos + offsets[best_k, d] * dil
+        flat = flat * size + coord
+    return flat
+
+
+def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mode,
+                return_indices):
+    x, unbatched = _batched(input, n, name)
+    kernel = _tuple(kernel_size, n, "kernel_size")
+    stride = _tuple(stride if stride not in (None, []) else kernel_size, n, "stride")
+    padding = _tuple(padding, n, "padding")
+    dilation = _tuple(dilation, n, "dilation")
+    _check_pool_args(x.shape[2:], kernel, stride, padding, n)
+    geo, out = _pool_geometry(tuple(x.shape[2:]), kernel, stride, padding, dilation, ceil_mode)
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[1:]))}). Calculated "
+                           f"output size: ({'x'.join(map(str, (x.shape[1],) + out))}). Output "
+                           "size is too small")
+    indices = _max_pool_indices(x._data, kernel, geo, out)
+    y = Gather.apply(x, indices, x.shape[:2] + out)
+    if y._grad_fn is not None:
+        y._grad_fn.backward_name = f"MaxPool{n}DWithIndicesBackward0" if n > 1 \
+            else "SqueezeBackward1"
+    idx = Tensor._wrap(indices)
+    if unbatched:
+        y, idx = y.squeeze(0), idx.squeeze(0)
+    return (y, idx) if return_indices else y
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _max_poolnd(1, "max_pool1d", input, kernel_size, stride, padding, dilation,
+                       ceil_mode, return_indices)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _max_poolnd(2, "max_pool2d", input, kernel_size, stride, padding, dilation,
+                       ceil_mode, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _max_poolnd(3, "max_pool3d", input, kernel_size, stride, padding, dilation,
+                       ceil_mode, return_indices)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
+    x, unbatched = _batched(input, n, f"max_unpool{n}d")
+    idx = indices.unsqueeze(0) if unbatched else indices
+    kernel = _tuple(kernel_size, n, "kernel_size")
+    stride = _tuple(stride if stride is not None else kernel_size, n, "stride")
+    padding = _tuple(padding, n, "padding")
+    if output_size is None:
+        spatial = tuple((i - 1) * s - 2 * p + k for i, s, p, k in
+                        zip(x.shape[2:], stride, padding, kernel))
+    else:
+        spatial = tuple(output_size)[-n:]
+    y = Scatter.apply(x, idx._data, tuple(x.shape[:2]) + spatial)
+    return y.squeeze(0) if unbatched else y
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)
+
+
+# ---------------------------------------------------------------- average pooling
+class WindowSum(Function):
+    """Sum of each pooling window of the zero-padded input."""
+    backward_name = "AvgPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, kernel, geo, out):
+        ctx.args = (kernel, geo, out, x._data.shape)
+        xp = _padded(x._data, geo.pads, 0)
+        total = np.zeros(x._data.shape[:2] + out, dtype=x._data.dtype)
+        for window in geo.windows(kernel, out):
+            total += xp[(slice(None), slice(None)) + window]
+        return total
+
+    @staticmethod
+    def backward(ctx, grad):
+        kernel, geo, out, x_shape = ctx.args
+        return WindowSpread.apply(grad, kernel, geo, x_shape), None, None, None
+
+
+class WindowSpread(Function):
+    """The adjoint of WindowSum: add each window's value to every input it covers."""
+    backward_name = "AvgPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, kernel, geo, x_shape):
+        out = g._data.shape[2:]
+        ctx.args = (kernel, geo, out)
+        padded = np.zeros(x_shape[:2] + tuple(s + lo + hi for s, (lo, hi) in
+                                              zip(x_shape[2:], geo.pads)), dtype=g._data.dtype)
+        for window in geo.windows(kernel, out):
+            padded[(slice(None), slice(None)) + window] += g._data
+        return padded[(slice(None), slice(None)) + tuple(
+            slice(lo, lo + s) for s, (lo, _) in zip(x_shape[2:], geo.pads))].copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        kernel, geo, out = ctx.args
+        return WindowSum.apply(grad, kernel, geo, out), None, None, None
+
+
+def _window_counts(spatial, kernel, stride, padding, out, geo, count_include_pad):
+    """How many elements each window averages over (torch's divisor), per spatial dim."""
+    counts = np.ones(out)
+    for d, (n, k, s, p, o) in enumerate(zip(spatial, kernel, stride, padding, out)):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if count_include_pad:
+            size = end - start
+        else:
+            size = np.minimum(end, n) - np.maximum(start, 0)
+        counts = counts * size.reshape((-1,) + (1,) * (len(out) - d - 1))
+    return counts
+
+
+def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override):
+    x, unbatched = _batched(input, n, name)
+    kernel = _tuple(kernel_size, n, "kernel_size")
+    stride = _tuple(stride if stride not in (None, []) else kernel_size, n, "stride")
+    padding = _tuple(padding, n, "padding")
+    _check_pool_args(x.shape[2:], kernel, stride, padding, n)
+    geo, out = _pool_geometry(tuple(x.shape[2:]), kernel, stride, padding, (1,) * n, ceil_mode)
+    if divisor_override:
+        divisor = float(divisor_override)
+    else:
+        counts = _window_counts(tuple(x.shape[2:]), kernel, stride, padding, out, geo,
+                                count_include_pad)
+        divisor = float(counts.flat[0]) if np.all(counts == counts.flat[0]) \
+            else Tensor._wrap(counts.astype(x._data.dtype))
+    y = WindowSum.apply(x, kernel, geo, out) / divisor
+    if y._grad_fn is not None:
+        y._grad_fn.backward_name = f"AvgPool{n}DBackward0" if n > 1 else "SqueezeBackward1"
+    return y.squeeze(0) if unbatched else y
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    return _avg_poolnd(1, "avg_pool1d", input, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, None)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _avg_poolnd(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _avg_poolnd(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _lp_pool(n, input, norm_type, kernel_size, stride, ceil_mode):
+    kernel = _tuple(kernel_size, n, "kernel_size")
+    pooled = _avg_poolnd(n, f"lp_pool{n}d", input ** norm_type, kernel, stride, 0, ceil_mode,
+                         True, None)
+    scaled = pooled.sign() * pooled.abs().relu() * math.prod(kernel)
+    return scaled ** (1.0 / norm_type)
+
+
+# ---------------------------------------------------------------- adaptive pooling
+def _adaptive_bounds(in_size: int, out_size: int):
+    """torch's adaptive windows: [floor(i*in/out), ceil((i+1)*in/out)) for each output i."""
+    i = np.arange(out_size)
+    return (i * in_size) // out_size, -((-(i + 1) * in_size) // out_size)
+
+
+def _averaging_matrix(in_size: int, out_size: int, dtype) -> np.ndarray:
+    start, end = _adaptive_bounds(in_size, out_size)
+    cols = np.arange(in_size)
+    inside = (cols >= start[:, None]) & (cols < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def _output_size(output_size, spatial, n):
+    sizes = _tuple(output_size, n, "output_size")
+    return tuple(s if o is None else o for o, s in zip(sizes, spatial))
+
+
+def _adaptive_avg_poolnd(n, input, output_size):
+    x, unbatched = _batched(input, n, f"adaptive_avg_pool{n}d")
+    out = _output_size(output_size, tuple(x.shape[2:]), n)
+    y = x
+    for d, (size, o) in enumerate(zip(x.shape[2:], out)):
+        if size == o:
+            continue
+        if o == 1:
+            y = y.mean(dim=2 + d, keepdim=True)
+            continue
+        # Contract spatial dim d with its averaging matrix: a differentiable matmul.
+        m = Tensor._wrap(_averaging_matrix(size, o, x._data.dtype))
+        y = (y.transpose(2 + d, -1) @ m.t()).transpose(2 + d, -1)
+    if y is x:
+        y = x.clone()
+    return y.squeeze(0) if unbatched else y
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _adaptive_avg_poolnd(1, input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _adaptive_avg_poolnd(2, input, output_size)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg_poolnd(3, input, output_size)
+
+
+def _adaptive_max_poolnd(n, input, output_size, return_indices):
+    x, unbatched = _batched(input, n, f"adaptive_max_pool{n}d")
+    spatial = tuple(x.shape[2:])
+    out = _output_size(output_size, spatial, n)
+    data = x._data
+    bounds = [_adaptive_bounds(s, o) for s, o in zip(spatial, out)]
+    indices = np.empty(data.shape[:2] + out, dtype=np.int64)
+    # One iteration per output cell (output sizes are small); each is a vectorised argmax.
+    for cell in itertools.product(*(range(o) for o in out)):
+        region = tuple(slice(b[0][i], b[1][i]) for b, i in zip(bounds, cell))
+        block = data[(slice(None), slice(None)) + region]
+        local = np.nanargmax(block.reshape(block.shape[:2] + (-1,)), axis=2) \
+            if not np.isnan(block).any() else np.argmax(np.isnan(block.reshape(
+                block.shape[:2] + (-1,))), axis=2)
+        coords = np.unravel_index(local, block.shape[2:])
+        flat = np.zeros_like(local)
+        for c, r, size in zip(coords, region, spatial):
+            flat = flat * size + c + r.start
+        indices[(slice(None), slice(None)) + cell] = flat
+    y = Gather.apply(x, indices, tuple(x.shape[:2]) + out)
+    if y._grad_fn is not None:
+        y._grad_fn.backward_name = f"AdaptiveMaxPool{n}DBackward0"
+    idx = Tensor._wrap(indices)
+    if unbatched:
+        y, idx = y.squeeze(0), idx.squeeze(0)
+    return (y, idx) if return_indices else y
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return _adaptive_max_poolnd(1, input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return _adaptive_max_poolnd(2, input, output_size, return_indices)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return _adaptive_max_poolnd(1, input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return _adaptive_max_poolnd(2, input, output_size, True)
