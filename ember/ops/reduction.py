@@ -1,29 +1,84 @@
-"""Reductions: sum, mean, and the helpers every reduction shares (dim handling,
-re-expanding a reduced gradient)."""
+"""Reductions: sum, mean, prod, var/std, max/min and their arg/a- forms, logsumexp, norm,
+the cumulative ops, any/all and the nan-ignoring forms, plus the helpers every reduction
+shares (dim handling, re-expanding a reduced gradient, taking values at indices).
+
+Ops that return several tensors (max with a dim, sort, ...) return the namedtuple types of
+`return_types`, which print and unpack like torch's `torch.return_types.max`.
+"""
 from __future__ import annotations
+
+import builtins
+import collections
+import warnings
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
+from .indexing import index as _index
+from .pointwise import _with_out, to_float
+from .shape import _named
 
-METHODS = ["sum", "mean", "sum_to_size"]
+METHODS = ["sum", "mean", "sum_to_size", "prod", "var", "std", "max", "min", "amax", "amin",
+           "aminmax", "argmax", "argmin", "logsumexp", "norm", "cumsum", "cumprod", "cummax",
+           "cummin", "logcumsumexp", "any", "all", "count_nonzero", "nansum", "nanmean"]
 
-__all__ = ["sum", "mean", "sum_to_size"]
+INPLACE = ["cumsum", "cumprod"]
+
+__all__ = ["sum", "mean", "sum_to_size", "prod", "var", "std", "var_mean", "std_mean", "max",
+           "min", "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "norm", "cumsum",
+           "cumprod", "cummax", "cummin", "logcumsumexp", "any", "all", "count_nonzero",
+           "nansum", "nanmean", "return_types"]
 
 
+# ---------------------------------------------------------------- return types
+def _return_type(name: str, fields: tuple):
+    """A namedtuple class that prints as torch's `torch.return_types.<name>(...)`."""
+    cls = collections.namedtuple(name, fields)
+    cls.__qualname__ = "return_types." + name
+
+    def __repr__(self) -> str:
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"torch.return_types.{name}(\n{body})"
+
+    cls.__repr__ = __repr__
+    return cls
+
+
+class return_types:
+    """The namedtuple types returned by multi-output ops (torch.return_types)."""
+    _pair = ("values", "indices")
+    max = _return_type("max", _pair)
+    min = _return_type("min", _pair)
+    cummax = _return_type("cummax", _pair)
+    cummin = _return_type("cummin", _pair)
+    sort = _return_type("sort", _pair)
+    topk = _return_type("topk", _pair)
+    kthvalue = _return_type("kthvalue", _pair)
+    median = _return_type("median", _pair)
+    nanmedian = _return_type("nanmedian", _pair)
+    mode = _return_type("mode", _pair)
+    aminmax = _return_type("aminmax", ("min", "max"))
+
+
+# ---------------------------------------------------------------- shared helpers
 def reduce_dims(input: Tensor, dim) -> tuple | None:
-    """Normalise `dim` (None, int, or a sequence) to a sorted tuple of axes, or None for all."""
+    """Normalise `dim` (None, int, or a sequence) to a sorted tuple of axes, or None for all.
+
+    A zero-dim tensor accepts dim 0 / -1 and always reduces its single element (None)."""
     if dim is None:
         return None
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     if len(dims) == 0:
         return None
-    axes = tuple(sorted({input._wrap_dim(d) for d in dims}))
-    if len(axes) != len(dims):
-        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
-    return axes
+    seen = set()
+    for d in dims:
+        axis = input._wrap_dim(d)
+        if axis in seen:
+            raise RuntimeError(f"dim {axis} appears multiple times in the list of dims")
+        seen.add(axis)
+    return tuple(sorted(seen)) if input._data.ndim else None
 
 
 def expand_reduced(grad: Tensor, in_shape: tuple, axes, keepdim: bool) -> Tensor:
@@ -37,15 +92,78 @@ def expand_reduced(grad: Tensor, in_shape: tuple, axes, keepdim: bool) -> Tensor
     return grad.expand(in_shape)
 
 
+def _kept(array: np.ndarray, ndim: int, axes, keepdim: bool) -> np.ndarray:
+    """A reduced array with its reduced axes back as size 1 (so it broadcasts to the input)."""
+    if keepdim or ndim == 0:
+        return array
+    return np.expand_dims(array, tuple(range(ndim)) if axes is None else axes)
+
+
+def _const(array, like: Tensor) -> Tensor:
+    """A NumPy array (often a mask) as a constant tensor of `like`'s dtype."""
+    return Tensor._wrap(np.asarray(array, dtype=like._data.dtype))
+
+
+def _isnan(data: np.ndarray) -> np.ndarray:
+    if data.dtype.kind in "biu":
+        return np.zeros(data.shape, dtype=bool)
+    return np.isnan(data)
+
+
 def _accumulate_dtype(input: Tensor, dtype) -> np.dtype | None:
     """sum/prod of bool and integer tensors accumulate in int64, as in torch."""
     if dtype is not None:
         return dtype.numpy
-    if input._data.dtype.kind in "bi" or input._data.dtype.kind == "u":
+    if input._data.dtype.kind in "biu":
         return np.dtype(np.int64)
     return None
 
 
+def _type_name(input: Tensor) -> str:
+    """torch's short scalar-type name used in messages: Long, Int, Bool, Float..."""
+    return input.dtype._legacy_name[:-len("Tensor")]
+
+
+def take_along(input: Tensor, index: np.ndarray, axis: int, keepdim: bool = True) -> Tensor:
+    """input's values at `index` along `axis` (like torch.gather), differentiably: the
+    gradient is scattered back to the chosen positions. `index` has input's ndim; with
+    keepdim=False its (size 1) `axis` is dropped from the result."""
+    if input._data.ndim == 0:
+        return input.clone()
+    shape = index.shape
+    key = [np.arange(n).reshape([n if d == i else 1 for d in range(len(shape))])
+           for i, n in enumerate(shape)]
+    key[axis] = index
+    if not keepdim:
+        key = [k.squeeze(axis) for k in key]
+    return _index(input, tuple(key))
+
+
+def _flip(t: Tensor, axis: int) -> Tensor:
+    return t[(slice(None),) * axis + (slice(None, None, -1),)]
+
+
+def _reverse_cumsum(t: Tensor, axis: int) -> Tensor:
+    """Sums from each position to the end along `axis` (the gradient of cumsum)."""
+    return _flip(cumsum(_flip(t, axis), axis), axis) if t.ndim else t
+
+
+def _check_nonempty(name: str, input: Tensor, axes, *, full_error=RuntimeError,
+                    specify_hint: bool = True) -> None:
+    """torch's refusals for reductions without an identity (max, argmax...) on empty input."""
+    shape = input._data.shape
+    if axes is None:
+        if input._data.size == 0:
+            hint = " Specify the reduction dim with the 'dim' argument." if specify_hint else ""
+            raise full_error(f"{name}(): Expected reduction dim to be specified for "
+                             f"input.numel() == 0.{hint}")
+        return
+    for a in axes:
+        if shape and shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
+# ---------------------------------------------------------------- sum, mean, prod
 class Sum(Function):
     backward_name = "SumBackward1"
 
@@ -88,7 +206,8 @@ class Mean(Function):
         ctx.count = count
         if data.dtype == _dtype.bfloat16.numpy or data.dtype == np.float16:
             return data.astype(np.float32).mean(axis=axes, keepdims=keepdim).astype(data.dtype)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Mean of empty slice"
             return np.asarray(data.mean(axis=axes, keepdims=keepdim))
 
     @staticmethod
@@ -114,9 +233,545 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
     if shape == size:
         return input
     lead = len(shape) - len(size)
-    if lead < 0 or any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
+    if lead < 0 or builtins.any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
                                       if s == 1 and shape[lead + i] != 1)
     out = sum(input, axes, keepdim=True) if axes else input
     return out.reshape(size) if out.shape != size else out
+
+
+class Prod(Function):
+    backward_name = "ProdBackward1"
+
+    @staticmethod
+    def forward(ctx, x, axes, keepdim, dtype):
+        ctx.save_for_backward(x)
+        ctx.meta = (axes, keepdim)
+        return np.asarray(x._data.prod(axis=axes, keepdims=keepdim,
+                                       dtype=_accumulate_dtype(x, dtype)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        axes, keepdim = ctx.meta
+        if x.dtype != grad.dtype:
+            x = x.to(grad.dtype)
+        zero = x._data == 0
+        zeros_in_slice = zero.sum(axis=axes, keepdims=True)
+        # d prod / d x_i is the product of the other entries: prod / x_i when the slice has
+        # no zero; at a slice's only zero, the product of the nonzero entries; else 0.
+        ones_for_zeros = x * _const(~zero, x) + _const(zero, x)
+        nonzero_product = Prod.apply(ones_for_zeros, axes, True, None)
+        factor = _const((zeros_in_slice == 0) & ~zero, x) / ones_for_zeros + \
+            _const(zero & (zeros_in_slice == 1), x)
+        g = expand_reduced(grad, x._data.shape, axes, keepdim)
+        return g * nonzero_product * factor, None, None, None
+
+
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"prod() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(dim).__name__}), but expected an int dim")
+    axes = None if dim is None else reduce_dims(input, dim)
+    out = Prod.apply(input, axes, keepdim, dtype)
+    return _named(out, "ProdBackward0") if dim is None else out
+
+
+class Nansum(Function):
+    backward_name = "NansumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, axes, keepdim, dtype):
+        ctx.save_for_backward(x)
+        ctx.meta = (axes, keepdim)
+        return np.asarray(np.nansum(x._data, axis=axes, keepdims=keepdim,
+                                    dtype=_accumulate_dtype(x, dtype)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        axes, keepdim = ctx.meta
+        g = expand_reduced(grad, x._data.shape, axes, keepdim)
+        return g * _const(~_isnan(x._data), g), None, None, None
+
+
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    return Nansum.apply(input, reduce_dims(input, dim), keepdim, dtype)
+
+
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Mean of the non-NaN entries: nansum divided by their count, as torch composes it."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_type_name(input)}")
+    axes = reduce_dims(input, dim)
+    count = (~_isnan(input._data)).sum(axis=axes, keepdims=keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / Tensor._wrap(np.asarray(count))
+
+
+# ---------------------------------------------------------------- var, std
+class Var(Function):
+    """var (or std when take_sqrt): squared deviations summed, divided by N - correction."""
+    backward_name = "VarBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, x, axes, correction, keepdim, take_sqrt):
+        data = x._data
+        count = data.size if axes is None else int(np.prod([data.shape[a] for a in axes]))
+        dof = builtins.max(count - correction, 0)
+        if dof == 0:
+            warnings.warn(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. "
+                          "Correction should be strictly less than the reduction factor (input "
+                          "numel divided by output numel).", UserWarning, stacklevel=4)
+        ctx.save_for_backward(x)
+        ctx.meta = (axes, keepdim, dof, take_sqrt)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dev = data - data.sum(axis=axes, keepdims=True) / count
+            var = np.asarray((dev * dev).sum(axis=axes, keepdims=keepdim) / dof, dtype=data.dtype)
+            return np.sqrt(var) if take_sqrt else var
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        axes, keepdim, dof, take_sqrt = ctx.meta
+        shape = x._data.shape
+        dev = x - mean(x, axes, keepdim=True)
+        g = expand_reduced(grad, shape, axes, keepdim)
+        if not take_sqrt:
+            return g * 2 * dev / dof, None, None, None, None
+        # d std = d var / (2 std); torch gives 0 (not nan) where std == 0.
+        std = expand_reduced(ctx.output(0), shape, axes, keepdim)
+        zero = std._data == 0
+        g = g / (std + _const(zero, std)) * _const(~zero, std)
+        return g * dev / dof, None, None, None, None
+
+
+def _var_args(input: Tensor, dim, unbiased, correction, name: str):
+    """Sort out torch's two var/std signatures: (dim, unbiased, keepdim) and correction=."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both "
+                        "'unbiased' and 'correction'; pass only one of them")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return reduce_dims(input, dim), correction
+
+
+def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction=None) -> Tensor:
+    axes, correction = _var_args(input, dim, unbiased, correction, "var")
+    return Var.apply(input, axes, correction, keepdim, False)
+
+
+def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction=None) -> Tensor:
+    axes, correction = _var_args(input, dim, unbiased, correction, "std")
+    return _named(Var.apply(input, axes, correction, keepdim, True), "StdBackward0")
+
+
+def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction=None) -> tuple:
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim, keepdim))
+
+
+def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction=None) -> tuple:
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim, keepdim))
+
+
+# ---------------------------------------------------------------- max, min and friends
+class Extremum(Function):
+    """amax / amin / max() / min() / median(): a reduction whose result is one of the input
+    values. The gradient is shared evenly among the entries equal to the result; with
+    `nan_shared` (max(), min(), median()) a NaN result shares it among the NaN entries."""
+    backward_name = "AmaxBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, x, fn, axes, keepdim, nan_shared):
+        ctx.save_for_backward(x)
+        ctx.meta = (axes, keepdim, nan_shared)
+        return np.asarray(fn(x._data, axis=axes, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        axes, keepdim, nan_shared = ctx.meta
+        data = x._data
+        out = _kept(ctx.output(0)._data, data.ndim, axes, keepdim)
+        mask = data == out
+        if nan_shared:
+            mask = np.where(np.isnan(out), np.isnan(data), mask)
+        mask = mask.astype(grad._data.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = mask / mask.sum(axis=axes, keepdims=True)
+        g = expand_reduced(grad, data.shape, axes, keepdim)
+        return g * _const(share, g), None, None, None, None
+
+
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    axes = reduce_dims(input, dim)
+    _check_nonempty("amax", input, axes)
+    return Extremum.apply(input, np.amax, axes, keepdim, False)
+
+
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    axes = reduce_dims(input, dim)
+    _check_nonempty("amin", input, axes)
+    return _named(Extremum.apply(input, np.amin, axes, keepdim, False), "AminBackward0")
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
+    axes = reduce_dims(input, dim)
+    if axes is None and input._data.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if axes is not None and input._data.shape[axes[0]] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {axes[0]} to have non-zero size.")
+    low = Extremum.apply(input, np.amin, axes, keepdim, False)
+    high = Extremum.apply(input, np.amax, axes, keepdim, False)
+    return return_types.aminmax(_named(low, "AminmaxBackward0"),
+                                _named(high, "AminmaxBackward0"))
+
+
+def _value_and_index(input: Tensor, dim: int, keepdim: bool, name: str, arg_fn,
+                     result_type) -> tuple:
+    """(values, indices) of a reduction over one dim that picks an entry (max, min,
+    median...). `arg_fn(data, axis)` returns the chosen indices with `axis` kept (size 1)."""
+    axis = input._wrap_dim(dim)
+    data = input._data
+    if data.ndim == 0:
+        return result_type(_named(input.clone(), name), Tensor._wrap(np.zeros((), np.int64)))
+    index = arg_fn(data, axis)
+    values = _named(take_along(input, index, axis, keepdim), name)
+    return result_type(values, Tensor._wrap(index if keepdim else index.squeeze(axis)))
+
+
+def _extreme(input: Tensor, dim, keepdim: bool, name: str, value_fn, arg_fn):
+    if dim is None:
+        _check_nonempty(name, input, None)
+        return _named(Extremum.apply(input, value_fn, None, False, True),
+                      name.capitalize() + "Backward1")
+    _check_nonempty(name, input, (input._wrap_dim(dim),))
+    return _value_and_index(input, dim, keepdim, name.capitalize() + "Backward0",
+                            lambda data, axis: np.expand_dims(arg_fn(data, axis=axis), axis),
+                            getattr(return_types, name))
+
+
+def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    """max(input) -> value; max(input, dim) -> (values, indices); max(input, other) ->
+    elementwise maximum."""
+    if isinstance(dim, Tensor):
+        from . import pointwise
+        return pointwise.maximum(input, dim, out=out)
+    if out is not None:
+        raise NotImplementedError("ember's max() does not support the 'out' argument")
+    return _extreme(input, dim, keepdim, "max", np.amax, np.argmax)
+
+
+def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    """min(input) -> value; min(input, dim) -> (values, indices); min(input, other) ->
+    elementwise minimum."""
+    if isinstance(dim, Tensor):
+        from . import pointwise
+        return pointwise.minimum(input, dim, out=out)
+    if out is not None:
+        raise NotImplementedError("ember's min() does not support the 'out' argument")
+    return _extreme(input, dim, keepdim, "min", np.amin, np.argmin)
+
+
+def _arg(input: Tensor, dim, keepdim: bool, name: str, fn) -> Tensor:
+    data = input._data
+    if dim is None:
+        _check_nonempty(name, input, None, full_error=IndexError, specify_hint=False)
+        return Tensor._wrap(np.asarray(fn(data, axis=None, keepdims=keepdim)))
+    axis = input._wrap_dim(dim)
+    if data.ndim == 0:
+        return Tensor._wrap(np.zeros((), np.int64))
+    _check_nonempty(name, input, (axis,))
+    return Tensor._wrap(np.asarray(fn(data, axis=axis, keepdims=keepdim)))
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the first maximal value (of the flattened input when dim is None)."""
+    return _arg(input, dim, keepdim, "argmax", np.argmax)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the first minimal value (of the flattened input when dim is None)."""
+    return _arg(input, dim, keepdim, "argmin", np.argmin)
+
+
+# ---------------------------------------------------------------- logsumexp, norm
+class LogSumExp(Function):
+    backward_name = "LogsumexpBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, x, axes, keepdim):
+        ctx.save_for_backward(x)
+        ctx.meta = (axes, keepdim)
+        data = to_float(x)
+        # Subtract the maximum so exp() cannot overflow; an infinite maximum is left alone.
+        top = np.max(data, axis=axes, keepdims=True, initial=-np.inf)
+        top = np.where(np.isfinite(top), top, 0).astype(data.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.log(np.exp(data - top).sum(axis=axes, keepdims=True)) + top
+        return out if keepdim else out.reshape(np.sum(out, axis=axes).shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        axes, keepdim = ctx.meta
+        shape = x._data.shape
+        out = expand_reduced(ctx.output(0), shape, axes, keepdim)
+        return expand_reduced(grad, shape, axes, keepdim) * (x - out).exp(), None, None
+
+
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    return LogSumExp.apply(input, reduce_dims(input, dim), keepdim)
+
+
+class VectorNorm(Function):
+    backward_name = "LinalgVectorNormBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, x, ord, axes, keepdim, dtype):
+        data = x._data if dtype is None else x._data.astype(dtype.numpy)
+        ctx.save_for_backward(x)
+        ctx.meta = (ord, axes, keepdim)
+        size = np.abs(data)
+        if ord == np.inf:
+            out = np.amax(size, axis=axes, keepdims=keepdim)
+        elif ord == -np.inf:
+            out = np.amin(size, axis=axes, keepdims=keepdim)
+        elif ord == 0:
+            out = (size != 0).sum(axis=axes, keepdims=keepdim)
+        elif ord == 1:
+            out = size.sum(axis=axes, keepdims=keepdim)
+        elif ord == 2:
+            out = np.sqrt((size * size).sum(axis=axes, keepdims=keepdim))
+        else:
+            out = (size ** ord).sum(axis=axes, keepdims=keepdim) ** (1.0 / ord)
+        return np.asarray(out, dtype=size.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        ord, axes, keepdim = ctx.meta
+        none = (None,) * 4
+        if ord == 0:
+            return (None,) + none
+        if x.dtype != grad.dtype:
+            x = x.to(grad.dtype)
+        shape = x._data.shape
+        g = expand_reduced(grad, shape, axes, keepdim)
+        if ord == 1:
+            return (g * x.sign(),) + none
+        norm = expand_reduced(ctx.output(0), shape, axes, keepdim)
+        if ord in (np.inf, -np.inf):
+            # Shared evenly among the entries whose size is the norm, with their sign.
+            mask = (np.abs(x._data) == norm._data).astype(x._data.dtype)
+            share = mask / mask.sum(axis=axes, keepdims=True)
+            return (g * x.sign() * _const(share, x),) + none
+        # d/dx (sum |x|^p)^(1/p) = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0.
+        nonzero = norm._data != 0
+        scale = g / (norm + _const(~nonzero, norm)) ** (ord - 1) * _const(nonzero, norm)
+        if ord == 2:
+            return (x * scale,) + none
+        zero = x._data == 0
+        size = x.abs() + _const(zero, x)
+        return (x.sign() * size ** (ord - 1) * _const(~zero, x) * scale,) + none
+
+
+def _check_norm_input(input: Tensor, ord, axes) -> None:
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_type_name(input)}")
+    if ord in (np.inf, -np.inf) and input._data.size == 0:
+        if axes is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
+                               "tensor because the operation does not have an identity")
+        for a in axes:
+            if input._data.shape[a] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
+                                   f"dimension {a}because this dimension is empty and the "
+                                   "operation does not have an identity")
+
+
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
+         dtype=None) -> Tensor:
+    """The vector p-norm over `dim` (all entries when None). p: a number, inf, -inf, or 'fro'
+    (the 2-norm over all entries or over one or two dims)."""
+    if isinstance(p, str):
+        if p == "nuc":
+            raise NotImplementedError("ember's norm() does not support p='nuc' (nuclear norm) "
+                                      "yet; use p='fro' or a number")
+        if p != "fro":
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        if isinstance(dim, (tuple, list)) and len(dim) > 2:
+            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               + " ".join(str(d) for d in dim))
+        p = 2
+    axes = reduce_dims(input, dim)
+    _check_norm_input(input, p, axes)
+    return _with_out(VectorNorm.apply(input, float(p), axes, keepdim, dtype), out)
+
+
+# ---------------------------------------------------------------- cumulative ops
+class Cumsum(Function):
+    backward_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, axis, dtype):
+        ctx.axis = axis
+        data = x._data
+        if data.ndim == 0:
+            return data.astype(_accumulate_dtype(x, dtype) or data.dtype)
+        return np.cumsum(data, axis=axis, dtype=_accumulate_dtype(x, dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _reverse_cumsum(grad, ctx.axis), None, None
+
+
+def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    return Cumsum.apply(input, input._wrap_dim(dim), dtype)
+
+
+class Cumprod(Function):
+    backward_name = "CumprodBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, x, axis, dtype):
+        ctx.axis = axis
+        ctx.save_for_backward(x)
+        data = x._data
+        if data.ndim == 0:
+            return data.astype(_accumulate_dtype(x, dtype) or data.dtype)
+        return np.cumprod(data, axis=axis, dtype=_accumulate_dtype(x, dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        axis = ctx.axis
+        if x.ndim == 0:
+            return grad, None, None
+        if x.dtype != grad.dtype:
+            x = x.to(grad.dtype)
+        out = ctx.output(0)
+        zero = x._data == 0
+        if not zero.any():
+            return _reverse_cumsum(grad * out, axis) / x, None, None
+        # d out_j / d x_i = out_j / x_i for i before the first zero of the slice; at the
+        # first zero it is the product of the other entries up to j; after it, 0.
+        seen = np.cumsum(zero, axis=axis)
+        before = seen == 0
+        first = zero & (seen == 1)
+        safe_x = x * _const(before, x) + _const(~before, x)
+        result = _reverse_cumsum(grad * out, axis) / safe_x * _const(before, x)
+        skip_first = cumprod(x * _const(~first, x) + _const(first, x), axis)
+        at_first = _reverse_cumsum(grad * skip_first * _const(seen >= 1, x), axis)
+        return result + at_first * _const(first, x), None, None
+
+
+def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    return Cumprod.apply(input, input._wrap_dim(dim), dtype)
+
+
+def _cumulative_extreme(input: Tensor, dim: int, name: str, ufunc):
+    """cummax / cummin: running extreme and where it was attained. Like torch, an equal
+    later entry takes over the index, and a NaN holds both from where it appears."""
+    axis = input._wrap_dim(dim)
+    data = input._data
+    result_type = getattr(return_types, name)
+    backward_name = name.capitalize() + "Backward0"
+    if data.ndim == 0:
+        return result_type(_named(input.clone(), backward_name),
+                           Tensor._wrap(np.zeros((), np.int64)))
+    running = ufunc.accumulate(data, axis=axis)
+    attained = (data == running) | _isnan(data)
+    positions = np.arange(data.shape[axis]).reshape([-1 if d == axis else 1
+                                                     for d in range(data.ndim)])
+    index = np.maximum.accumulate(np.where(attained, positions, 0), axis=axis)
+    return result_type(_named(take_along(input, index, axis), backward_name),
+                       Tensor._wrap(index.astype(np.int64)))
+
+
+def cummax(input: Tensor, dim: int):
+    return _cumulative_extreme(input, dim, "cummax", np.maximum)
+
+
+def cummin(input: Tensor, dim: int):
+    return _cumulative_extreme(input, dim, "cummin", np.minimum)
+
+
+class LogCumSumExp(Function):
+    backward_name = "LogcumsumexpBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, x, axis):
+        data = x._data
+        if data.dtype.kind in "biu":
+            raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                      f"'{_type_name(x)}'")
+        ctx.save_for_backward(x)
+        ctx.axis = axis
+        return data.copy() if data.ndim == 0 else np.logaddexp.accumulate(data, axis=axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        axis = ctx.axis
+        if x.ndim == 0:
+            return grad, None
+        out = ctx.output(0)
+        # grad_i = sum_{j>=i} g_j exp(x_i - out_j), computed in log space separately for the
+        # positive and negative g_j so that it stays finite (torch's formulation).
+        lowest = np.finfo(grad._data.dtype).min
+        g = grad._data
+        log_size = (grad.abs() + _const(g == 0, grad)).log()
+
+        def part(mask):
+            log_g = log_size * _const(mask, grad) + _const(np.where(mask, 0, lowest), grad)
+            tail = _flip(logcumsumexp(_flip(log_g - out, axis), axis), axis)
+            return (tail + x).exp()
+        return part(g > 0) - part(g < 0), None
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    return LogCumSumExp.apply(input, input._wrap_dim(dim))
+
+
+# ---------------------------------------------------------------- logical reductions
+def _logical(input: Tensor, dim, keepdim: bool, fn) -> Tensor:
+    out = np.asarray(fn(input._data, axis=reduce_dims(input, dim), keepdims=keepdim))
+    # torch keeps uint8 for uint8 input; every other dtype gives bool.
+    return Tensor._wrap(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
+
+
+def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return _logical(input, dim, keepdim, np.any)
+
+
+def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return _logical(input, dim, keepdim, np.all)
+
+
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    counts = np.count_nonzero(input._data, axis=reduce_dims(input, dim))
+    return Tensor._wrap(np.asarray(counts, dtype=np.int64))
