@@ -1,0 +1,20 @@
+"""ember.optim: optimizers, learning-rate schedulers and weight averaging (torch.optim)."""
+from . import lr_scheduler, swa_utils  # noqa: F401
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .asgd import ASGD
+from .lbfgs import LBFGS
+from .nadam import NAdam
+from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .rprop import Rprop
+from .sgd import SGD
+from .sparse_adam import SparseAdam
+
+__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam",
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler",
+           "swa_utils"]

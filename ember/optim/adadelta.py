@@ -1,0 +1,56 @@
+"""Adadelta: steps scaled by running averages of squared gradients and squared updates."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, _view, _check, _grad, _params_with_grad, _scalar, _state_zeros,
+                        _step_counter)
+
+__all__ = ["Adadelta"]
+
+
+class Adadelta(Optimizer):
+    """Adadelta (torch.optim.Adadelta)."""
+
+    def __init__(self, params, lr: float | Tensor = 1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0, foreach: bool | None = None, *,
+                 capturable: bool = False, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= rho <= 1.0, f"Invalid rho value: {rho}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        capturable=capturable, foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            rho, eps, weight_decay = group["rho"], group["eps"], group["weight_decay"]
+            for p in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _step_counter()
+                    state["square_avg"] = _state_zeros(p)
+                    state["acc_delta"] = _state_zeros(p)
+                param, g = _view(p), _grad(p, group["maximize"])
+                square_avg, acc_delta = _view(state["square_avg"]), _view(state["acc_delta"])
+                state["step"]._data += 1
+                if weight_decay != 0:
+                    g = g + weight_decay * param
+                square_avg *= rho
+                square_avg += (1 - rho) * g * g
+                std = np.sqrt(square_avg + eps)
+                delta = np.sqrt(acc_delta + eps)
+                delta /= std
+                delta *= g
+                acc_delta *= rho
+                acc_delta += (1 - rho) * delta * delta
+                param += -lr * delta
+                p._vc[0] += 1
+        return loss

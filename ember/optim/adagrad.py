@@ -1,0 +1,63 @@
+"""Adagrad: per-coordinate steps scaled by the root of the summed squared gradients."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, _view, _check, _grad, _params_with_grad, _scalar, _state_zeros,
+                        _step_counter)
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad (torch.optim.Adagrad)."""
+
+    def __init__(self, params, lr: float | Tensor = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0,
+                 eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= lr_decay, f"Invalid lr_decay value: {lr_decay}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= initial_accumulator_value,
+               f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        # Adagrad creates its state up front (so it can be shared before the first step).
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = _step_counter()
+                state["sum"] = _state_zeros(p, group["initial_accumulator_value"])
+
+    def share_memory(self) -> None:
+        """No-op: ember's state lives in ordinary process memory."""
+
+    def step(self, closure: Callable | None = None):
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            eps, weight_decay, lr_decay = group["eps"], group["weight_decay"], group["lr_decay"]
+            for p in _params_with_grad(group):
+                state = self.state[p]
+                param, g = _view(p), _grad(p, group["maximize"])
+                state_sum = _view(state["sum"])
+                state["step"]._data += 1
+                step = float(state["step"]._data)
+                if weight_decay != 0:
+                    g = g + weight_decay * param
+                clr = lr / (1 + (step - 1) * lr_decay)
+                state_sum += 1 * g * g
+                std = np.sqrt(state_sum)
+                std += eps
+                update = -clr * g
+                update /= std
+                param += update
+                p._vc[0] += 1
+        return loss

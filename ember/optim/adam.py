@@ -1,0 +1,91 @@
+"""Adam (with AMSGrad and optional decoupled weight decay, which makes it AdamW)."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, _view, _check, _grad, _lerp_, _params_with_grad, _scalar,
+                        _state_zeros, _step_counter)
+
+__all__ = ["Adam"]
+
+
+def _check_adam_args(lr, betas, eps, weight_decay) -> None:
+    """The argument checks Adam, AdamW, Adamax, NAdam and RAdam share."""
+    _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+    _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+    _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+    _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+    _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adam(Optimizer):
+    """Adam (torch.optim.Adam). foreach, capturable, differentiable and fused are
+    accepted: on ember's CPU path they all compute the same update."""
+
+    def __init__(self, params, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
+        _check_adam_args(lr, betas, eps, weight_decay)
+        if isinstance(betas[0], Tensor) != isinstance(betas[1], Tensor):
+            raise ValueError("betas must be either both floats or both Tensors")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def _init_state(self, p: Tensor, amsgrad: bool) -> dict:
+        state = self.state[p]
+        if not state:
+            state["step"] = _step_counter()
+            state["exp_avg"] = _state_zeros(p)
+            state["exp_avg_sq"] = _state_zeros(p)
+            if amsgrad:
+                state["max_exp_avg_sq"] = _state_zeros(p)
+        return state
+
+    def step(self, closure: Callable | None = None):
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            beta1, beta2 = (_scalar(b) for b in group["betas"])
+            weight_decay, eps, amsgrad = group["weight_decay"], group["eps"], group["amsgrad"]
+            for p in _params_with_grad(group):
+                state = self._init_state(p, amsgrad)
+                param, g = _view(p), _grad(p, group["maximize"])
+                exp_avg, exp_avg_sq = _view(state["exp_avg"]), _view(state["exp_avg_sq"])
+                state["step"]._data += 1
+                step = float(state["step"]._data)
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        param *= 1 - lr * weight_decay
+                    else:
+                        g = g + weight_decay * param
+                _lerp_(exp_avg, g, 1 - beta1)
+                exp_avg_sq *= beta2
+                exp_avg_sq += (1 - beta2) * g * g
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+                second = exp_avg_sq
+                if amsgrad:
+                    second = _view(state["max_exp_avg_sq"])
+                    np.maximum(second, exp_avg_sq, out=second)
+                denom = np.sqrt(second)
+                denom /= bias_correction2_sqrt
+                denom += eps
+                update = (-lr / bias_correction1) * exp_avg
+                update /= denom
+                param += update
+                p._vc[0] += 1
+        return loss

@@ -1,0 +1,55 @@
+"""Adamax: Adam with the infinity norm in place of the second moment."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .._tensor import Tensor
+from .adam import _check_adam_args
+from .optimizer import (Optimizer, _view, _grad, _lerp_, _params_with_grad, _scalar, _state_zeros,
+                        _step_counter)
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """Adamax (torch.optim.Adamax)."""
+
+    def __init__(self, params, lr: float | Tensor = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False,
+                 capturable: bool = False) -> None:
+        _check_adam_args(lr, betas, eps, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            beta1, beta2 = group["betas"]
+            eps, weight_decay = group["eps"], group["weight_decay"]
+            for p in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _step_counter()
+                    state["exp_avg"] = _state_zeros(p)
+                    state["exp_inf"] = _state_zeros(p)
+                param, g = _view(p), _grad(p, group["maximize"])
+                exp_avg, exp_inf = _view(state["exp_avg"]), _view(state["exp_inf"])
+                state["step"]._data += 1
+                if weight_decay != 0:
+                    g = g + weight_decay * param
+                _lerp_(exp_avg, g, 1 - beta1)
+                exp_inf *= beta2
+                np.maximum(exp_inf, np.abs(g) + eps, out=exp_inf)
+                clr = lr / (1 - beta1 ** float(state["step"]._data))
+                update = -clr * exp_avg
+                update /= exp_inf
+                param += update
+                p._vc[0] += 1
+        return loss

@@ -1,0 +1,58 @@
+"""ASGD: SGD with a decaying step size plus a running (Polyak) average of the iterates."""
+from __future__ import annotations
+
+from typing import Callable
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, _view, _check, _grad, _params_with_grad, _scalar, _state_zeros,
+                        _step_counter)
+
+__all__ = ["ASGD"]
+
+
+class ASGD(Optimizer):
+    """Averaged SGD (torch.optim.ASGD); the average is state['ax']."""
+
+    def __init__(self, params, lr: float | Tensor = 1e-2, lambd: float = 1e-4,
+                 alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
+            weight_decay = group["weight_decay"]
+            for p in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _step_counter()
+                    state["eta"] = _step_counter(lr)
+                    state["mu"] = _step_counter(1.0)
+                    state["ax"] = _state_zeros(p)
+                param, g = _view(p), _grad(p, group["maximize"])
+                ax, eta, mu = _view(state["ax"]), state["eta"]._data, state["mu"]._data
+                state["step"]._data += 1
+                if weight_decay != 0:
+                    g = g + weight_decay * param
+                eta_value = float(eta)
+                param *= 1 - lambd * eta_value
+                param += -eta_value * g
+                p._vc[0] += 1
+                if float(mu) != 1:
+                    diff = param - ax
+                    diff *= mu
+                    ax += diff
+                else:
+                    ax[...] = param
+                step = float(state["step"]._data)
+                eta[...] = lr / ((1 + lambd * lr * step) ** alpha)
+                mu[...] = 1 / max(1, step - t0)
+        return loss

@@ -1,0 +1,73 @@
+"""RAdam: Adam whose adaptive step is switched on once its variance is tractable."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .._tensor import Tensor
+from .adam import _check_adam_args
+from .optimizer import (Optimizer, _view, _grad, _lerp_, _params_with_grad, _scalar, _state_zeros,
+                        _step_counter)
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """RAdam (torch.optim.RAdam); decoupled_weight_decay=True gives RAdamW."""
+
+    def __init__(self, params, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False) -> None:
+        _check_adam_args(lr, betas, eps, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            beta1, beta2 = group["betas"]
+            eps, weight_decay = group["eps"], group["weight_decay"]
+            for p in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _step_counter()
+                    state["exp_avg"] = _state_zeros(p)
+                    state["exp_avg_sq"] = _state_zeros(p)
+                param, g = _view(p), _grad(p, group["maximize"])
+                exp_avg, exp_avg_sq = _view(state["exp_avg"]), _view(state["exp_avg_sq"])
+                state["step"]._data += 1
+                step = float(state["step"]._data)
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        param *= 1 - lr * weight_decay
+                    else:
+                        g = g + weight_decay * param
+                _lerp_(exp_avg, g, 1 - beta1)
+                exp_avg_sq *= beta2
+                exp_avg_sq += (1 - beta2) * g * g
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2 = 1 - beta2 ** step
+                update = exp_avg / bias_correction1
+                update *= lr
+                # rho: length of the approximated simple moving average of the 2nd moment.
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+                if rho_t > 5.0:
+                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                            / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    adaptive = np.sqrt(exp_avg_sq)
+                    adaptive += eps
+                    np.reciprocal(adaptive, out=adaptive)
+                    adaptive *= bias_correction2 ** 0.5
+                    update *= adaptive
+                    update *= rect
+                param -= update
+                p._vc[0] += 1
+        return loss

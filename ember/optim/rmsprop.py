@@ -1,0 +1,70 @@
+"""RMSprop: steps divided by a running root-mean-square of the gradients."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, _view, _check, _grad, _lerp_, _params_with_grad, _scalar,
+                        _state_zeros, _step_counter)
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """RMSprop (torch.optim.RMSprop), optionally centered and with momentum."""
+
+    def __init__(self, params, lr: float | Tensor = 1e-2, alpha: float = 0.99,
+                 eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
+                 centered: bool = False, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= momentum, f"Invalid momentum value: {momentum}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= alpha, f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            alpha, eps, weight_decay = group["alpha"], group["eps"], group["weight_decay"]
+            momentum, centered = group["momentum"], group["centered"]
+            for p in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _step_counter()
+                    state["square_avg"] = _state_zeros(p)
+                    if momentum > 0:
+                        state["momentum_buffer"] = _state_zeros(p)
+                    if centered:
+                        state["grad_avg"] = _state_zeros(p)
+                param, g = _view(p), _grad(p, group["maximize"])
+                square_avg = _view(state["square_avg"])
+                state["step"]._data += 1
+                if weight_decay != 0:
+                    g = g + weight_decay * param
+                square_avg *= alpha
+                square_avg += (1 - alpha) * g * g
+                if centered:
+                    grad_avg = _view(state["grad_avg"])
+                    _lerp_(grad_avg, g, 1 - alpha)
+                    avg = np.sqrt(square_avg + -1 * grad_avg * grad_avg)
+                else:
+                    avg = np.sqrt(square_avg)
+                avg += eps
+                if momentum > 0:
+                    buf = _view(state["momentum_buffer"])
+                    buf *= momentum
+                    buf += g / avg
+                    param += -lr * buf
+                else:
+                    param += -lr * g / avg
+                p._vc[0] += 1
+        return loss
