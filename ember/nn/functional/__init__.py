@@ -5,3 +5,4 @@ from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403

@@ -1,0 +1,186 @@
+"""Normalisation: batch_norm, instance_norm, layer_norm, group_norm.
+
+All four reduce to one fused primitive, `Normalize`: subtract the mean and divide by
+the standard deviation over some axes, then apply an optional elementwise affine.
+Its backward uses the saved normalised input; when the backward itself is being
+recorded (create_graph=True) it recomputes the statistics with ember ops instead, so
+second derivatives flow through the mean and variance as well.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ...autograd.grad_mode import STATE as GRAD_STATE
+from ...autograd.grad_mode import no_grad
+
+__all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm"]
+
+_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+
+
+def _stats(x: np.ndarray, axes: tuple):
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    var = np.mean(np.square(centered), axis=axes, keepdims=True)
+    return mean, var, centered
+
+
+class Normalize(Function):
+    """y = (x - mean) / sqrt(var + eps) * weight + bias, statistics over `axes`.
+
+    weight and bias (or None) broadcast against x. Also returns the batch mean and
+    biased variance (non-differentiable), which batch norm uses for running stats.
+    """
+    backward_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, axes, eps):
+        data = x._data
+        compute = data.astype(np.float32) if data.dtype in _LOW_PRECISION else data
+        mean, var, centered = _stats(compute, axes)
+        invstd = 1.0 / np.sqrt(var + eps)
+        xhat = centered * invstd
+        y = xhat
+        if weight is not None:
+            y = y * weight._data
+        if bias is not None:
+            y = y + bias._data
+        ctx.axes, ctx.eps = axes, eps
+        ctx.xhat = Tensor._wrap(xhat)
+        ctx.invstd = Tensor._wrap(invstd)
+        ctx.save_for_backward(x, weight)
+        mean_out, var_out = mean.reshape(-1), var.reshape(-1)
+        ctx.mark_non_differentiable(mean_out, var_out)
+        return y.astype(data.dtype, copy=False), mean_out, var_out
+
+    @staticmethod
+    def backward(ctx, grad, _grad_mean, _grad_var):
+        x, weight = ctx.saved_tensors
+        axes = ctx.axes
+        if GRAD_STATE.enabled:
+            # Recording the backward: rebuild the statistics from x differentiably.
+            mean = x.mean(axes, keepdim=True)
+            centered = x - mean
+            invstd = ((centered * centered).mean(axes, keepdim=True) + ctx.eps).rsqrt()
+            xhat = centered * invstd
+        else:
+            xhat, invstd = ctx.xhat, ctx.invstd
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        g_xhat = grad * weight if weight is not None else grad
+        grad_x = None
+        if need_x:
+            grad_x = invstd * (g_xhat - g_xhat.mean(axes, keepdim=True)
+                               - xhat * (g_xhat * xhat).mean(axes, keepdim=True))
+        # Full-size products: the engine sums them down to the parameters' shapes.
+        grad_w = grad * xhat if need_w else None
+        grad_b = grad if need_b else None
+        return grad_x, grad_w, grad_b, None, None
+
+
+def _channel_shape(x: Tensor) -> tuple:
+    """(1, C, 1, ...) to broadcast per-channel parameters over an (N, C, *) input."""
+    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
+
+
+def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel over the batch (training) or with the running stats (eval)."""
+    if input.ndim < 2:
+        raise ValueError(f"Expected 2D or 3D input (got {input.ndim}D input)")
+    shape = _channel_shape(input)
+    w = weight.reshape(shape) if weight is not None else None
+    b = bias.reshape(shape) if bias is not None else None
+    if training:
+        count = input.numel() // input.shape[1]
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape}")
+        axes = (0,) + tuple(range(2, input.ndim))
+        y, mean, var = Normalize.apply(input, w, b, axes, eps)
+        if running_mean is not None:
+            _update_running(running_mean, mean, momentum)
+        if running_var is not None:
+            _update_running(running_var, var * (count / (count - 1)), momentum)
+        return y
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    scale = (running_var.reshape(shape) + eps).rsqrt()
+    if w is not None:
+        scale = scale * w
+    y = (input - running_mean.reshape(shape)) * scale
+    return y + b if b is not None else y
+
+
+def _update_running(stat: Tensor, batch_value: Tensor, momentum: float) -> None:
+    with no_grad():
+        data = stat._data
+        data *= 1 - momentum
+        data += momentum * batch_value._data.astype(data.dtype, copy=False)
+        stat._vc[0] += 1
+
+
+def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats: bool = True, momentum: float = 0.1,
+                  eps: float = 1e-5) -> Tensor:
+    """Normalise each (sample, channel) over its spatial positions."""
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    n, c = input.shape[:2]
+    axes = tuple(range(2, input.ndim))
+    if input.numel() // (n * c) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
+    shape = _channel_shape(input)
+    w = weight.reshape(shape) if weight is not None else None
+    b = bias.reshape(shape) if bias is not None else None
+    y, mean, var = Normalize.apply(input, w, b, axes, eps)
+    if running_mean is not None:
+        _update_running(running_mean, mean.reshape(n, c).mean(0), momentum)
+    if running_var is not None:
+        count = input.numel() // (n * c)
+        unbiased = var.reshape(n, c).mean(0) * (count / (count - 1))
+        _update_running(running_var, unbiased, momentum)
+    return y
+
+
+def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing `normalized_shape` dimensions of each sample."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.ndim - k:]) != normalized_shape or k > input.ndim:
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
+            f"{list(input.shape)}")
+    axes = tuple(range(input.ndim - k, input.ndim))
+    y, _, _ = Normalize.apply(input, weight, bias, axes, eps)
+    if y._grad_fn is not None:
+        y._grad_fn.backward_name = "NativeLayerNormBackward0"
+    return y
+
+
+def group_norm(input: Tensor, num_groups: int, weight=None, bias=None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each sample over groups of channels, then apply a per-channel affine."""
+    n, c = input.shape[:2]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    grouped = input.reshape(n, num_groups, -1)
+    y, _, _ = Normalize.apply(grouped, None, None, (2,), eps)
+    if y._grad_fn is not None:
+        y._grad_fn.backward_name = "NativeGroupNormBackward0"
+    y = y.reshape(input.shape)
+    shape = _channel_shape(input)
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
