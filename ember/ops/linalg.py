@@ -1,5 +1,16 @@
-"""Matrix products. All of them reach NumPy's BLAS-backed matmul."""
+"""Matrix and tensor products: matmul and its relatives, einsum and everything built on it.
+
+Two primitives carry the work:
+- `MatMul` for matmul/mm/bmm/mv/dot (NumPy's BLAS-backed matmul);
+- `Einsum`, a contraction written as an einsum equation. Its backward is again an einsum
+  (the gradient contracted with the other operands), so every op expressed as a
+  contraction (outer, inner, tensordot, kron, trace, addmm's product...) gets its
+  gradient, and double backward, from one rule.
+Ops the user calls by other names get torch's grad_fn names via `_named`.
+"""
 from __future__ import annotations
+
+import string
 
 import numpy as np
 
@@ -7,35 +18,51 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .pointwise import float_math
+from .shape import _named
 
-METHODS = ["matmul", "mm", "bmm"]
+METHODS = ["matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "addr", "outer",
+           "ger", "dot", "vdot", "inner", "mv", "kron", "cross", "trace", "diag",
+           "det", "inverse", "logdet", "slogdet", "cholesky"]
+INPLACE = ["addmm", "addmv", "addbmm", "baddbmm", "addr"]
 
-__all__ = ["matmul", "mm", "bmm"]
+__all__ = ["matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "addr", "einsum",
+           "outer", "ger", "dot", "vdot", "inner", "mv", "tensordot", "kron", "cross", "trace",
+           "diag", "chain_matmul", "cdist", "det", "inverse", "logdet", "slogdet",
+           "cholesky"]
+
+_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
 
 
-def _check_same_dtype(a: Tensor, b: Tensor, opname: str) -> None:
+def _check_same_dtype(a: Tensor, b: Tensor) -> None:
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{a.dtype.name} != {b.dtype.name}" if opname != "dot" else
-                           f"dot : expected both vectors to have same dtype, but found "
-                           f"{a.dtype.name.capitalize()} and {b.dtype.name.capitalize()}")
+                           f"{a.dtype.name} != {b.dtype.name}")
 
 
 def _shape_error(a: Tensor, b: Tensor) -> RuntimeError:
     sa, sb = a._data.shape, b._data.shape
     if len(sa) == 2 and len(sb) == 2 or len(sa) == 1 or len(sb) == 1:
-        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0] if len(sa) > 1 else 1}"
-                            f"x{sa[-1]} and {sb[0]}x{sb[-1] if len(sb) > 1 else 1})")
+        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                            f"({sa[0] if len(sa) > 1 else 1}x{sa[-1]} and "
+                            f"{sb[0]}x{sb[-1] if len(sb) > 1 else 1})")
     return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                         f"[{sb[0]}, {sa[-1]}] but got: [{sb[0]}, {sb[-2]}].")
 
 
+def _in_float32(fn, *arrays):
+    """Run `fn` on the arrays, computing float16/bfloat16 in float32 and rounding back."""
+    if arrays[0].dtype in _LOW_PRECISION:
+        return fn(*(a.astype(np.float32) for a in arrays)).astype(arrays[0].dtype)
+    return fn(*arrays)
+
+
+# ---------------------------------------------------------------- matmul
 class MatMul(Function):
     backward_name = "MmBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
-        _check_same_dtype(a, b, "matmul")
+        _check_same_dtype(a, b)
         x, y = a._data, b._data
         if x.ndim == 0 or y.ndim == 0:
             raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -43,7 +70,7 @@ class MatMul(Function):
         if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
             raise _shape_error(a, b)
         ctx.save_for_backward(a, b)
-        if x.dtype == _dtype.bfloat16.numpy or x.dtype == np.float16:
+        if x.dtype in _LOW_PRECISION:
             return float_math(np.matmul, x, y.astype(np.float32))
         return np.matmul(x, y)
 
@@ -70,18 +97,23 @@ class MatMul(Function):
         return grad_a, grad_b
 
 
+# torch dispatches matmul by the operands' ranks; the last op it runs names the grad_fn.
+_MATMUL_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (1, 2): "SqueezeBackward4",
+                 (2, 2): "MmBackward0"}
+
+
+def _with_out(result: Tensor, out) -> Tensor:
+    if out is None:
+        return result
+    from .pointwise import _with_out as copy_to_out
+    return copy_to_out(result, out)
+
+
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    result = MatMul.apply(input, other)
-    if result._grad_fn is not None:
-        nd = (input.ndim, other.ndim)
-        result._grad_fn.backward_name = ("MmBackward0" if nd == (2, 2) else
-                                         "DotBackward0" if nd == (1, 1) else
-                                         "MvBackward0" if nd == (2, 1) else
-                                         "BmmBackward0" if nd == (3, 3) else "UnsafeViewBackward0")
-    if out is not None:
-        from .pointwise import _with_out
-        return _with_out(result, out)
-    return result
+    nd = (input.ndim, other.ndim)
+    default = "CloneBackward0" if nd[0] == 2 and nd[1] >= 3 else "UnsafeViewBackward0"
+    result = _named(MatMul.apply(input, other), _MATMUL_NAMES.get(nd, default))
+    return _with_out(result, out)
 
 
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
@@ -97,4 +129,539 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    return matmul(input, mat2, out=out)
+    return _with_out(_named(MatMul.apply(input, mat2), "BmmBackward0"), out)
+
+
+def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
+                           f"({input.shape[0]}x{input.shape[1]}), vec ({vec.shape[0]})")
+    return _with_out(_named(MatMul.apply(input, vec), "MvBackward0"), out)
+
+
+def _check_vectors(input: Tensor, other: Tensor, name: str) -> None:
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
+                           "tensors")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and "
+                           f"src [{other.shape[0]}] to have the same number of elements, but "
+                           f"got {input.shape[0]} and {other.shape[0]} elements respectively")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+                           f"{input.dtype._legacy_name[:-6]} and "
+                           f"{other.dtype._legacy_name[:-6]}")
+
+
+def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
+    _check_vectors(input, tensor, "dot")
+    return _with_out(_named(MatMul.apply(input, tensor), "DotBackward0"), out)
+
+
+def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    _check_vectors(input, other, "vdot")
+    if input.is_complex():
+        return _with_out(Tensor._wrap(np.asarray(np.vdot(input._data, other._data))), out)
+    return _with_out(_named(MatMul.apply(input, other), "VdotBackward0"), out)
+
+
+# ---------------------------------------------------------------- einsum
+def _letters_from_sublist(sublist) -> str:
+    """einsum's sublist format: ints 0..51 name dimensions, Ellipsis stands for '...'."""
+    return "".join("..." if s is Ellipsis else string.ascii_letters[s] for s in sublist)
+
+
+def _sublist_equation(args) -> tuple:
+    """einsum(op0, [0, 1], op1, [1, 2], [0, 2]) -> ('ab,bc->ac', op0, op1)."""
+    operands, specs = list(args[0::2]), [_letters_from_sublist(s) for s in args[1::2]]
+    output = None
+    if len(specs) > len(operands):
+        output = specs.pop()
+    equation = ",".join(specs) + ("" if output is None else "->" + output)
+    return equation, operands
+
+
+def _parse_equation(equation: str, shapes: list) -> tuple:
+    """Spell out an einsum equation with one letter per dimension.
+
+    Returns (input label strings, output label string): '...' becomes letters unused in
+    the equation (right-aligned, like broadcasting) and an implicit output is made
+    explicit (labels used once, sorted, after the broadcast dimensions).
+    """
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    specs = lhs.split(",")
+    if len(specs) > len(shapes):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    if len(specs) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation")
+    spare = [c for c in string.ascii_uppercase + string.ascii_lowercase if c not in equation]
+    n_broadcast = max([len(shape) - len(spec.replace("...", ""))
+                       for spec, shape in zip(specs, shapes) if "..." in spec] + [0])
+    broadcast = "".join(spare[:n_broadcast])
+    inputs = []
+    for i, (spec, shape) in enumerate(zip(specs, shapes)):
+        named = len(spec.replace("...", ""))
+        if "..." in spec:
+            spec = spec.replace("...", broadcast[n_broadcast - (len(shape) - named):])
+        elif named != len(shape):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) "
+                               f"does not match the number of dimensions ({len(shape)}) for "
+                               f"operand {i} and no ellipsis was given")
+        inputs.append(spec)
+    if arrow:
+        output = rhs.replace("...", broadcast)
+        for label in output:
+            if not any(label in spec for spec in inputs):
+                raise RuntimeError(f"einsum(): output subscript {label} does not appear in the "
+                                   "equation for any input operand")
+    else:
+        joined = "".join(specs)
+        output = broadcast + "".join(sorted(c for c in set(joined) if joined.count(c) == 1
+                                            and c.isalpha()))
+    return inputs, output
+
+
+def _label_sizes(inputs: list, shapes: list) -> dict:
+    """The size of every label (size-1 dimensions broadcast), with torch's error."""
+    sizes = {}
+    for i, (spec, shape) in enumerate(zip(inputs, shapes)):
+        for label, n in zip(spec, shape):
+            seen = sizes.get(label, 1)
+            if n != seen and n != 1 and seen != 1:
+                raise RuntimeError(f"einsum(): subscript {label} has size {n} for operand {i} "
+                                   f"which does not broadcast with previously seen size {seen}")
+            sizes[label] = n if seen == 1 else seen
+    return sizes
+
+
+class Einsum(Function):
+    """A contraction given by an explicit equation (see `_parse_equation`)."""
+
+    backward_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, inputs, output, *operands):
+        ctx.spec = (inputs, output)
+        ctx.save_for_backward(*operands)
+        equation = ",".join(inputs) + "->" + output
+        arrays = [o._data for o in operands]
+        result = _in_float32(lambda *a: np.einsum(equation, *a, optimize=True), *arrays)
+        # NumPy returns views for pure relabellings ('ij->ji', 'ii->i'); torch copies.
+        if any(np.may_share_memory(result, a) for a in arrays):
+            result = result.copy()
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        inputs, output = ctx.spec
+        operands = ctx.saved_tensors
+        sizes = _label_sizes(inputs, [o._data.shape for o in operands])
+        grads = [None, None]
+        for i, need in enumerate(ctx.needs_input_grad[2:]):
+            grads.append(_operand_grad(i, grad, inputs, output, operands, sizes) if need
+                         else None)
+        return tuple(grads)
+
+
+def _operand_grad(i: int, grad: Tensor, inputs: list, output: str, operands, sizes) -> Tensor:
+    """Gradient of operand i: the output grad contracted with all the other operands.
+
+    Labels that only operand i uses were summed away in forward, so they come back by
+    contracting with a ones tensor; a label repeated within operand i (a diagonal) is
+    renamed and tied to its twin through an identity matrix.
+    """
+    target = inputs[i]
+    specs = [output] + [s for j, s in enumerate(inputs) if j != i]
+    tensors = [grad] + [o for j, o in enumerate(operands) if j != i]
+    elsewhere = set("".join(specs))
+    only_here = "".join(dict.fromkeys(c for c in target if c not in elsewhere))
+    const = lambda array: Tensor._wrap(array.astype(grad._data.dtype))  # noqa: E731
+    if only_here:
+        specs.append(only_here)
+        tensors.append(const(np.ones([sizes[c] for c in only_here])))
+    spare = iter(c for c in string.ascii_letters if c not in "".join(inputs) + output)
+    renamed = []
+    for label in target:
+        if label in renamed:
+            twin = next(spare)
+            specs.append(label + twin)
+            tensors.append(const(np.eye(sizes[label])))
+            label = twin
+        renamed.append(label)
+    return Einsum.apply(specs, "".join(renamed), *tensors)
+
+
+def _einsum_name(inputs: list, output: str) -> str:
+    """The grad_fn torch's einsum ends with: a sum, a permute, a product or a view."""
+    summed = set("".join(inputs)) - set(output)
+    if len(inputs) == 1:
+        return "SumBackward1" if summed else "PermuteBackward0"
+    return "ViewBackward0" if summed else "MulBackward0"
+
+
+def einsum(*args) -> Tensor:
+    """einsum(equation, *operands), einsum(equation, [operands]) or the sublist format."""
+    if isinstance(args[0], str):
+        equation, operands = args[0], list(args[1:])
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = list(operands[0])
+    else:
+        equation, operands = _sublist_equation(args)
+    shapes = [o._data.shape for o in operands]
+    inputs, output = _parse_equation(equation, shapes)
+    _label_sizes(inputs, shapes)
+    return _named(Einsum.apply(inputs, output, *operands), _einsum_name(inputs, output))
+
+
+def _contract(equation: str, name: str, *operands: Tensor) -> Tensor:
+    """An explicit-equation einsum (no '...') under the grad_fn name of the calling op."""
+    inputs, output = equation.split("->")
+    return _named(Einsum.apply(inputs.split(","), output, *operands), name)
+
+
+def _labels(n: int, start: int = 0) -> str:
+    return string.ascii_letters[start:start + n]
+
+
+def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return _with_out(_contract("i,j->ij", "MulBackward0", input, vec2), out)
+
+
+ger = outer
+
+
+def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    if input.ndim == 0 or other.ndim == 0:
+        return _with_out(input * other, out)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    a, b = _labels(input.ndim - 1), _labels(other.ndim - 1, 26)
+    return _with_out(_contract(f"{a}z,{b}z->{a}{b}", "ViewBackward0", input, other), out)
+
+
+def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    la, lb = list(_labels(a.ndim)), list(_labels(b.ndim, 26))
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} "
+                               f"in dim {db}")
+        lb[db] = la[da]
+    keep = [c for c in la if c not in lb] + [c for c in lb if c not in la]
+    equation = f"{''.join(la)},{''.join(lb)}->{''.join(keep)}"
+    return _with_out(_contract(equation, "ViewBackward0", a, b), out)
+
+
+def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    n = max(input.ndim, other.ndim)
+    a = input.reshape((1,) * (n - input.ndim) + tuple(input.shape))
+    b = other.reshape((1,) * (n - other.ndim) + tuple(other.shape))
+    la, lb = _labels(n), _labels(n, 26)
+    interleaved = "".join(x + y for x, y in zip(la, lb))
+    product = _contract(f"{la},{lb}->{interleaved}", "ViewBackward0", a, b)
+    shape = tuple(x * y for x, y in zip(a.shape, b.shape))
+    return _with_out(_named(product.reshape(shape), "UnsafeViewBackward0"), out)
+
+
+def trace(input: Tensor) -> Tensor:
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return _contract("ii->", "TraceBackward0", input)
+
+
+def chain_matmul(*matrices, out=None) -> Tensor:
+    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
+        matrices = tuple(matrices[0])
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return _with_out(multi_dot(matrices), out)
+
+
+def multi_dot(tensors, *, out=None) -> Tensor:
+    """Product of a chain of matrices (the first may be a row vector, the last a column)."""
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = matmul(result, t)
+    return _with_out(_named(result.view(tuple(result.shape)), "ViewBackward0"), out)
+
+
+# ---------------------------------------------------------------- add + product
+class AddProduct(Function):
+    """beta * input + alpha * (contraction of m1 and m2): addmm, addmv, addr, baddbmm..."""
+
+    @staticmethod
+    def forward(ctx, input, m1, m2, equation, beta, alpha):
+        _check_same_dtype(m1, m2)
+        ctx.save_for_backward(m1, m2)
+        ctx.args = (equation, beta, alpha)
+        product = _in_float32(lambda x, y: np.einsum(equation, x, y, optimize=True),
+                              m1._data, m2._data)
+        scaled = product if alpha == 1 else product * alpha
+        if beta == 0:          # input is ignored (even its nans), as in torch
+            return np.broadcast_to(scaled, np.broadcast_shapes(scaled.shape,
+                                                               input._data.shape)).copy()
+        bias = input._data if beta == 1 else input._data * beta
+        return (bias + scaled).astype(product.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        m1, m2 = ctx.saved_tensors
+        equation, beta, alpha = ctx.args
+        need_input, need_m1, need_m2 = ctx.needs_input_grad[:3]
+        inputs, output = equation.split("->")
+        inputs = inputs.split(",")
+        sizes = _label_sizes(inputs, [m1._data.shape, m2._data.shape])
+        grad_product = grad if alpha == 1 else grad * alpha
+        grad_input = (grad if beta == 1 else grad * beta) if need_input else None
+        grads = [_operand_grad(i, grad_product, inputs, output, (m1, m2), sizes) if need
+                 else None for i, need in enumerate((need_m1, need_m2))]
+        return (grad_input, *grads, None, None, None)
+
+
+def _add_product(name: str, equation: str, input, m1, m2, beta, alpha, out) -> Tensor:
+    result = AddProduct.apply(input, m1, m2, equation, beta, alpha)
+    return _with_out(_named(result, name), out)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    if mat1.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor" if mat1.ndim != 2
+                           else f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise _shape_error(mat1, mat2)
+    return _add_product("AddmmBackward0", "ij,jk->ik", input, mat1, mat2, beta, alpha, out)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
+                           f"{vec.ndim}")
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.ndim else 1}), "
+                           f"mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    return _add_product("AddmvBackward0", "ij,j->i", input, mat, vec, beta, alpha, out)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    if vec1.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D"
+                           if vec1.ndim != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    return _add_product("AddrBackward0", "i,j->ij", input, vec1, vec2, beta, alpha, out)
+
+
+def _check_batches(batch1: Tensor, batch2: Tensor) -> None:
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else
+                           "batch2 must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch1.shape[0]}, {batch1.shape[2]}] but got: "
+                           f"[{batch2.shape[0]}, {batch2.shape[1]}].")
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
+            out=None) -> Tensor:
+    _check_batches(batch1, batch2)
+    return _add_product("BaddbmmBackward0", "bij,bjk->bik", input, batch1, batch2, beta,
+                        alpha, out)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
+           out=None) -> Tensor:
+    _check_batches(batch1, batch2)
+    return _add_product("AddbmmBackward0", "bij,bjk->ik", input, batch1, batch2, beta,
+                        alpha, out)
+
+
+# ---------------------------------------------------------------- cross, diag, cdist
+class Cross(Function):
+    backward_name = "LinalgCrossBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, dim):
+        ctx.save_for_backward(a, b)
+        ctx.dim = dim
+        return _in_float32(lambda x, y: np.cross(x, y, axis=dim), a._data, b._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad[:2]
+        grad_a = Cross.apply(b, grad, ctx.dim) if need_a else None
+        grad_b = Cross.apply(grad, a, ctx.dim) if need_b else None
+        return grad_a, grad_b, None
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
+    """torch.cross: without `dim`, the first dimension of size 3 (torch.linalg.cross: -1)."""
+    shape = np.broadcast_shapes(input.shape, other.shape)
+    if dim is None:
+        dim = next((d for d, n in enumerate(shape) if n == 3), -1)
+    return _cross(input, other, dim, out)
+
+
+def _cross(input: Tensor, other: Tensor, dim: int, out) -> Tensor:
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    axis = input._wrap_dim(dim)
+    if input.shape[axis] != 3 or other.shape[axis] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[axis]} and {other.shape[axis]}")
+    return _with_out(Cross.apply(input, other, axis - input.ndim), out)
+
+
+def _diagonal_index(shape: tuple, offset: int) -> tuple:
+    """Row and column indices of diagonal `offset` of a matrix of `shape`."""
+    rows, cols = shape
+    length = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
+    index = np.arange(length)
+    return index + max(-offset, 0), index + max(offset, 0)
+
+
+class DiagEmbed(Function):
+    """A vector placed on diagonal `offset` of a zero matrix of `shape`."""
+
+    backward_name = "DiagEmbedBackward0"
+
+    @staticmethod
+    def forward(ctx, v, offset, shape):
+        ctx.offset = offset
+        out = np.zeros(shape, dtype=v._data.dtype)
+        out[_diagonal_index(shape, offset)] = v._data
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DiagCopy.apply(grad, ctx.offset), None, None
+
+
+class DiagCopy(Function):
+    """Diagonal `offset` of a matrix, as a new vector."""
+
+    backward_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx, m, offset):
+        ctx.meta = (offset, m._data.shape)
+        return m._data[_diagonal_index(m._data.shape, offset)]
+
+    @staticmethod
+    def backward(ctx, grad):
+        offset, shape = ctx.meta
+        return DiagEmbed.apply(grad, offset, shape), None
+
+
+def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    if input.ndim == 1:
+        n = input.shape[0] + abs(diagonal)
+        return _with_out(DiagEmbed.apply(input, diagonal, (n, n)), out)
+    if input.ndim == 2:
+        return _with_out(DiagCopy.apply(input, diagonal), out)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+class Cdist(Function):
+    """p-norm distance between every row of x1 and every row of x2 (batched)."""
+
+    backward_name = "CdistBackward0"
+
+    @staticmethod
+    def forward(ctx, x1, x2, p):
+        diff = x1._data[..., :, None, :] - x2._data[..., None, :, :]
+        dist = _in_float32(lambda d: _p_norm(d, p), diff)
+        ctx.p, ctx.diff, ctx.dist = p, diff, dist
+        return dist
+
+    @staticmethod
+    def backward(ctx, grad):
+        # d dist / d diff, as a constant: torch does not differentiate cdist twice either.
+        diff, dist, p = ctx.diff.astype(np.float64), ctx.dist[..., None].astype(np.float64), ctx.p
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if p == 0:
+                slope = np.zeros_like(diff)
+            elif p == np.inf:
+                ties = np.abs(diff) == dist
+                slope = np.sign(diff) * ties / ties.sum(-1, keepdims=True)
+            else:
+                slope = np.sign(diff) * np.abs(diff) ** (p - 1) / dist ** (p - 1)
+            slope = np.where(dist == 0, 0.0, slope).astype(grad._data.dtype)
+        grad_diff = grad.unsqueeze(-1) * Tensor._wrap(slope)
+        need_1, need_2 = ctx.needs_input_grad[:2]
+        return (grad_diff.sum(-2) if need_1 else None,
+                -grad_diff.sum(-3) if need_2 else None, None)
+
+
+def _p_norm(diff: np.ndarray, p: float) -> np.ndarray:
+    magnitude = np.abs(diff)
+    if p == 0:
+        return (magnitude != 0).sum(-1).astype(diff.dtype)
+    if p == np.inf:
+        return magnitude.max(-1, initial=0)
+    if p == 2:
+        return np.sqrt((magnitude * magnitude).sum(-1))
+    return (magnitude ** p).sum(-1) ** (1.0 / p)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D"
+                           if x1.ndim < 2 else
+                           f"cdist only supports at least 2D tensors, X2 got: {x2.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    return Cdist.apply(x1, x2, float(p))
+
+
+# ---------------------------------------------------------------- torch.* linalg aliases
+# The decompositions live in ember/linalg.py (torch.linalg); these are torch's older
+# top-level names, also bound as Tensor methods.
+def det(input: Tensor) -> Tensor:
+    from .. import linalg
+    return linalg.det(input)
+
+
+def inverse(input: Tensor, *, out=None) -> Tensor:
+    from .. import linalg
+    return linalg.inv(input, out=out)
+
+
+def slogdet(input: Tensor) -> tuple:
+    from .. import linalg
+    return linalg.slogdet(input)
+
+
+def logdet(input: Tensor) -> Tensor:
+    """log(det(A)): nan for a negative determinant, -inf for a singular matrix."""
+    from .. import linalg
+    sign, logabsdet = linalg.slogdet(input)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return logabsdet + Tensor._wrap(np.log(sign._data.astype(logabsdet._data.dtype)))
+
+
+def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    from .. import linalg
+    return linalg.cholesky(input, upper=upper, out=out)
