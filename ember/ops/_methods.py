@@ -68,6 +68,22 @@ Tensor.__imul__ = Tensor.mul_
 Tensor.__itruediv__ = Tensor.div_
 Tensor.__ifloordiv__ = Tensor.floor_divide_
 Tensor.__ipow__ = Tensor.pow_
+Tensor.__mod__ = pointwise.remainder
+Tensor.__rmod__ = _reflected(pointwise.remainder)
+Tensor.__imod__ = Tensor.remainder_
+Tensor.__and__ = Tensor.__rand__ = pointwise.bitwise_and
+Tensor.__or__ = Tensor.__ror__ = pointwise.bitwise_or
+Tensor.__xor__ = Tensor.__rxor__ = pointwise.bitwise_xor
+Tensor.__iand__ = Tensor.bitwise_and_
+Tensor.__ior__ = Tensor.bitwise_or_
+Tensor.__ixor__ = Tensor.bitwise_xor_
+Tensor.__invert__ = pointwise.bitwise_not
+Tensor.__lshift__ = pointwise.bitwise_left_shift
+Tensor.__rlshift__ = _reflected(pointwise.bitwise_left_shift)
+Tensor.__ilshift__ = Tensor.bitwise_left_shift_
+Tensor.__rshift__ = pointwise.bitwise_right_shift
+Tensor.__rrshift__ = _reflected(pointwise.bitwise_right_shift)
+Tensor.__irshift__ = Tensor.bitwise_right_shift_
 Tensor.__getitem__ = indexing.getitem
 Tensor.__setitem__ = indexing.setitem
 Tensor.T = property(lambda self: self.permute(*reversed(range(self.ndim))))

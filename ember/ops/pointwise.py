@@ -3,27 +3,52 @@
 Binary ops promote their operands with torch's rules (`_dtype.result_type`) and
 broadcast with NumPy; the engine sums broadcast gradients back to each input's
 shape, so backward here is written as if shapes matched.
+
+The family spans three files: this one holds the shared helpers, arithmetic, `where`,
+comparisons and logical/bitwise ops, and gathers the other two (pointwise_unary: unary
+math; pointwise_binary: binary math, clamp/lerp/addcmul and the direct in-place ops)
+into one namespace, METHODS and INPLACE list.
 """
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
+from ..autograd.grad_mode import STATE as GRAD_STATE
 
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
 _F32 = np.dtype(np.float32)
 
-METHODS = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "neg", "pow", "exp", "log",
-           "sqrt", "rsqrt", "tanh", "sigmoid", "sin", "cos", "abs", "sign", "eq", "ne", "lt",
-           "le", "gt", "ge", "clone", "subtract", "multiply", "divide", "negative", "absolute"]
-INPLACE = ["add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "rsqrt", "tanh",
-           "sigmoid", "sin", "cos", "abs", "sign", "true_divide", "floor_divide"]
+_OPS = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "neg", "pow", "square",
+        "float_power", "clone", "subtract", "multiply", "divide", "negative", "eq", "ne", "lt",
+        "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
+        "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+        "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isclose",
+        "allclose", "equal"]
+_INPLACE = ["neg", "pow", "square", "float_power", "true_divide", "floor_divide", "subtract",
+            "multiply", "divide", "negative", "eq", "ne", "lt", "le", "gt", "ge", "greater",
+            "greater_equal", "less", "less_equal", "not_equal", "logical_and", "logical_or",
+            "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+            "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
 
-__all__ = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "neg", "pow", "rsub", "exp", "log",
-           "sqrt", "rsqrt", "tanh", "sigmoid", "sin", "cos", "abs", "sign", "eq", "ne", "lt",
-           "le", "gt", "ge", "clone", "subtract", "multiply", "divide", "negative", "absolute"]
+_SCALAR_TYPE_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+    "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def scalar_type_name(dtype) -> str:
+    """torch's C++ name of a dtype ('Float', 'Long' ...), as its error messages print it."""
+    return _SCALAR_TYPE_NAMES[dtype.name if isinstance(dtype, _dtype.dtype) else
+                              np.dtype(dtype).name]
+
+
+def _unsupported(kernel: str, dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype)}\'')
 
 
 def data_of(x):
@@ -31,8 +56,23 @@ def data_of(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+def _check_broadcast(a: np.ndarray, b: np.ndarray) -> None:
+    """torch's error for shapes that do not broadcast (NumPy would raise ValueError)."""
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        sa, sb = a.shape[::-1], b.shape[::-1]
+        for i in range(min(len(sa), len(sb))):
+            if sa[i] != sb[i] and 1 not in (sa[i], sb[i]):
+                dim = max(len(sa), len(sb)) - 1 - i
+                raise RuntimeError(f"The size of tensor a ({sa[i]}) must match the size of "
+                                   f"tensor b ({sb[i]}) at non-singleton dimension {dim}") from None
+
+
 def operands(a, b, dtype: _dtype.dtype | None = None):
     """a and b as NumPy operands already in their common torch dtype (or `dtype`)."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.shape != b._data.shape:
+        _check_broadcast(a._data, b._data)
     if dtype is None:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
             return a._data, b._data, a._data.dtype
@@ -64,6 +104,31 @@ def to_float(x: Tensor) -> np.ndarray:
     if d.dtype.kind in "biu":
         return d.astype(_dtype.get_default_dtype().numpy)
     return d
+
+
+def _float_result_type(*operands_) -> _dtype.dtype:
+    """result_type, with integer and bool results raised to the default float dtype."""
+    dt = _dtype.result_type(*operands_)
+    return dt if dt.is_floating_point or dt.is_complex else _dtype.get_default_dtype()
+
+
+def _save_operands(ctx, a, b) -> None:
+    """Keep both operands of a binary op for backward: Tensors saved, scalars as they are."""
+    ctx.save_for_backward(a if isinstance(a, Tensor) else None,
+                          b if isinstance(b, Tensor) else None)
+    ctx.scalars = (a, b)
+
+
+def _saved_operands(ctx):
+    a, b = ctx.saved_tensors
+    return (ctx.scalars[0] if a is None else a), (ctx.scalars[1] if b is None else b)
+
+
+def _named(out: Tensor, backward_name: str) -> Tensor:
+    """Give out's graph node torch's name for this overload (e.g. ClampBackward1)."""
+    if out._grad_fn is not None:
+        out._grad_fn.backward_name = backward_name
+    return out
 
 
 # ---------------------------------------------------------------- dtype conversion
@@ -140,18 +205,27 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y, _ = operands(a, b)
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                              b if isinstance(b, Tensor) else None)
-        ctx.scalars = (a, b)
+        _save_operands(ctx, a, b)
         return np.multiply(x, y)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        a = ctx.scalars[0] if a is None else a
-        b = ctx.scalars[1] if b is None else b
+        a, b = _saved_operands(ctx)
         need_a, need_b = ctx.needs_input_grad
         return (grad * b if need_a else None), (grad * a if need_b else None)
+
+
+def _rounded_divide(x, y, rounding_mode: str, dt: _dtype.dtype):
+    if rounding_mode == "floor":
+        return _floor_divide(x, y)
+    if rounding_mode == "trunc":
+        if dt.is_floating_point:
+            q = np.true_divide(x, y)
+            return np.trunc(q).astype(q.dtype)
+        _check_int_divisor(y)
+        return (np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))).astype(dt.numpy)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                       f"but found '{rounding_mode}'")
 
 
 class Div(Function):
@@ -163,39 +237,31 @@ class Div(Function):
         if rounding_mode is None and not (dt.is_floating_point or dt.is_complex):
             dt = _dtype.get_default_dtype()
         x, y, _ = operands(a, b, dt)
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                              b if isinstance(b, Tensor) else None)
-        ctx.scalars = (a, b)
+        _save_operands(ctx, a, b)
         ctx.rounding_mode = rounding_mode
         with np.errstate(divide="ignore", invalid="ignore"):
             if rounding_mode is None:
                 return np.true_divide(x, y)
-            if rounding_mode == "floor":
-                return _floor_divide(x, y)
-            if rounding_mode == "trunc":
-                q = np.true_divide(x, y)
-                return np.trunc(q).astype(q.dtype) if dt.is_floating_point \
-                    else (np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))).astype(dt.numpy)
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                           f"but found '{rounding_mode}'")
+            return _rounded_divide(x, y, rounding_mode, dt)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        a = ctx.scalars[0] if a is None else a
-        b = ctx.scalars[1] if b is None else b
-        if ctx.rounding_mode is not None:
-            return (grad * 0 if ctx.needs_input_grad[0] else None), \
-                (grad * 0 if ctx.needs_input_grad[1] else None), None
+        a, b = _saved_operands(ctx)
         need_a, need_b = ctx.needs_input_grad[:2]
+        if ctx.rounding_mode is not None:
+            return (grad * 0 if need_a else None), (grad * 0 if need_b else None), None
         return (grad / b if need_a else None), \
             (-grad * a / (b * b) if need_b else None), None
 
 
+def _check_int_divisor(y) -> None:
+    if np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
 def _floor_divide(x, y):
     if np.result_type(x, y).kind in "iu":
-        if np.any(np.asarray(y) == 0):
-            raise RuntimeError("ZeroDivisionError")
+        _check_int_divisor(y)
         return np.floor_divide(x, y)
     return np.floor(np.true_divide(x, y))
 
@@ -224,16 +290,14 @@ class Pow(Function):
         x, y, dt = operands(a, b)
         if dt.kind in "iu" and np.any(np.asarray(y) < 0):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                              b if isinstance(b, Tensor) else None)
-        ctx.scalars = (a, b)
-        return float_math(np.power, x, y) if not isinstance(y, np.ndarray) else np.power(x, y)
+        _save_operands(ctx, a, b)
+        with np.errstate(all="ignore"):
+            return float_math(np.power, x, y) if not isinstance(y, np.ndarray) \
+                else np.power(x, y)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        a = ctx.scalars[0] if a is None else a
-        b = ctx.scalars[1] if b is None else b
+        a, b = _saved_operands(ctx)
         need_a, need_b = ctx.needs_input_grad
         grad_a = grad_b = None
         if need_a:
@@ -242,11 +306,9 @@ class Pow(Function):
             else:
                 grad_a = grad * 0 if b == 0 else grad * b * a ** (b - 1)
         if need_b:
-            from .. import where, log, tensor as _tensor_ctor
-            base = a if isinstance(a, Tensor) else _tensor_ctor(a, dtype=grad.dtype)
-            out = a ** b
+            base = a if isinstance(a, Tensor) else _scalar(a, grad)
             # d/db a^b = a^b log a, defined as 0 where a == 0 and b >= 0 (torch's convention)
-            grad_b = where((base == 0) & (b >= 0), 0.0, grad * out * log(base))
+            grad_b = where((base == 0) & (b >= 0), 0.0, grad * (a ** b) * base.log())
         return grad_a, grad_b
 
 
@@ -280,16 +342,33 @@ def neg(input, *, out=None) -> Tensor:
 
 def pow(input, exponent, *, out=None) -> Tensor:
     if not isinstance(input, Tensor):
-        from .creation import scalar_tensor_like
-        input = scalar_tensor_like(input, exponent)
+        input = _scalar(input, exponent)
     return _with_out(Pow.apply(input, exponent), out)
+
+
+subtract, multiply, divide, negative = sub, mul, div, neg
+
+
+def square(input: Tensor, *, out=None) -> Tensor:
+    return pow(input, 2, out=out)
+
+
+def float_power(input, exponent, *, out=None) -> Tensor:
+    """pow computed in double precision (complex128 when an operand is complex)."""
+    is_complex = [isinstance(v, complex) or (isinstance(v, Tensor) and v.is_complex())
+                  for v in (input, exponent)]
+    wide = _dtype.complex128 if any(is_complex) else _dtype.float64
+    input = input.to(wide) if isinstance(input, Tensor) else _scalar(input, exponent).to(wide)
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(wide)
+    return pow(input, exponent, out=out)
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     return Sub.apply(other if isinstance(other, Tensor) else _scalar(other, input), input, alpha)
 
 
-def _scalar(value, like: Tensor) -> Tensor:
+def _scalar(value, like) -> Tensor:
     from .creation import scalar_tensor_like
     return scalar_tensor_like(value, like)
 
@@ -298,77 +377,161 @@ def _with_out(result: Tensor, out) -> Tensor:
     """Support the `out=` keyword: copy the result into `out` (resized as torch does)."""
     if out is None:
         return result
+    if result._requires_grad and GRAD_STATE.enabled:
+        op = result._grad_fn.name().split("Backward")[0].lower()
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
     if out.shape != result.shape:
         out._data = np.empty(result._data.shape, dtype=out._data.dtype)
     out._assign_result(result.detach())
     return out
 
 
-# ---------------------------------------------------------------- unary math
-def unary(name: str, np_fn, grad=None, grad_from_output=None, float_only: bool = True,
-          backward_name: str | None = None):
-    """Build an elementwise op and its Function from a NumPy function and a gradient rule.
+def _compute(fn, x, y, target: np.dtype):
+    """fn(x, y) in the target dtype; 16-bit floats are computed in float32."""
+    with np.errstate(all="ignore"):
+        if target in _LOW_PRECISION:
+            return np.asarray(fn(_cast(x, _F32), _cast(y, _F32))).astype(target)
+        return np.asarray(fn(x, y)).astype(target, copy=False)
 
-    grad(g, x) uses the input; grad_from_output(g, y) uses the result (then only the
-    result is kept for backward). Ops without either are not differentiable.
+
+def _zeros_like(input: Tensor) -> Tensor:
+    """Zeros shaped like a gradient (a constant: nothing to differentiate)."""
+    return Tensor._wrap(np._zeros_like(input._data))
+
+
+# ---------------------------------------------------------------- where
+class Where(Function):
+    backward_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, condition, x, y):
+        ctx.save_for_backward(condition)
+        a, b, _ = operands(x, y)
+        return np.asarray(np.where(condition._data, a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (condition,) = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad[1:]
+        return (None, where(condition, grad, 0.0) if need_x else None,
+                where(condition, 0.0, grad) if need_y else None)
+
+
+def where(condition: Tensor, input=None, other=None, *, out=None):
+    """Elementwise choice: input where condition holds, other elsewhere (either may be a
+    number). With only a condition, the indices of its nonzero elements (nonzero)."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    kind = condition._data.dtype
+    if kind == np.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
+                      "and will be removed in a future version of PyTorch. Use a boolean "
+                      "condition instead.", UserWarning, stacklevel=2)
+    elif kind != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {scalar_type_name(kind)}")
+    return _with_out(Where.apply(condition, input, other), out)
+
+
+# ---------------------------------------------------------------- comparison, logic, bits
+def _nondiff_binary(name: str, np_fn, kinds: str | None = None, kernel: str | None = None,
+                    tensor_other: bool = False):
+    """A non-differentiable two-operand op on the operands' common dtype.
+
+    kinds: the NumPy dtype kinds the op accepts (e.g. "biu" for bitwise ops); others raise
+    torch's NotImplementedError naming `kernel`.
     """
-    uses_output = grad_from_output is not None
-
-    def forward(ctx, x):
-        data = to_float(x) if float_only else x._data
-        if not uses_output and grad is not None:
-            ctx.save_for_backward(x)
-        with np.errstate(all="ignore"):
-            return float_math(np_fn, data) if data.dtype.kind in "fV" else np_fn(data)
-
-    def backward(ctx, g):
-        if uses_output:
-            return grad_from_output(g, ctx.output(0))
-        return grad(g, ctx.saved_tensors[0])
-
-    cls = type(name, (Function,), {
-        "backward_name": backward_name or name + "Backward0",
-        "saves_outputs": uses_output,
-        "forward": staticmethod(forward),
-        "backward": staticmethod(backward),
-    })
-
-    def op(input: Tensor, *, out=None) -> Tensor:
-        return _with_out(cls.apply(input), out)
-
-    op.__name__ = op.__qualname__ = name.lower()
-    op.__doc__ = f"Elementwise {name.lower()} (torch.{name.lower()})."
-    op.Function = cls
-    return op
-
-
-exp = unary("Exp", np.exp, grad_from_output=lambda g, y: g * y)
-log = unary("Log", np.log, grad=lambda g, x: g / x)
-sqrt = unary("Sqrt", np.sqrt, grad_from_output=lambda g, y: g / (2 * y))
-rsqrt = unary("Rsqrt", lambda a: 1 / np.sqrt(a), grad_from_output=lambda g, y: -0.5 * g * y ** 3)
-tanh = unary("Tanh", np.tanh, grad_from_output=lambda g, y: g * (1 - y * y))
-sigmoid = unary("Sigmoid", lambda a: 0.5 * np.tanh(0.5 * a) + 0.5,
-                grad_from_output=lambda g, y: g * y * (1 - y))
-sin = unary("Sin", np.sin, grad=lambda g, x: g * x.cos())
-cos = unary("Cos", np.cos, grad=lambda g, x: -g * x.sin())
-abs = unary("Abs", np.abs, grad=lambda g, x: g * x.sign(), float_only=False)
-sign = unary("Sign", np.sign, grad=lambda g, x: g * 0, float_only=False)
-
-
-def _compare(np_fn, name):
     def op(input, other, *, out=None) -> Tensor:
-        x, y, _ = operands(input, other)
+        if tensor_other and not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
+        if not isinstance(input, Tensor):
+            input = _scalar(input, other)
+        x, y, dt = operands(input, other)
+        if kinds is not None and dt.kind not in kinds:
+            raise _unsupported(kernel or name + "_cpu", dt)
         return _with_out(Tensor._wrap(np.asarray(np_fn(x, y))), out)
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"Elementwise {name} comparison; the result is a bool tensor."
+    op.__doc__ = f"Elementwise {name} (torch.{name}); not differentiable."
     return op
 
 
-eq = _compare(np.equal, "eq")
-ne = _compare(np.not_equal, "ne")
-lt = _compare(np.less, "lt")
-le = _compare(np.less_equal, "le")
-gt = _compare(np.greater, "gt")
-ge = _compare(np.greater_equal, "ge")
+eq = _nondiff_binary("eq", np.equal)
+ne = _nondiff_binary("ne", np.not_equal)
+lt = _nondiff_binary("lt", np.less)
+le = _nondiff_binary("le", np.less_equal)
+gt = _nondiff_binary("gt", np.greater)
+ge = _nondiff_binary("ge", np.greater_equal)
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
-subtract, multiply, divide, negative, absolute = sub, mul, div, neg, abs
+logical_and = _nondiff_binary("logical_and", np.logical_and, tensor_other=True)
+logical_or = _nondiff_binary("logical_or", np.logical_or, tensor_other=True)
+logical_xor = _nondiff_binary("logical_xor", np.logical_xor, tensor_other=True)
+bitwise_and = _nondiff_binary("bitwise_and", np.bitwise_and, "biu")
+bitwise_or = _nondiff_binary("bitwise_or", np.bitwise_or, "biu")
+bitwise_xor = _nondiff_binary("bitwise_xor", np.bitwise_xor, "biu")
+bitwise_left_shift = _nondiff_binary("bitwise_left_shift", np.left_shift, "iu", "lshift_cpu")
+bitwise_right_shift = _nondiff_binary("bitwise_right_shift", np.right_shift, "iu",
+                                      "rshift_cpu")
+
+
+def logical_not(input: Tensor, *, out=None) -> Tensor:
+    return _with_out(Tensor._wrap(np.logical_not(input._data)), out)
+
+
+def bitwise_not(input: Tensor, *, out=None) -> Tensor:
+    if input._data.dtype.kind not in "biu":
+        raise _unsupported("bitwise_not_cpu", input._data.dtype)
+    return _with_out(Tensor._wrap(np.invert(input._data)), out)
+
+
+def _same_dtype(input: Tensor, other: Tensor) -> None:
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match "
+                           f"{scalar_type_name(other.dtype)}")
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """|input - other| <= atol + rtol * |other|, elementwise (infinities equal themselves)."""
+    _same_dtype(input, other)
+    x, y, _ = operands(input, other)
+    if x.dtype.kind in "biuV" or x.dtype in _LOW_PRECISION:
+        x, y = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        close = (x == y) | (np.abs(x - y) <= atol + rtol * np.abs(y))
+    if equal_nan:
+        close |= np.isnan(x) & np.isnan(y)
+    return Tensor._wrap(np.asarray(close))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both tensors have the same shape and the same values."""
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+# ---------------------------------------------------------------- the rest of the family
+# Imported last: both modules build on the helpers above.
+from . import pointwise_binary, pointwise_unary  # noqa: E402
+from .pointwise_binary import *  # noqa: E402,F401,F403
+from .pointwise_unary import *  # noqa: E402,F401,F403
+from .pointwise_binary import (add_, addcdiv_, addcmul_, clamp_, copy_, div_,  # noqa: E402,F401
+                               fill_, lerp_, mul_, sqrt_, sub_, zero_)
+
+METHODS = [n for n in _OPS] + pointwise_unary.METHODS + pointwise_binary.METHODS
+INPLACE = _INPLACE + pointwise_unary.INPLACE + pointwise_binary.INPLACE
+__all__ = _OPS + ["rsub", "where"] + pointwise_unary.__all__ + pointwise_binary.__all__
+
+
+def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
+    return where(condition, self, other)
+
+
+# Tensor.where takes self as the chosen values, not as the condition.
+Tensor.where = _where_method

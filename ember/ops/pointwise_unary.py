@@ -1,0 +1,305 @@
+"""Unary elementwise math: exp/log families, trigonometric and hyperbolic functions,
+rounding, special functions (erf, lgamma, digamma ...), and tests like isnan.
+
+Most ops are one `unary(...)` line: a NumPy kernel plus its gradient rule.
+"""
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Function
+from ..autograd.grad_mode import STATE as GRAD_STATE
+from . import _special_math as special
+from .pointwise import (_named, _unsupported, _with_out, _zeros_like, float_math, to_float,
+                        where)
+
+_DIFFERENTIABLE = [
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+    "tanh", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+    "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "abs",
+    "absolute", "sign", "sgn", "floor", "ceil", "trunc", "fix", "round", "frac", "erf", "erfc",
+    "erfinv", "lgamma", "digamma", "polygamma", "sinc", "deg2rad", "rad2deg", "relu", "logit",
+    "nan_to_num"]
+METHODS = _DIFFERENTIABLE + [
+    "real", "imag", "conj", "angle", "positive", "isnan", "isinf", "isfinite", "isposinf",
+    "isneginf", "isreal", "signbit"]
+# sqrt_ has a direct path in pointwise_binary; polygamma_ takes n first, unlike the others.
+INPLACE = [n for n in _DIFFERENTIABLE if n not in ("sqrt", "polygamma")]
+__all__ = list(METHODS)
+
+
+def _zero_grad(g, x):
+    return _zeros_like(g)
+
+
+def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float",
+          backward_name: str | None = None, kernel: str | None = None):
+    """Build an elementwise op and its Function from a NumPy function and a gradient rule.
+
+    grad(g, x) uses the input; grad_from_output(g, y) uses the result (then only the
+    result is kept for backward). Ops without either are not differentiable.
+    ints says what integer and bool inputs do: "float" (computed in the default float
+    dtype), "keep" (np_fn applied to them as they are), "same" (returned unchanged, as
+    floor does) or "error" (torch has no integer kernel: NotImplementedError).
+    """
+    uses_output = grad_from_output is not None
+    op_name = name.lower()
+    kernel = kernel or op_name + "_cpu"
+
+    def forward(ctx, x):
+        data = x._data
+        if data.dtype.kind in "biu":
+            if ints == "error" or (ints == "same" and data.dtype.kind == "b"):
+                raise _unsupported(kernel, data.dtype)
+            if ints == "same":
+                return data.copy()
+            if ints == "float":
+                data = to_float(x)
+        if not uses_output and grad is not None:
+            ctx.save_for_backward(x)
+        with np.errstate(all="ignore"):
+            return float_math(np_fn, data) if data.dtype.kind in "fV" else np_fn(data)
+
+    def backward(ctx, g):
+        if uses_output:
+            return grad_from_output(g, ctx.output(0))
+        return grad(g, ctx.saved_tensors[0])
+
+    cls = type(name, (Function,), {
+        "backward_name": backward_name or name + "Backward0",
+        "saves_outputs": uses_output,
+        "forward": staticmethod(forward),
+        "backward": staticmethod(backward),
+    })
+
+    def op(input: Tensor, *, out=None) -> Tensor:
+        return _with_out(cls.apply(input), out)
+
+    op.__name__ = op.__qualname__ = op_name
+    op.__doc__ = f"Elementwise {op_name} (torch.{op_name})."
+    op.Function = cls
+    return op
+
+
+def _in_float64(fn):
+    """Run a float64 kernel from _special_math on any float dtype, rounding back."""
+    return lambda a: fn(a.astype(np.float64)).astype(a.dtype)
+
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+exp = unary("Exp", np.exp, grad_from_output=lambda g, y: g * y)
+exp2 = unary("Exp2", np.exp2, grad_from_output=lambda g, y: g * y * _LN2)
+expm1 = unary("Expm1", np.expm1, grad_from_output=lambda g, y: g * (y + 1))
+log = unary("Log", np.log, grad=lambda g, x: g / x)
+log2 = unary("Log2", np.log2, grad=lambda g, x: g / (x * _LN2))
+log10 = unary("Log10", np.log10, grad=lambda g, x: g / (x * _LN10))
+log1p = unary("Log1p", np.log1p, grad=lambda g, x: g / (x + 1), backward_name="Log1PBackward0")
+sqrt = unary("Sqrt", np.sqrt, grad_from_output=lambda g, y: g / (2 * y))
+rsqrt = unary("Rsqrt", lambda a: 1 / np.sqrt(a), grad_from_output=lambda g, y: -0.5 * g * y ** 3)
+reciprocal = unary("Reciprocal", np.reciprocal, grad_from_output=lambda g, y: -g * y * y)
+tanh = unary("Tanh", np.tanh, grad_from_output=lambda g, y: g * (1 - y * y))
+sigmoid = unary("Sigmoid", lambda a: 0.5 * np.tanh(0.5 * a) + 0.5,
+                grad_from_output=lambda g, y: g * y * (1 - y))
+sin = unary("Sin", np.sin, grad=lambda g, x: g * x.cos())
+cos = unary("Cos", np.cos, grad=lambda g, x: -g * x.sin())
+tan = unary("Tan", np.tan, grad_from_output=lambda g, y: g * (1 + y * y))
+asin = unary("Asin", np.arcsin, grad=lambda g, x: g * (1 - x * x).rsqrt())
+acos = unary("Acos", np.arccos, grad=lambda g, x: -g * (1 - x * x).rsqrt())
+atan = unary("Atan", np.arctan, grad=lambda g, x: g / (x * x + 1))
+sinh = unary("Sinh", np.sinh, grad=lambda g, x: g * x.cosh())
+cosh = unary("Cosh", np.cosh, grad=lambda g, x: g * x.sinh())
+asinh = unary("Asinh", np.arcsinh, grad=lambda g, x: g * (x * x + 1).rsqrt())
+acosh = unary("Acosh", np.arccosh, grad=lambda g, x: g * (x * x - 1).rsqrt())
+atanh = unary("Atanh", np.arctanh, grad=lambda g, x: g / (1 - x * x))
+abs = unary("Abs", np.abs, grad=lambda g, x: g * x.sign(), ints="keep")
+sign = unary("Sign", np.sign, grad=_zero_grad, ints="keep")
+floor = unary("Floor", np.floor, grad=_zero_grad, ints="same", kernel="floor_vml_cpu")
+ceil = unary("Ceil", np.ceil, grad=_zero_grad, ints="same", kernel="ceil_vml_cpu")
+trunc = unary("Trunc", np.trunc, grad=_zero_grad, ints="same", kernel="trunc_vml_cpu")
+frac = unary("Frac", lambda a: a - np.trunc(a), grad=lambda g, x: g, ints="error")
+erf = unary("Erf", _in_float64(special.erf),
+            grad=lambda g, x: g * (2 / math.sqrt(math.pi)) * (-x * x).exp())
+erfc = unary("Erfc", _in_float64(special.erfc),
+             grad=lambda g, x: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
+erfinv = unary("Erfinv", _in_float64(special.erfinv),
+               grad_from_output=lambda g, y: g * (math.sqrt(math.pi) / 2) * (y * y).exp())
+lgamma = unary("Lgamma", _in_float64(special.lgamma), grad=lambda g, x: g * x.digamma())
+digamma = unary("Digamma", _in_float64(special.digamma),
+                grad=lambda g, x: g * polygamma(1, x))
+_trigamma = unary("Trigamma", _in_float64(special.trigamma), backward_name="PolygammaBackward0")
+sinc = unary("Sinc", np.sinc, grad=lambda g, x: g * _sinc_slope(x))
+deg2rad = unary("Deg2Rad", np.deg2rad, grad=lambda g, x: g * (math.pi / 180))
+rad2deg = unary("Rad2Deg", np.rad2deg, grad=lambda g, x: g * (180 / math.pi))
+relu = unary("Relu", lambda a: np.maximum(a, 0).astype(a.dtype),
+             grad_from_output=lambda g, y: g * (y > 0), ints="keep")
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+fix, absolute = trunc, abs
+
+
+def _sinc_slope(x: Tensor) -> Tensor:
+    """d/dx sin(pi x) / (pi x): (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at x = 0."""
+    px = x * math.pi
+    return where(x == 0, 0.0, (px * px.cos() - px.sin()) / (px * x))
+
+
+def polygamma(n: int, input: Tensor, *, out=None) -> Tensor:
+    """psi^(n): digamma for n = 0 and trigamma for n = 1 (higher orders not yet in ember)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n > 1:
+        raise NotImplementedError(f"ember's polygamma supports n = 0 and n = 1, got n={n}")
+    return digamma(input, out=out) if n == 0 else _trigamma(input, out=out)
+
+
+def sgn(input: Tensor, *, out=None) -> Tensor:
+    """sign for real tensors; z / |z| (0 at 0) for complex ones."""
+    if not input.is_complex():
+        return _named(sign(input, out=out), "SgnBackward0")
+    magnitude = abs(input)
+    return _with_out(where(magnitude == 0, 0, input / magnitude), out)
+
+
+class Round(Function):
+    backward_name = "RoundBackward0"
+
+    @staticmethod
+    def forward(ctx, x, decimals):
+        data = x._data
+        if data.dtype.kind in "biu":
+            if decimals or data.dtype.kind == "b":
+                raise _unsupported("round_cpu", data.dtype)
+            return data.copy()
+        return float_math(np.round, data, decimals)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros_like(grad), None
+
+
+def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:
+    """Round half to even; with decimals, to that many digits after the point."""
+    result = Round.apply(input, decimals)
+    return _with_out(_named(result, "RoundBackward1") if decimals else result, out)
+
+
+class Logit(Function):
+    backward_name = "LogitBackward0"
+
+    @staticmethod
+    def forward(ctx, x, eps):
+        ctx.save_for_backward(x)
+        ctx.eps = eps
+        data = to_float(x)
+        if eps is not None:
+            data = float_math(np.clip, data, eps, 1 - eps)
+        with np.errstate(all="ignore"):
+            return float_math(lambda a: np.log(a / (1 - a)), data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        g = grad / (x * (1 - x))
+        if ctx.eps is not None:
+            g = where((x < ctx.eps) | (x > 1 - ctx.eps), 0.0, g)
+        return g, None
+
+
+def logit(input: Tensor, eps: float | None = None, *, out=None) -> Tensor:
+    return _with_out(Logit.apply(input, eps), out)
+
+
+class NanToNum(Function):
+    backward_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, nan, posinf, neginf):
+        data = x._data
+        if data.dtype.kind in "biu":
+            return data.copy()
+        ctx.save_for_backward(x)
+        info = ml_dtypes.finfo(data.dtype)
+        out = np.where(np.isnan(data), nan, data)
+        out = np.where(out == np.inf, info.max if posinf is None else posinf, out)
+        return np.where(out == -np.inf, info.min if neginf is None else neginf,
+                        out).astype(data.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * isfinite(x), None, None, None
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None, *, out=None) -> Tensor:
+    return _with_out(NanToNum.apply(input, nan, posinf, neginf), out)
+
+
+def positive(input: Tensor) -> Tensor:
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def _complex_only_grad(input: Tensor, name: str) -> None:
+    if input._requires_grad and GRAD_STATE.enabled:
+        raise NotImplementedError(f"ember does not differentiate {name}() of complex tensors yet")
+
+
+def real(input: Tensor) -> Tensor:
+    if not input.is_complex():
+        return input
+    _complex_only_grad(input, "real")
+    return input._make_view(input._data.real)
+
+
+def imag(input: Tensor) -> Tensor:
+    if not input.is_complex():
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    _complex_only_grad(input, "imag")
+    return input._make_view(input._data.imag)
+
+
+def conj(input: Tensor) -> Tensor:
+    if not input.is_complex():
+        return input
+    _complex_only_grad(input, "conj")
+    return Tensor._wrap(np.conj(input._data))
+
+
+def _real_angle(a: np.ndarray) -> np.ndarray:
+    return np.where(a < 0, np.pi, np.where(np.isnan(a), a, 0)).astype(a.dtype)
+
+
+_real_angle_op = unary("Angle", _real_angle, grad=_zero_grad)
+
+
+def angle(input: Tensor, *, out=None) -> Tensor:
+    """Argument of each element: pi for negative reals, 0 for the others."""
+    if input.is_complex():
+        _complex_only_grad(input, "angle")
+        return _with_out(Tensor._wrap(np.angle(input._data)), out)
+    return _real_angle_op(input, out=out)
+
+
+def _predicate(name: str, fn):
+    """A non-differentiable elementwise test returning a bool tensor."""
+    def op(input: Tensor) -> Tensor:
+        return Tensor._wrap(np.asarray(fn(input._data)))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name} test; the result is a bool tensor."
+    return op
+
+
+isnan = _predicate("isnan", np.isnan)
+isinf = _predicate("isinf", np.isinf)
+isfinite = _predicate("isfinite", np.isfinite)
+isposinf = _predicate("isposinf", lambda a: a == np.inf)
+isneginf = _predicate("isneginf", lambda a: a == -np.inf)
+isreal = _predicate("isreal", lambda a: np.imag(a) == 0 if a.dtype.kind == "c"
+                    else np.ones(a.shape, dtype=bool))
+signbit = _predicate("signbit", lambda a: np.signbit(a) if a.dtype.kind in "fV" else a < 0)
