@@ -127,9 +127,10 @@ def _type_name(input: Tensor) -> str:
 def take_along(input: Tensor, index: np.ndarray, axis: int, keepdim: bool = True) -> Tensor:
     """input's values at `index` along `axis` (like torch.gather), differentiably: the
     gradient is scattered back to the chosen positions. `index` has input's ndim; with
-    keepdim=False its (size 1) `axis` is dropped from the result."""
+    keepdim=False its (size 1) `axis` is dropped from the result. A zero-dim input gives
+    its single value (any index)."""
     if input._data.ndim == 0:
-        return input.clone()
+        return _index(input.reshape(1), (np.zeros((), np.int64),))
     shape = index.shape
     key = [np.arange(n).reshape([n if d == i else 1 for d in range(len(shape))])
            for i, n in enumerate(shape)]
@@ -326,7 +327,8 @@ class Var(Function):
                           "Correction should be strictly less than the reduction factor (input "
                           "numel divided by output numel).", UserWarning, stacklevel=4)
         ctx.save_for_backward(x)
-        ctx.meta = (axes, keepdim, dof, take_sqrt)
+        # The value divides by max(N - correction, 0), torch's gradient by N - correction.
+        ctx.meta = (axes, keepdim, count - correction, take_sqrt)
         with np.errstate(invalid="ignore", divide="ignore"):
             dev = data - data.sum(axis=axes, keepdims=True) / count
             var = np.asarray((dev * dev).sum(axis=axes, keepdims=keepdim) / dof, dtype=data.dtype)
@@ -452,7 +454,8 @@ def _value_and_index(input: Tensor, dim: int, keepdim: bool, name: str, arg_fn,
     axis = input._wrap_dim(dim)
     data = input._data
     if data.ndim == 0:
-        return result_type(_named(input.clone(), name), Tensor._wrap(np.zeros((), np.int64)))
+        return result_type(_named(take_along(input, None, 0), name),
+                           Tensor._wrap(np.zeros((), np.int64)))
     index = arg_fn(data, axis)
     values = _named(take_along(input, index, axis, keepdim), name)
     return result_type(values, Tensor._wrap(index if keepdim else index.squeeze(axis)))
@@ -700,7 +703,7 @@ def _cumulative_extreme(input: Tensor, dim: int, name: str, ufunc):
     result_type = getattr(return_types, name)
     backward_name = name.capitalize() + "Backward0"
     if data.ndim == 0:
-        return result_type(_named(input.clone(), backward_name),
+        return result_type(_named(take_along(input, None, 0), backward_name),
                            Tensor._wrap(np.zeros((), np.int64)))
     running = ufunc.accumulate(data, axis=axis)
     attained = (data == running) | _isnan(data)

@@ -40,7 +40,8 @@ def _sorted_selection(input: Tensor, dim: int, index_fn, keepdim: bool, name: st
     axis = input._wrap_dim(dim)
     data = input._data
     if data.ndim == 0:
-        return result_type(_named(input.clone(), name), Tensor._wrap(np.zeros((), np.int64)))
+        return result_type(_named(take_along(input, None, 0), name),
+                           Tensor._wrap(np.zeros((), np.int64)))
     index = index_fn(data, axis).astype(np.int64)
     values = _named(take_along(input, index, axis, keepdim), name)
     return result_type(values, Tensor._wrap(index if keepdim else index.squeeze(axis)))
