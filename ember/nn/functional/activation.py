@@ -1,2 +1,427 @@
-"""(being written)"""
-__all__ = []
+"""Activation functions.
+
+Each elementwise activation is one primitive: a NumPy forward and a backward
+`grad * f'(x)` where f' is written with ember ops on the saved input (or output),
+so second derivatives work. `inplace=True` writes the result into the input, as
+torch's `relu_` and friends do. Softmax and log-softmax are single fused
+Functions, shifted by the row maximum for numerical stability.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ...ops._special_math import erf as _erf
+from ...ops.pointwise import float_math, sigmoid, tanh
+
+__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_",
+           "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh",
+           "hardtanh", "hardtanh_", "hardsigmoid", "hardswish", "softplus", "softsign",
+           "softshrink", "hardshrink", "tanhshrink", "threshold", "threshold_", "logsigmoid",
+           "softmax", "log_softmax", "softmin", "glu"]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _mask(condition: Tensor, like: Tensor) -> Tensor:
+    """A bool condition as 0/1 values in like's dtype (a constant for autograd)."""
+    return condition.to(like.dtype)
+
+
+def _activation(name: str, forward, derivative, from_output: bool = False):
+    """Build the Function of y = forward(x, *params) with dy/dx = derivative(s, *params),
+    where s is the input tensor (or the output when from_output)."""
+
+    def fwd(ctx, x, *params):
+        ctx.params = params
+        if not from_output:
+            ctx.save_for_backward(x)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float_math(forward, x._data, *params)
+
+    def bwd(ctx, grad):
+        saved = ctx.output(0) if from_output else ctx.saved_tensors[0]
+        return (grad * derivative(saved, *ctx.params),) + (None,) * len(ctx.params)
+
+    return type(name, (Function,), {"backward_name": name + "Backward0",
+                                     "saves_outputs": from_output,
+                                     "forward": staticmethod(fwd),
+                                     "backward": staticmethod(bwd)})
+
+
+def _run(fn_cls, input: Tensor, inplace: bool, *params) -> Tensor:
+    if inplace:
+        return input._inplace(lambda x: fn_cls.apply(x, *params))
+    return fn_cls.apply(input, *params)
+
+
+# ---------------------------------------------------------------- rectifiers
+_Relu = _activation("Relu", lambda a: np.maximum(a, a.dtype.type(0)),
+                    lambda y: _mask(y > 0, y), from_output=True)
+_LeakyRelu = _activation("LeakyRelu", lambda a, s: np.where(a > 0, a, a * s),
+                         lambda x, s: _mask(x > 0, x) * (1 - s) + s)
+_Hardtanh = _activation("Hardtanh", lambda a, lo, hi: np.clip(a, lo, hi),
+                        lambda x, lo, hi: _mask(x > lo, x) * _mask(x < hi, x))
+_Threshold = _activation("Threshold", lambda a, t, v: np.where(a > t, a, a.dtype.type(v)),
+                         lambda x, t, v: _mask(x > t, x))
+
+
+def _elu_forward(a, alpha, scale, input_scale):
+    return scale * np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0) * input_scale))
+
+
+def _elu_derivative(y, alpha, scale, input_scale):
+    # For x <= 0: d/dx scale*alpha*(exp(x*s) - 1) = s * (y + scale*alpha).
+    positive = _mask(y > 0, y)
+    return positive * scale + (1 - positive) * ((y + scale * alpha) * input_scale)
+
+
+_Elu = _activation("Elu", _elu_forward, _elu_derivative, from_output=True)
+_Celu = _activation("Celu", _elu_forward, _elu_derivative, from_output=True)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _run(_Relu, input, inplace)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _run(_LeakyRelu, input, inplace, negative_slope)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _run(_Hardtanh, input, inplace, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    return _run(_Threshold, input, inplace, threshold, value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _run(_Threshold, input, True, threshold, value)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _run(_Elu, input, inplace, alpha, 1.0, 1.0)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _run(_Elu, input, inplace, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _run(_Celu, input, inplace, alpha, 1.0, 1.0 / alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+class PreluKernel(Function):
+    backward_name = "PreluKernelBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.save_for_backward(x, weight)
+        return np.where(x._data > 0, x._data, x._data * weight._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        positive = _mask(x > 0, x)
+        return grad * (positive + (1 - positive) * weight), grad * (1 - positive) * x
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), one weight per channel (dim 1) or a shared one."""
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.numel() != 1:
+        if weight.numel() != channels:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+        weight = weight.reshape((channels,) + (1,) * max(input.ndim - 2, 0))
+    return PreluKernel.apply(input, weight)
+
+
+# ---------------------------------------------------------------- smooth activations
+class _NormalCdf(Function):
+    """Phi(x), the standard normal CDF; used inside GELU's derivative so that it can be
+    differentiated again."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return float_math(lambda a: 0.5 * (1.0 + _erf(a * (1.0 / math.sqrt(2.0)))), x._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * _normal_pdf(x)
+
+
+def _normal_pdf(x: Tensor) -> Tensor:
+    return (x * x * -0.5).exp() * _INV_SQRT_2PI
+
+
+def _gelu_tanh_parts(a):
+    """sqrt(2/pi) (x + 0.044715 x^3), the argument of tanh in GELU's tanh form."""
+    return _SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)
+
+
+def _gelu_forward(a, approximate):
+    if approximate == "tanh":
+        return 0.5 * a * (1.0 + np.tanh(_gelu_tanh_parts(a)))
+    return 0.5 * a * (1.0 + _erf(a * (1.0 / math.sqrt(2.0))))
+
+
+def _gelu_derivative(x, approximate):
+    if approximate == "tanh":
+        t = tanh(_gelu_tanh_parts(x))
+        inner_grad = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * inner_grad
+    return _NormalCdf.apply(x) + x * _normal_pdf(x)
+
+
+_Gelu = _activation("Gelu", _gelu_forward, _gelu_derivative)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _Gelu.apply(input, approximate)
+
+
+def _softplus_forward(a, beta, threshold):
+    return np.where(a * beta > threshold, a, np.logaddexp(0, a * beta) / beta).astype(a.dtype)
+
+
+def _softplus_derivative(x, beta, threshold):
+    linear = _mask(x * beta > threshold, x)
+    return linear + (1 - linear) * sigmoid(x * beta)
+
+
+_Softplus = _activation("Softplus", _softplus_forward, _softplus_derivative)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    return _Softplus.apply(input, beta, threshold)
+
+
+_Silu = _activation("Silu", lambda a: a * (0.5 * np.tanh(0.5 * a) + 0.5),
+                    lambda x: sigmoid(x) * (1 + x * (1 - sigmoid(x))))
+
+
+def _mish_derivative(x):
+    t = tanh(softplus(x))
+    return t + x * sigmoid(x) * (1 - t * t)
+
+
+_Mish = _activation("Mish", lambda a: a * np.tanh(np.logaddexp(0, a)).astype(a.dtype),
+                    _mish_derivative)
+_LogSigmoid = _activation("LogSigmoid", lambda a: -np.logaddexp(0, -a).astype(a.dtype),
+                          lambda x: sigmoid(-x))
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _run(_Silu, input, inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _run(_Mish, input, inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    return _LogSigmoid.apply(input)
+
+
+# ---------------------------------------------------------------- piecewise-linear
+_Hardsigmoid = _activation("Hardsigmoid", lambda a: np.clip(a / 6 + 0.5, 0, 1).astype(a.dtype),
+                           lambda x: _mask(x > -3, x) * _mask(x < 3, x) / 6)
+
+
+def _hardswish_derivative(x):
+    middle = _mask(x >= -3, x) * _mask(x <= 3, x)
+    return middle * (x / 3 + 0.5) + _mask(x > 3, x)
+
+
+_Hardswish = _activation("Hardswish",
+                         lambda a: (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype),
+                         _hardswish_derivative)
+
+
+def _shrink_mask(x, lambd):
+    return _mask(x > lambd, x) + _mask(x < -lambd, x)
+
+
+_Softshrink = _activation("Softshrink",
+                          lambda a, l: np.where(a > l, a - l, np.where(a < -l, a + l, 0))
+                          .astype(a.dtype), _shrink_mask)
+_Hardshrink = _activation("Hardshrink",
+                          lambda a, l: np.where((a > l) | (a < -l), a, 0).astype(a.dtype),
+                          _shrink_mask)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    return _run(_Hardsigmoid, input, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _run(_Hardswish, input, inplace)
+
+
+def _check_lambda(input: Tensor, lambd: float) -> None:
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype "
+                           f"{input.dtype.name.capitalize()}, but found {lambd:g}")
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    _check_lambda(input, lambd)
+    return _Softshrink.apply(input, lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return _Hardshrink.apply(input, lambd)
+
+
+def softsign(input: Tensor) -> Tensor:
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return input - tanh(input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """First half of `dim` times the sigmoid of the second half."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = input._wrap_dim(dim)
+    size = input.shape[d]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    lead = (slice(None),) * d
+    a = input[lead + (slice(0, size // 2),)]
+    b = input[lead + (slice(size // 2, size),)]
+    return a * sigmoid(b)
+
+
+# ---------------------------------------------------------------- softmax family
+def _along(fn, a: np.ndarray, axis: int) -> np.ndarray:
+    """Run a reduction-based kernel on `axis`, treating a 0-d array as one element."""
+    if a.ndim == 0:
+        return fn(a.reshape(1), 0).reshape(())
+    if a.size == 0:
+        return a.copy()
+    return fn(a, axis)
+
+
+def _softmax_kernel(a: np.ndarray, axis: int) -> np.ndarray:
+    e = a - a.max(axis=axis, keepdims=True)
+    np.exp(e, out=e)
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
+
+
+def _log_softmax_kernel(a: np.ndarray, axis: int) -> np.ndarray:
+    shifted = a - a.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+class Softmax(Function):
+    backward_name = "SoftmaxBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        with np.errstate(invalid="ignore"):
+            return float_math(lambda a: _along(_softmax_kernel, a, dim), x._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        y = ctx.output(0)
+        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Function):
+    backward_name = "LogSoftmaxBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return float_math(lambda a: _along(_log_softmax_kernel, a, dim), x._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        y = ctx.output(0)
+        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_like(fn_cls, name, input, dim, stacklevel, dtype, negate=False) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim(name, input.ndim, stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    if negate:
+        input = -input
+    return fn_cls.apply(input, input._wrap_dim(dim))
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype=None) -> Tensor:
+    return _softmax_like(Softmax, "softmax", input, dim, _stacklevel, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype=None) -> Tensor:
+    return _softmax_like(Softmax, "softmin", input, dim, _stacklevel, dtype, negate=True)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype=None) -> Tensor:
+    return _softmax_like(LogSoftmax, "log_softmax", input, dim, _stacklevel, dtype)

@@ -1,2 +1,99 @@
-"""(being written)"""
-__all__ = []
+"""Linear maps: F.linear (one fused Function, torch's addmm) and F.bilinear."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ...autograd.function import Function
+
+__all__ = ["linear", "bilinear"]
+
+_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+
+
+class Linear(Function):
+    """y = x @ W^T + b over the last dim of x: one GEMM plus the bias add."""
+
+    backward_name = "AddmmBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias=None):
+        xd, wd = x._data, weight._data
+        if xd.dtype != wd.dtype or (bias is not None and bias._data.dtype != xd.dtype):
+            other = wd.dtype if xd.dtype != wd.dtype else bias._data.dtype
+            raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
+                               f"{_dtype_name(xd.dtype)} and {_dtype_name(other)}")
+        if xd.ndim == 0 or wd.ndim != 2 or xd.shape[-1] != wd.shape[1]:
+            rows = int(np.prod(xd.shape[:-1])) if xd.ndim > 1 else 1
+            cols = xd.shape[-1] if xd.ndim else 1
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
+                               f"{wd.shape[-1]}x{wd.shape[0]})")
+        ctx.save_for_backward(x, weight)
+        ctx.has_bias = bias is not None
+        compute = np.float32 if xd.dtype in _LOW_PRECISION else None
+        x2 = xd.reshape(-1, xd.shape[-1])
+        w = wd
+        if compute is not None:
+            x2, w = x2.astype(compute), w.astype(compute)
+        out = x2 @ w.T
+        if bias is not None:
+            out += bias._data if compute is None else bias._data.astype(compute)
+        return out.astype(xd.dtype, copy=False).reshape(xd.shape[:-1] + (wd.shape[0],))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        out_features = weight.shape[0]
+        grad_2d = grad.reshape(-1, out_features)
+        grad_x = grad.matmul(weight) if need_x else None
+        grad_w = grad_2d.mT.matmul(x.reshape(-1, x.shape[-1])) if need_w else None
+        grad_b = grad_2d.sum(0) if need_b and ctx.has_bias else None
+        return grad_x, grad_w, grad_b
+
+
+def _dtype_name(np_dtype) -> str:
+    return _dtype.from_numpy_dtype(np_dtype).name.capitalize() \
+        if np_dtype != _dtype.bfloat16.numpy else "BFloat16"
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = input @ weight.T + bias (weight has shape (out_features, in_features))."""
+    out = Linear.apply(input, weight, bias)
+    node = out.grad_fn
+    if node is not None:
+        # torch's grad_fn names: addmm / mm for 2-D input, a view of them otherwise.
+        if input.ndim == 2:
+            node.backward_name = "AddmmBackward0" if bias is not None else "MmBackward0"
+        elif input.ndim == 1 and bias is None:
+            node.backward_name = "SqueezeBackward4"
+        elif bias is None:
+            node.backward_name = "UnsafeViewBackward0"
+        else:
+            node.backward_name = "ViewBackward0"
+    return out
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
+             bias: Tensor | None = None) -> Tensor:
+    """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    out_f, in1, in2 = weight.shape
+    if input1.shape[-1] != in1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {in1}")
+    if input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {in2}")
+    batch = input1.shape[:-1]
+    x1 = input1.reshape(-1, in1)
+    x2 = input2.reshape(-1, in2)
+    # (N, in1) @ (in1, out*in2) -> (N, out, in2), then contract in2 with x2: two GEMM-like steps.
+    left = x1.matmul(weight.permute(1, 0, 2).reshape(in1, out_f * in2)).reshape(-1, out_f, in2)
+    out = left.matmul(x2.unsqueeze(-1)).squeeze(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(tuple(batch) + (out_f,))

@@ -1,1 +1,9 @@
-"""ember.nn.modules: one file per family of layers, as in torch.nn.modules."""
+"""ember.nn.modules: one file per family of layers, as in torch.nn.modules.
+
+Each family file lists its layers in __all__; add a family with one import line.
+"""
+from .module import Module  # noqa: F401
+from .container import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
