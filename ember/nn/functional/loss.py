@@ -1,2 +1,879 @@
-"""(being written)"""
-__all__ = []
+"""Loss functions: torch.nn.functional's loss section.
+
+Most losses are a few lines of ember ops, so their gradients (and double backward)
+come from autograd. The losses that run on every training step or need torch's exact
+special cases get their own Function:
+  CrossEntropy   log_softmax + nll fused: a stable log-sum-exp in NumPy forward and
+                 (softmax - target) * scale backward
+  NllLoss        picks -w[t] * x[t]; its backward is a constant tensor times the grad
+  BinaryCrossEntropy  torch's log clamped at -100 and its gradient formula
+  CtcLoss        the alpha/beta recursions in NumPy, vectorised over batch and labels
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ...autograd.grad_mode import STATE as GRAD_STATE
+from ...ops.pointwise import operands, to_dtype
+
+__all__ = ["l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
+           "poisson_nll_loss", "gaussian_nll_loss", "kl_div", "margin_ranking_loss",
+           "multilabel_margin_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+           "multi_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+           "hinge_embedding_loss", "cosine_embedding_loss", "ctc_loss"]
+
+_LOW_PRECISION = ("float16", "bfloat16")
+
+
+# ---------------------------------------------------------------- reductions
+def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
+    """Map the deprecated size_average/reduce flags to a reduction string (torch's rule)."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    result = "mean" if size_average and reduce else "sum" if reduce else "none"
+    if emit_warning:
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      f"reduction='{result}' instead.", UserWarning, stacklevel=3)
+    return result
+
+
+def _pick_reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    return _check_reduction(reduction)
+
+
+def _check_reduction(reduction: str) -> str:
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", UserWarning, stacklevel=3)
+        return "mean"
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _type_name(t: Tensor) -> str:
+    """torch's scalar type name in messages: Float, Double, Long, ..."""
+    return t.dtype._legacy_name[:-len("Tensor")]
+
+
+def _warn_target_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
+                      f"size ({input.size()}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=3)
+
+
+def _check_broadcast(a: Tensor, b: Tensor) -> None:
+    """torch's broadcast_tensors error for shapes that do not broadcast."""
+    sa, sb = a.shape, b.shape
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+            dim = max(len(sa), len(sb)) - i
+            raise RuntimeError(f"The size of tensor a ({sa[-i]}) must match the size of tensor b "
+                               f"({sb[-i]}) at non-singleton dimension {dim}")
+
+
+# ---------------------------------------------------------------- small building blocks
+class _Where(Function):
+    """where(cond, a, b) for a constant NumPy mask: the gradient goes to the chosen side."""
+    backward_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        x, y, _ = operands(a, b)
+        ctx.cond = cond
+        return np.where(cond, x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        need_a, need_b = ctx.needs_input_grad[1:]
+        return (None, grad * Tensor._wrap(ctx.cond) if need_a else None,
+                grad * Tensor._wrap(~ctx.cond) if need_b else None)
+
+
+def _where(cond: np.ndarray, a, b) -> Tensor:
+    return _Where.apply(np.asarray(cond), a, b)
+
+
+def _clamp_min(x: Tensor, low: float) -> Tensor:
+    """clamp_min with torch's gradient rule (passes where x >= low)."""
+    return _where(x._data >= low, x, low)
+
+
+def _positive_part(x: Tensor) -> Tensor:
+    """max(x, 0) whose gradient flows only where x > 0 (the margin kernels' rule)."""
+    return _where(x._data > 0, x, 0.0)
+
+
+def _softplus(x: Tensor) -> Tensor:
+    """log(1 + exp(x)) without overflow: max(x, 0) + log(1 + exp(-|x|))."""
+    a = x.abs()
+    return (x + a) * 0.5 + (1 + (-a).exp()).log()
+
+
+def _pairwise_distance(x1: Tensor, x2: Tensor, p: float, eps: float) -> Tensor:
+    """||x1 - x2 + eps||_p over the last dimension (torch.pairwise_distance)."""
+    diff = x1 - x2 + eps
+    dim = max(x1.ndim, x2.ndim) - 1
+    if p == 2:
+        return (diff * diff).sum(dim).sqrt()
+    if p == 1:
+        return diff.abs().sum(dim)
+    if p <= 0 or math.isinf(p):
+        raise NotImplementedError(f"ember's triplet/pairwise distance supports finite p > 0, "
+                                  f"got p={p}")
+    return (diff.abs() ** p).sum(dim) ** (1.0 / p)
+
+
+# ---------------------------------------------------------------- regression losses
+def _weighted_error(error: Tensor, input: Tensor, weight, reduction: str) -> Tensor:
+    """l1/mse/huber with an elementwise weight: 'mean' divides by the sum of weights."""
+    if weight is None:
+        return _reduce(error, reduction)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    weighted = error * weight
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    return _reduce(weighted, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    _warn_target_size(input, target)
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
+    return _weighted_error((input - target).abs(), input, weight, reduction)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    _warn_target_size(input, target)
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
+    diff = input - target
+    return _weighted_error(diff * diff, input, weight, reduction)
+
+
+def _huber(diff: Tensor, delta: float) -> Tensor:
+    """0.5 d^2 where |d| < delta, else delta (|d| - delta / 2)."""
+    a = diff.abs()
+    return _where(a._data < delta, diff * diff * 0.5, (a - 0.5 * delta) * delta)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    _warn_target_size(input, target)
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    diff = input - target
+    if beta == 0:
+        return _reduce(diff.abs(), reduction)
+    return _reduce(_huber(diff, beta) / beta, reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    _warn_target_size(input, target)
+    reduction = _check_reduction(reduction)
+    _check_broadcast(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _weighted_error(_huber(input - target, delta), input, weight, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average=None, eps: float = 1e-8, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        # Stirling's approximation of log(target!), counted only where target > 1.
+        big = target._data > 1
+        t = _where(big, target, 2.0)
+        stirling = t * t.log() - t + (t * (2 * math.pi)).log() * 0.5
+        loss = loss + _where(big, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = input.detach() * 0 + var
+    elif (var._data < 0).any():
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.ndim == var.ndim and
+                  sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    # torch clamps var for stability without letting the clamp touch the gradient.
+    var = var + Tensor._wrap(np.maximum(var._data, eps) - var._data)
+    diff = input - target
+    loss = (var.log() + diff * diff / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    batchmean = reduction == "batchmean"
+    reduction = _check_reduction("sum" if batchmean else reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        # xlogy(t, t) - t * input, with 0 * log 0 taken as 0
+        nonzero = target._data != 0
+        safe = _where(nonzero, target, 1.0)
+        loss = target * safe.log() - target * input
+    out = _reduce(loss, reduction)
+    if batchmean and input.ndim != 0:
+        out = out / input.shape[0]
+    return out
+
+
+# ---------------------------------------------------------------- classification: class indices
+def _check_class_weight(weight, input: Tensor, n_classes: int, prefix: str = "") -> np.ndarray:
+    if weight is None:
+        return None
+    if weight.ndim != 1 or weight.numel() != n_classes:
+        raise RuntimeError(f"{prefix}weight tensor should be defined either for all {n_classes} "
+                           "classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {_type_name(input)} but found "
+                           f"{_type_name(weight)}")
+    return weight._data
+
+
+def _class_targets(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarray:
+    """Validate class-index targets against a batched input (N, C, d1, ...)."""
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {_type_name(target)}. Hint: "
+            "class-index targets must be integers (use target.long()); to pass class "
+            "probabilities instead, give the target the input's shape.")
+    if input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    if input.ndim == 2 and target.ndim != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    expected = input.shape[:1] + input.shape[2:]
+    if input.ndim > 2 and target.shape != expected:
+        if input.ndim == 4:
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+    t = target._data.astype(np.int64)
+    n_classes = input.shape[1]
+    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        value = int(t[bad][0])
+        raise IndexError(f"Target {value} is out of bounds. Hint: target value {value} but the "
+                         f"input has {n_classes} classes (valid labels 0..{n_classes - 1}); "
+                         "check the number of output units or the label encoding.")
+    return t
+
+
+def _target_weights(t: np.ndarray, weight, ignore_index: int, dtype):
+    """(safe targets, per-target weight w[t] with 0 at ignored positions)."""
+    keep = t != ignore_index
+    safe = np.where(keep, t, 0)
+    w_t = keep.astype(dtype) if weight is None else np.where(keep, weight[safe], 0).astype(dtype)
+    return safe, w_t
+
+
+def _batched(fn, input: Tensor, target: Tensor, reduction: str, **kwargs) -> Tensor:
+    """Run a class loss on an unbatched (C,) input as a batch of one."""
+    if target.shape == input.shape:         # class probabilities
+        target = target.unsqueeze(0)
+    elif target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target.shape[0]}")
+    else:
+        target = target.reshape(1)
+    out = fn(input.unsqueeze(0), target, reduction=reduction, **kwargs)
+    return out[0] if reduction == "none" else out
+
+
+def _grad_scale(grad: Tensor, denom: float, reduction: str) -> Tensor:
+    """The upstream gradient as a factor per (sample, 1, positions...)."""
+    if reduction == "none":
+        return grad.unsqueeze(1)
+    return grad / denom if reduction == "mean" else grad
+
+
+def _finish(loss: np.ndarray, denom: float, reduction: str, dtype) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if reduction == "none":
+            return loss.astype(dtype)
+        total = loss.sum(dtype=np.float64 if loss.dtype == np.float64 else None)
+        return np.asarray(total / denom if reduction == "mean" else total, dtype=dtype)
+
+
+class NllLoss(Function):
+    """-w[t] * input[n, t]: linear in input, so backward is a constant times the grad."""
+    backward_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, t, weight, ignore_index, reduction):
+        x = input._data
+        safe, w_t = _target_weights(t, weight, ignore_index, x.dtype)
+        picked = np.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+        loss = np.where(w_t != 0, -w_t * picked, 0)
+        denom = float(w_t.sum())
+        ctx.meta = (denom, reduction)
+        if ctx.needs_input_grad and ctx.needs_input_grad[0]:
+            d_input = np.zeros_like(x)
+            np.put_along_axis(d_input, safe[:, None], -w_t[:, None], axis=1)
+            ctx.d_input = d_input
+        return _finish(loss, denom, reduction, x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        denom, reduction = ctx.meta
+        return Tensor._wrap(ctx.d_input) * _grad_scale(grad, denom, reduction), \
+            None, None, None, None
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim == 1:
+        return _batched(nll_loss, input, target, reduction, weight=weight,
+                        ignore_index=ignore_index)
+    w = _check_class_weight(weight, input, input.shape[1])
+    t = _class_targets(input, target, ignore_index)
+    return NllLoss.apply(input, t, w, ignore_index, reduction)
+
+
+class CrossEntropy(Function):
+    """log_softmax over dim 1 followed by the (weighted, smoothed) negative log-likelihood.
+
+    Every variant is -sum_c Q[n, c] * log_softmax(x)[n, c] for a coefficient array Q
+    (one-hot * w[t] for class indices, plus the label-smoothing term; w * target for
+    probabilities), whose gradient is softmax(x) * sum_c Q - Q.
+    """
+    backward_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, weight, ignore_index, label_smoothing, reduction):
+        x = input._data
+        out_dtype = x.dtype
+        if x.dtype.name in _LOW_PRECISION:
+            x = x.astype(np.float32)
+        n_classes = x.shape[1]
+        shift = x.max(axis=1, keepdims=True) if x.size else np.zeros_like(x[:, :1])
+        shift = np.where(np.isfinite(shift), shift, 0)
+        z = x - shift
+        with np.errstate(divide="ignore"):
+            logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        w_b = 1 if weight is None else weight.reshape((1, -1) + (1,) * (x.ndim - 2))
+        smooth = label_smoothing / n_classes
+        if isinstance(target, Tensor):          # class probabilities
+            probs = target._data
+            q = (probs * (1 - label_smoothing) + smooth if label_smoothing else probs) * w_b
+            keep = None
+            denom = float(logp.size // n_classes) if logp.size else 0.0
+        else:                                   # class indices
+            safe, w_t = _target_weights(target, weight, ignore_index, x.dtype)
+            keep = target != ignore_index
+            q = np.zeros_like(x)
+            np.put_along_axis(q, safe[:, None], ((1 - label_smoothing) * w_t)[:, None], axis=1)
+            if label_smoothing:
+                q += smooth * w_b * keep[:, None]
+            denom = float(w_t.sum())
+        loss = -(q * np.where(q != 0, logp, 0)).sum(axis=1)
+        ctx.meta = (denom, reduction, shift, keep, label_smoothing, smooth)
+        ctx.weight = w_b
+        needs = ctx.needs_input_grad
+        if needs and needs[0]:
+            ctx.d_logits = np.exp(logp) * q.sum(axis=1, keepdims=True) - q
+            ctx.q = q
+        if needs and needs[1]:
+            ctx.logp = logp
+        if needs:
+            ctx.save_for_backward(input, target if keep is None else None)
+        return _finish(loss, denom, reduction, out_dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        denom, reduction, shift, keep, label_smoothing, smooth = ctx.meta
+        need_input, need_target = ctx.needs_input_grad[:2]
+        scale = _grad_scale(grad, denom, reduction)
+        grad_input = grad_target = None
+        if GRAD_STATE.enabled:
+            # create_graph: rebuild softmax from ember ops so the gradient is differentiable.
+            input, target = ctx.saved_tensors
+            z = input - Tensor._wrap(shift.astype(input._data.dtype))
+            logp = z - z.exp().sum(1, keepdim=True).log()
+            w_b = ctx.weight
+            if need_target:
+                q = (target * (1 - label_smoothing) + smooth) * w_b
+            else:
+                q = Tensor._wrap(ctx.q)
+            if need_input:
+                grad_input = (logp.exp() * q.sum(1, keepdim=True) - q) * scale
+            if need_target:
+                grad_target = -logp * w_b * (1 - label_smoothing) * scale
+            return grad_input, grad_target, None, None, None, None
+        if need_input:
+            grad_input = Tensor._wrap(ctx.d_logits) * scale
+        if need_target:
+            grad_target = Tensor._wrap(-ctx.logp * ctx.weight * (1 - label_smoothing)) * scale
+        return grad_input, grad_target, None, None, None, None
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average=None, ignore_index: int = -100, reduce=None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    if input.shape == target.shape:
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {_type_name(target)}")
+    elif input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim == 1:
+        return _batched(cross_entropy, input, target, reduction, weight=weight,
+                        ignore_index=ignore_index, label_smoothing=label_smoothing)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    n_classes = input.shape[1]
+    if input.shape == target.shape:
+        w = _check_class_weight(weight, input, n_classes, "cross_entropy: ")
+        if target.dtype is not input.dtype:
+            common = _dtype.result_type(input, target)
+            input, target = to_dtype(input, common), to_dtype(target, common)
+            w = None if w is None else w.astype(common.numpy)
+        return CrossEntropy.apply(input, target, w, ignore_index, label_smoothing, reduction)
+    w = _check_class_weight(weight, input, n_classes)
+    t = _class_targets(input, target, ignore_index)
+    return CrossEntropy.apply(input, t, w, ignore_index, label_smoothing, reduction)
+
+
+# ---------------------------------------------------------------- binary classification
+class BinaryCrossEntropy(Function):
+    """-w (t log x + (1 - t) log(1 - x)) with torch's log clamp at -100 and its gradient
+    w (x - t) / max(x (1 - x), 1e-12)."""
+    backward_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, weight, reduction):
+        x, t, _ = operands(input, target)
+        if ((x < 0) | (x > 1)).any():
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        with np.errstate(divide="ignore"):
+            log_x = np.maximum(np.log(x), -100)
+            log_1mx = np.maximum(np.log1p(-x), -100)
+        loss = -(t * log_x + (1 - t) * log_1mx)
+        if weight is not None:
+            loss = loss * weight._data
+        ctx.meta = (reduction, loss.size)
+        ctx.save_for_backward(input, target, weight)
+        return _finish(loss, loss.size, reduction, loss.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        reduction, count = ctx.meta
+        x, t, w = ctx.saved_tensors
+        scale = grad / count if reduction == "mean" else grad
+        if w is not None:
+            scale = scale * w
+        need_x, need_t = ctx.needs_input_grad[:2]
+        grad_x = grad_t = None
+        if need_x:
+            denom = np.maximum((1 - x._data) * x._data, 1e-12)
+            grad_x = (x - t) / Tensor._wrap(denom.astype(x._data.dtype)) * scale
+        if need_t:
+            with np.errstate(divide="ignore"):
+                logit = np.log(x._data) - np.log1p(-x._data)
+            grad_t = -Tensor._wrap(logit) * scale
+        return grad_x, grad_t, None, None
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
+                         f"size ({input.size()}) is deprecated. Please ensure they have the "
+                         "same size.")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_type_name(target)} but expected {_type_name(input)}")
+    if weight is not None and np.broadcast_shapes(weight.shape, target.shape) != target.shape:
+        raise RuntimeError(f"The expanded size of the tensor ({target.shape[-1]}) must match the "
+                           f"existing size ({weight.shape[-1]}) at non-singleton dimension "
+                           f"{target.ndim - 1}.")
+    return BinaryCrossEntropy.apply(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None, size_average=None,
+                                     reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    # (1 - t) x + log_weight * log(1 + exp(-x)), the softplus computed without overflow
+    softplus_neg = _softplus(-input)
+    if pos_weight is not None:
+        softplus_neg = ((pos_weight - 1) * target + 1) * softplus_neg
+    loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+# ---------------------------------------------------------------- margin and embedding losses
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _reduce(_clamp_min(-target * (input1 - input2) + margin, 0.0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
+    t = target._data
+    loss = _where(t != 1, _clamp_min(margin - input, 0.0), 0.0) + _where(t != -1, input, 0.0)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
+    return _reduce((1 + (-target * input).exp()).log(), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average=None, reduce=None,
+                                reduction: str = "mean") -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    # -(t log sigmoid(x) + (1 - t) log sigmoid(-x))
+    loss = target * _softplus(-input) + (1 - target) * _softplus(input)
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    dim = target.ndim
+    if dim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != dim + 1 or input2.ndim != dim + 1:
+        raise RuntimeError(f"{dim}D target tensor expects {dim + 1}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    eps = 1e-12
+    dot = (input1 * input2).sum(dim)
+    cos = dot / (((input1 * input1).sum(dim) + eps) * ((input2 * input2).sum(dim) + eps)).sqrt()
+    _check_broadcast(cos, target)
+    t = target._data
+    loss = _where(t == 1, 1 - cos, 0.0) + _where(t == -1, _clamp_min(cos - margin, 0.0), 0.0)
+    return _reduce(loss, reduction)
+
+
+def _margin_batch(input: Tensor, target: Tensor):
+    """A margin loss's (C,) or (N, C) input as (N, C) plus the target as an int array."""
+    if input.ndim > 2 or (input.numel() == 0 and not (input.ndim == 2 and input.shape[1])):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+    return (input if input.ndim == 2 else input.unsqueeze(0)), target._data.astype(np.int64)
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average=None, reduce=None,
+                      reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    x, t = _margin_batch(input, target)
+    n, n_classes = x.shape
+    if target.ndim > 1 or target.numel() != n:
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{n}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"inconsistent weight size, expected {n_classes} but got "
+                           f"{list(weight.shape)}")
+    t = t.reshape(n)
+    if ((t < 0) | (t >= n_classes)).any():
+        raise RuntimeError("target out of range")
+    rows = np.arange(n)
+    z = x - x[rows, t].unsqueeze(1) + margin
+    h = _positive_part(z)
+    if p == 2:
+        h = h * h
+    others = np.ones((n, n_classes), dtype=bool)
+    others[rows, t] = False
+    h = h * Tensor._wrap(others)
+    if weight is not None:
+        h = h * Tensor._wrap(weight._data[t][:, None])
+    loss = h.sum(1) / n_classes
+    return _reduce(loss.reshape(target.shape), reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                           reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    x, t = _margin_batch(input, target)
+    if target.shape != input.shape:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    t = t.reshape(x.shape)
+    n, n_classes = x.shape
+    # A sample's labels are its target entries up to the first -1.
+    valid = np.cumprod(t != -1, axis=1).astype(bool)
+    if ((t[valid] < 0) | (t[valid] >= n_classes)).any():
+        raise RuntimeError("argument #2 'target' is out of range")
+    safe = np.where(valid, t, 0)
+    is_target = np.zeros((n, n_classes + 1), dtype=bool)
+    np.put_along_axis(is_target, np.where(valid, t, n_classes), True, axis=1)
+    is_target = is_target[:, :n_classes]
+    # z[n, j, i] = 1 - (x[n, label_j] - x[n, i]) for every label j and non-label i
+    z = 1 - x[np.arange(n)[:, None], safe].unsqueeze(2) + x.unsqueeze(1)
+    counted = valid[:, :, None] & ~is_target[:, None, :] & (z._data > 0)
+    loss = _where(counted, z, 0.0).sum((1, 2)) / n_classes
+    return _reduce(loss if input.ndim == 2 else loss[0], reduction)
+
+
+def _check_triplet_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
+            f"negative {negative.ndim}D inputs")
+
+
+def _triplet(anchor, positive, negative, distance, margin: float, swap: bool) -> Tensor:
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        d_swap = distance(positive, negative)
+        d_neg = _where(d_swap._data < d_neg._data, d_swap, d_neg)
+    return _clamp_min(d_pos - d_neg + margin, 0.0)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
+                        reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = _pick_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_triplet_dims(anchor, positive, negative)
+    loss = _triplet(anchor, positive, negative,
+                    lambda a, b: _pairwise_distance(a, b, p, eps), margin, swap)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function=None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean") -> Tensor:
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_triplet_dims(anchor, positive, negative)
+    if distance_function is None:
+        def distance_function(a, b):
+            return _pairwise_distance(a, b, 2.0, 1e-6)
+    return _reduce(_triplet(anchor, positive, negative, distance_function, margin, swap),
+                   reduction)
+
+
+# ---------------------------------------------------------------- CTC
+def _shift(a: np.ndarray, k: int, fill) -> np.ndarray:
+    """a moved k places along the last axis (right for k > 0), emptied places = fill."""
+    out = np.full_like(a, fill)
+    if k > 0:
+        out[..., k:] = a[..., :-k]
+    else:
+        out[..., :k] = a[..., -k:]
+    return out
+
+
+class CtcLoss(Function):
+    """Per-sample -log p(target | log_probs) by the CTC forward (alpha) recursion.
+
+    Positions s of the extended label (blank, l1, blank, l2, ..., blank) are handled
+    together for the whole batch; only time is a Python loop. The gradient is torch's:
+    exp(log_probs) - exp(log(sum over s with label c of alpha*beta) + nll - log_probs),
+    i.e. the gradient with respect to the logits of a log_softmax.
+    """
+    backward_name = "CtcLossBackward0"
+
+    @staticmethod
+    def forward(ctx, log_probs, targets, in_len, tgt_len, blank, zero_infinity):
+        lp = log_probs._data.astype(np.float64)
+        n_time, n, n_classes = lp.shape
+        width = 2 * targets.shape[1] + 1
+        ext = np.full((n, width), blank, dtype=np.int64)
+        ext[:, 1::2] = targets
+        valid = np.arange(width)[None] < (2 * tgt_len + 1)[:, None]
+        # s may be reached from s - 2 when it is a label different from the one before
+        skip = np.zeros((n, width), dtype=bool)
+        skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+        emit = np.where(valid, lp[:, np.arange(n)[:, None], ext], -np.inf)   # (T, N, S')
+        alpha = np.full((n_time, n, width), -np.inf)
+        alpha[0, :, :2] = emit[0, :, :2]
+        for t in range(1, n_time):
+            prev = alpha[t - 1]
+            step = np.logaddexp(prev, _shift(prev, 1, -np.inf))
+            step = np.logaddexp(step, np.where(skip, _shift(prev, 2, -np.inf), -np.inf))
+            alpha[t] = step + emit[t]
+        rows = np.arange(n)
+        last = alpha[np.maximum(in_len - 1, 0), rows]
+        end_blank = last[rows, 2 * tgt_len]
+        end_label = np.where(tgt_len > 0, last[rows, np.maximum(2 * tgt_len - 1, 0)], -np.inf)
+        nll = -np.logaddexp(end_blank, end_label)
+        ctx.save_for_backward(log_probs)
+        needs = ctx.needs_input_grad
+        if needs and needs[0]:
+            ctx.grad = CtcLoss.gradient(lp, alpha, emit, ext, skip, in_len, tgt_len, nll,
+                                        zero_infinity).astype(log_probs._data.dtype)
+        if zero_infinity:
+            nll = np.where(np.isinf(nll), 0.0, nll)
+        return nll.astype(log_probs._data.dtype)
+
+    @staticmethod
+    def gradient(lp, alpha, emit, ext, skip, in_len, tgt_len, nll, zero_infinity):
+        n_time, n, n_classes = lp.shape
+        rows = np.arange(n)
+        # beta_t(s): log-probability of finishing from s at t (emission at t included)
+        beta = np.full_like(alpha, -np.inf)
+        skip_next = _shift(skip, -2, False)
+        start = np.full(alpha.shape[1:], -np.inf)
+        for t in range(n_time - 1, -1, -1):
+            start[:] = -np.inf
+            start[rows, 2 * tgt_len] = emit[t, rows, 2 * tgt_len]
+            label_end = np.maximum(2 * tgt_len - 1, 0)
+            start[rows, label_end] = np.where(tgt_len > 0, emit[t, rows, label_end],
+                                              start[rows, label_end])
+            if t + 1 < n_time:
+                nxt = beta[t + 1]
+                step = np.logaddexp(nxt, _shift(nxt, -1, -np.inf))
+                step = np.logaddexp(step, np.where(skip_next, _shift(nxt, -2, -np.inf), -np.inf))
+                inner = step + emit[t]
+            else:
+                inner = start
+            beta[t] = np.where((t == in_len - 1)[:, None], start,
+                               np.where((t < in_len - 1)[:, None], inner, -np.inf))
+        ab = alpha + beta
+        top = ab.max(axis=2, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0)
+        one_hot = (ext[:, :, None] == np.arange(n_classes)).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_ab = np.log(np.einsum("tns,nsc->tnc", np.exp(ab - top), one_hot)) + top
+            grad = np.exp(lp) - np.exp(log_ab + nll[None, :, None] - lp)
+        grad[np.arange(n_time)[:, None] >= in_len[None, :]] = 0
+        if zero_infinity:
+            grad[:, np.isinf(nll)] = 0
+        return grad
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (Tensor._wrap(ctx.grad) * grad.reshape(1, -1, 1), None, None, None, None, None)
+
+
+def _lengths(lengths, n: int, name: str) -> np.ndarray:
+    data = lengths._data if isinstance(lengths, Tensor) else np.asarray(lengths)
+    data = data.astype(np.int64).reshape(-1)
+    if data.shape[0] != n:
+        raise RuntimeError(f"Expected tensor to have size {n} at dimension 0, but got size "
+                           f"{data.shape[0]} for argument #{3 if name == 'input' else 4} "
+                           f"'{name}_lengths' (while checking arguments for ctc_loss_cpu)")
+    return data
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    reduction = _check_reduction(reduction)
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0)
+    n_time, n, n_classes = log_probs.shape
+    in_len = _lengths(input_lengths, n, "input")
+    tgt_len = _lengths(target_lengths, n, "target")
+    if (in_len > n_time).any():
+        raise RuntimeError(f"Expected input_lengths to have value at most {n_time}, but got "
+                           f"value {int(in_len.max())} (while checking arguments for "
+                           "ctc_loss_cpu)")
+    flat = targets._data.astype(np.int64)
+    longest = int(tgt_len.max()) if n else 0
+    if targets.ndim == 1:
+        # concatenated targets -> padded (N, longest)
+        starts = np.concatenate([[0], np.cumsum(tgt_len)[:-1]])
+        index = starts[:, None] + np.arange(longest)[None]
+        inside = np.arange(longest)[None] < tgt_len[:, None]
+        padded = np.where(inside, flat[np.minimum(index, max(flat.size - 1, 0))]
+                          if flat.size else blank, blank)
+    else:
+        if flat.shape[1] < longest:
+            raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, "
+                               f"but got size {flat.shape[1]} for argument #2 'targets' (while "
+                               "checking arguments for ctc_loss_cpu)")
+        padded = flat[:, :longest]
+    loss = CtcLoss.apply(log_probs, padded, in_len, tgt_len, blank, zero_infinity)
+    if reduction == "mean":
+        divisor = np.maximum(tgt_len, 1).astype(loss._data.dtype)
+        return (loss / Tensor._wrap(divisor)).mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss[0] if unbatched else loss
