@@ -319,11 +319,9 @@ class Tensor:
         self._check_inplace()
         recording = GRAD_STATE.enabled and (self._requires_grad or any(
             isinstance(a, Tensor) and a._requires_grad for a in args))
+        if recording and self._base is not None:
+            return self._inplace_on_view(compute, args)
         if recording:
-            if self._base is not None and self._base._requires_grad:
-                raise NotImplementedError(
-                    "ember does not yet record in-place ops on a view of a tensor that is part "
-                    "of an autograd graph; use the out-of-place op (y = y * 2) instead.")
             snapshot = Tensor._wrap(self._data.copy(), self._requires_grad, self._grad_fn,
                                     self._output_nr)
             snapshot._accumulator = self._accumulator
@@ -336,6 +334,51 @@ class Tensor:
             self._output_nr = out._output_nr
             self._requires_grad = out._requires_grad
         return self
+
+    def _inplace_on_view(self, compute, args) -> "Tensor":
+        """An in-place op on a view, recorded as torch's CopySlices: the base's history
+        becomes "old base with the view's elements replaced by the op's result", so
+        gradients reach both the modified region and the rest of the base; the view's
+        own history is then re-derived from the new base."""
+        node = self._grad_fn
+        if node is not None and type(node).is_view and len(node._output_meta) > 1:
+            import re
+            raise RuntimeError(
+                f"Output {self._output_nr} of {re.sub(r'Backward[0-9]*$', '', node.name())} is "
+                "a view and is being modified inplace. This view is the output of a function "
+                "that returns multiple views. Such functions do not allow the output views to "
+                "be modified inplace. You should replace the inplace operation by an "
+                "out-of-place one.")
+        from .ops.indexing import CopySlices, Index
+        base = self._base
+        key = np.unravel_index(self._view_positions(), base._data.shape)
+        out = compute(Index.apply(base, key), *args)
+        self._assign_result(out)
+        new_base = CopySlices.apply(base, key, out)
+        base._grad_fn, base._output_nr = new_base._grad_fn, 0
+        base._requires_grad = new_base._requires_grad
+        view = Index.apply(base, key)
+        if view._grad_fn is not None:
+            view._grad_fn.backward_name = "AsStridedBackward0"
+        self._grad_fn, self._output_nr = view._grad_fn, 0
+        self._requires_grad = view._requires_grad
+        return self
+
+    def _view_positions(self) -> np.ndarray:
+        """For each element of this view, its flat (C-order) position in its base: number
+        the base's elements in a scratch buffer laid out like the base's memory, then read
+        that buffer through the view's strides."""
+        base = self._base._data
+        item = base.itemsize
+        low, high = np.lib.array_utils.byte_bounds(base)
+        labels = np.zeros((high - low) // item, dtype=np.int64)
+
+        def laid_out_like(a: np.ndarray) -> np.ndarray:
+            start = (a.__array_interface__["data"][0] - low) // item
+            return np.lib.stride_tricks.as_strided(
+                labels[start:], a.shape, tuple(s // item * labels.itemsize for s in a.strides))
+        laid_out_like(base)[...] = np.arange(base.size).reshape(base.shape)
+        return laid_out_like(self._data).copy()
 
     def _assign_result(self, out: "Tensor") -> None:
         """Write `out` into self's memory, refusing casts torch refuses, bumping the version."""

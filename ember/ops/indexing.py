@@ -1,15 +1,31 @@
-"""Indexing: `x[key]` and `x[key] = value`, basic (views) and advanced (copies)."""
+"""Indexing: `x[key]`, `x[key] = value` and the index ops (gather, scatter, index_*,
+masked_*, take, put, nonzero).
+
+Two primitives carry every gradient here: `Index` reads `x[key]` and `IndexPut` writes
+values at `x[key]` into a copy of x, optionally accumulating repeated indices. Each is
+the other's backward. The named ops translate their arguments into a NumPy key.
+"""
 from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
 
-__all__ = []
+METHODS = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
+           "index_copy", "index_fill", "index_put", "masked_fill", "masked_select",
+           "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim", "put"]
+INPLACE = ["scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
+           "index_put", "masked_fill", "masked_scatter", "put"]
+
+__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
+           "index_copy", "index_fill", "index_put", "masked_fill", "masked_select",
+           "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim", "put"]
 
 
+# ---------------------------------------------------------------- keys
 def numpy_key(key):
     """Translate an index key: Tensors become arrays, everything else passes through."""
     if isinstance(key, tuple):
@@ -31,12 +47,44 @@ def is_basic(key) -> bool:
                not isinstance(k, bool) for k in parts)
 
 
-def _index_error(err: IndexError, shape) -> IndexError:
-    msg = str(err).replace("axis", "dimension")
-    return IndexError(msg)
+def _is_mask(part) -> bool:
+    return isinstance(part, np.ndarray) and part.dtype == np.bool_ and part.ndim > 0
 
 
+def _check_key(key, shape) -> None:
+    """Raise torch's IndexErrors for too many indices and mis-shaped boolean masks."""
+    parts = key if isinstance(key, tuple) else (key,)
+    used = [0 if p is None or p is Ellipsis or isinstance(p, bool) or
+            (isinstance(p, np.ndarray) and p.dtype == np.bool_ and p.ndim == 0)
+            else (p.ndim if _is_mask(p) else 1) for p in parts]
+    if sum(used) > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    ellipsis = next((i for i, p in enumerate(parts) if p is Ellipsis), len(parts))
+    for i, part in enumerate(parts):
+        if not _is_mask(part):
+            continue
+        start = sum(used[:i]) if i < ellipsis else len(shape) - sum(used[i:])
+        for j, size in enumerate(part.shape):
+            if shape[start + j] != size:
+                raise IndexError(f"The shape of the mask {list(part.shape)} at index {j} does "
+                                 f"not match the shape of the indexed tensor {list(shape)} at "
+                                 f"index {start + j}")
+
+
+def _index_error(err: IndexError) -> IndexError:
+    return IndexError(str(err).replace("axis", "dimension"))
+
+
+def _named(out: Tensor, backward_name: str) -> Tensor:
+    """Give a generic node torch's name for the op the user called."""
+    if out._grad_fn is not None:
+        out._grad_fn.backward_name = backward_name
+    return out
+
+
+# ---------------------------------------------------------------- primitives
 class BasicIndex(Function):
+    """`x[key]` with ints, slices, None and Ellipsis: a view."""
     backward_name = "SliceBackward0"
     is_view = True
 
@@ -47,79 +95,116 @@ class BasicIndex(Function):
         try:
             return x._data[key]
         except IndexError as err:
-            raise _index_error(err, x._data.shape) from None
+            raise _index_error(err) from None
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexPutAccumulate.apply(grad, ctx.key, ctx.in_shape), None
+        return put_into_zeros(grad, ctx.key, ctx.in_shape), None
 
 
-class AdvancedIndex(BasicIndex):
-    """Indexing with tensors, lists or masks: a copy, as in NumPy and torch."""
+class Index(BasicIndex):
+    """Indexing with integer arrays or masks: a copy, as in NumPy and torch."""
     backward_name = "IndexBackward0"
     is_view = False
 
 
-class IndexPutAccumulate(Function):
-    """zeros(shape) with `grad` added at `key` (repeated indices accumulate)."""
-    backward_name = "IndexPutBackward0"
-
-    @staticmethod
-    def forward(ctx, grad, key, shape):
-        ctx.key = key
-        out = np.zeros(shape, dtype=grad._data.dtype)
-        if is_basic(key):
-            out[key] = grad._data
-        else:
-            np.add.at(out, key, grad._data)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        return getitem(g, ctx.key) if is_basic(ctx.key) else \
-            AdvancedIndex.apply(g, ctx.key), None, None
-
-
-def getitem(input: Tensor, key) -> Tensor:
-    if input._data.ndim == 0 and not isinstance(key, tuple) and key is not None \
-            and key is not Ellipsis and not isinstance(key, Tensor):
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-    key = numpy_key(key)
-    if is_basic(key):
-        out = BasicIndex.apply(input, key)
-        if out._grad_fn is not None and isinstance(key, (int, np.integer)):
-            out._grad_fn.backward_name = "SelectBackward0"
-        return out
-    return AdvancedIndex.apply(input, key)
-
-
 class IndexPut(Function):
-    """The out-of-place form of `x[key] = value` (used when autograd records it)."""
+    """A copy of x with `value` written (or, with accumulate, added) at `key`."""
     backward_name = "IndexPutBackward0"
 
     @staticmethod
-    def forward(ctx, x, key, value):
+    def forward(ctx, x, key, value, accumulate=False):
         ctx.key = key
+        ctx.accumulate = accumulate
         out = x._data.copy()
-        out[key] = value._data if isinstance(value, Tensor) else value
+        v = value._data if isinstance(value, Tensor) else value
+        try:
+            if not accumulate:
+                out[key] = v
+            elif is_basic(key):
+                out[key] += v
+            else:
+                np.add.at(out, key, v)
+        except IndexError as err:
+            raise _index_error(err) from None
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        need_x, _, need_v = ctx.needs_input_grad
-        grad_x = IndexPut.apply(grad, ctx.key, 0.0) if need_x else None
-        grad_v = None
+        needs = ctx.needs_input_grad
+        need_x, need_v = needs[0], needs[2]
+        grad_x = grad_v = None
+        if need_x:
+            grad_x = grad if ctx.accumulate else IndexPut.apply(grad, ctx.key, 0.0)
         if need_v:
-            grad_v = getitem(grad, ctx.key) if is_basic(ctx.key) else \
-                AdvancedIndex.apply(grad, ctx.key)
-        return grad_x, None, grad_v
+            grad_v = index(grad, ctx.key)
+        return (grad_x, None, grad_v) + (None,) * (len(needs) - 3)
+
+
+class CopySlices(IndexPut):
+    """Graph node of an in-place op on a view (see Tensor._inplace_on_view): the base's
+    memory already holds `value` at `key`, so forward only hands the base's array on;
+    backward is IndexPut's."""
+    backward_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx, x, key, value):
+        ctx.key = key
+        ctx.accumulate = False
+        return x._data
+
+
+def index(x: Tensor, key) -> Tensor:
+    """x[key] for an already translated NumPy key."""
+    return BasicIndex.apply(x, key) if is_basic(key) else Index.apply(x, key)
+
+
+def put_into_zeros(values: Tensor, key, shape) -> Tensor:
+    """zeros(shape) with `values` added at `key` (repeated indices accumulate)."""
+    zeros = Tensor._wrap(np.zeros(shape, dtype=values._data.dtype))
+    return IndexPut.apply(zeros, key, values, True)
+
+
+# ---------------------------------------------------------------- x[key], x[key] = v
+def getitem(input: Tensor, key) -> Tensor:
+    if input._data.ndim == 0 and not isinstance(key, tuple) and key is not None \
+            and key is not Ellipsis and not isinstance(key, (Tensor, bool)):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    key = numpy_key(key)
+    _check_key(key, input._data.shape)
+    out = index(input, key)
+    if isinstance(key, (int, np.integer)):
+        _named(out, "SelectBackward0")
+    return out
+
+
+def _value_for(input: Tensor, key, value):
+    """The assigned value as an operand of IndexPut: cast, leading 1s dropped, shape checked."""
+    if not isinstance(value, Tensor):
+        return value
+    if value._data.dtype != input._data.dtype:
+        value = value.to(input.dtype)
+    target = np.empty(input._data.shape, dtype=np.bool_)[key].shape
+    extra = value._data.ndim - len(target)
+    if extra > 0 and all(s == 1 for s in value._data.shape[:extra]):
+        value = value.reshape(value._data.shape[extra:])
+    try:
+        fits = np.broadcast_shapes(value._data.shape, target) == tuple(target)
+    except ValueError:
+        fits = False
+    if not fits:
+        if is_basic(key):
+            value.expand(target)  # raises torch's expand error
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._data.shape)} "
+                           f"cannot be broadcast to indexing result of shape {list(target)}")
+    return value
 
 
 def setitem(input: Tensor, key, value) -> None:
     key = numpy_key(key)
-    if isinstance(value, Tensor) and value._data.dtype != input._data.dtype:
-        value = value.to(input.dtype)
+    _check_key(key, input._data.shape)
+    value = _value_for(input, key, value)
     recording = GRAD_STATE.enabled and (input._requires_grad or
                                         isinstance(value, Tensor) and value._requires_grad)
     if recording:
@@ -129,8 +214,350 @@ def setitem(input: Tensor, key, value) -> None:
     try:
         input._data[key] = value._data if isinstance(value, Tensor) else value
     except IndexError as err:
-        raise _index_error(err, input._data.shape) from None
-    except ValueError as err:
-        raise RuntimeError(f"shape mismatch: value tensor cannot be broadcast to indexing "
-                           f"result ({err})") from None
+        raise _index_error(err) from None
     input._vc[0] += 1
+
+
+# ---------------------------------------------------------------- index checks
+def _index_array(index: Tensor, op: str, kinds: str = "iu") -> np.ndarray:
+    data = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if data.dtype.kind not in kinds:
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+    return data
+
+
+def _check_bounds(idx: np.ndarray, size: int, dim: int, error=RuntimeError,
+                  prefix: str = "") -> None:
+    """Indices must lie in [0, size) (negative indices are not allowed)."""
+    if idx.size:
+        bad = idx.max() if idx.max() >= size else idx.min()
+        if bad >= size or bad < 0:
+            raise error(f"{prefix}index {bad} is out of bounds for dimension {dim} with size "
+                        f"{size}")
+
+
+def _dim_key(input: Tensor, dim: int, idx: np.ndarray) -> tuple:
+    """The key selecting entries `idx` along `dim`: (:, ..., :, idx)."""
+    return (slice(None),) * dim + (idx,)
+
+
+def _vector_index(input: Tensor, dim: int, index: Tensor, op: str) -> tuple:
+    """Wrapped dim and the 1-D index array of the index_* ops, with torch's checks."""
+    dim = input._wrap_dim(dim)
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
+    return dim, idx.reshape(-1)
+
+
+# ---------------------------------------------------------------- gather / scatter
+def _scatter_key(input: Tensor, dim: int, index: Tensor, op: str, src=None) -> tuple:
+    """Wrapped dim and the NumPy key addressing input[..., index[i][j], ...] elementwise."""
+    idx = _index_array(index, op)
+    dim = input._wrap_dim(dim)
+    shape = input._data.shape
+    if idx.ndim != len(shape) and not (idx.ndim <= 1 and len(shape) <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    idx = idx.reshape(-1) if len(shape) <= 1 else idx
+    shape = shape if shape else (1,)
+    for d in range(idx.ndim):
+        if d != dim and idx.shape[d] > shape[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                               f"{list(idx.shape)} to be no larger than self {list(shape)} "
+                               f"apart from dimension {dim}")
+        if src is not None and src._data.ndim and idx.shape[d] > src._data.shape[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                               f"{list(idx.shape)} to be no larger than src "
+                               f"{list(src._data.shape)}")
+    _check_bounds(idx, shape[dim], dim)
+    grids = np.ogrid[tuple(slice(s) for s in idx.shape)] if idx.ndim > 1 else []
+    key = tuple(idx if d == dim else grids[d] for d in range(idx.ndim))
+    return dim, key, idx.shape
+
+
+def _as_1d(input: Tensor) -> Tensor:
+    return input.reshape(1) if input._data.ndim == 0 else input
+
+
+def _src_part(src, shape) -> Tensor:
+    """The leading block of `src` that scatter reads: src[:shape[0], :shape[1], ...]."""
+    if not isinstance(src, Tensor):
+        return src
+    src = _as_1d(src)
+    return index(src, tuple(slice(s) for s in shape))
+
+
+def _restore(out: Tensor, input: Tensor) -> Tensor:
+    return out.reshape(()) if input._data.ndim == 0 else out
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    _, key, _ = _scatter_key(input, dim, index, "gather")
+    out = Index.apply(_as_1d(input), key)
+    return _named(out.reshape(index.shape) if out.shape != index.shape else out,
+                  "GatherBackward0")
+
+
+def _scatter(input: Tensor, dim, index, src, accumulate: bool, op: str, name: str) -> Tensor:
+    src_t = src if isinstance(src, Tensor) else None
+    _, key, shape = _scatter_key(input, dim, index, op, src_t)
+    value = _src_part(src, shape)
+    if isinstance(value, Tensor) and value.dtype is not input.dtype:
+        raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype")
+    out = IndexPut.apply(_as_1d(input), key, value, accumulate)
+    return _named(_restore(out, input), name)
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
+            reduce: str | None = None) -> Tensor:
+    if src is None:
+        src = value
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if GRAD_STATE.enabled and (input.requires_grad or
+                                   isinstance(src, Tensor) and src.requires_grad):
+            raise RuntimeError("derivative for aten::scatter is not implemented")
+        _, key, shape = _scatter_key(input, dim, index, "scatter")
+        out = _as_1d(input)._data.copy()
+        v = _src_part(src, shape)
+        ufunc = np.add if reduce == "add" else np.multiply
+        ufunc.at(out, key, v._data if isinstance(v, Tensor) else v)
+        return Tensor._wrap(out.reshape(input._data.shape))
+    name = "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"
+    return _scatter(input, dim, index, src, False, "scatter", name)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return _scatter(input, dim, index, src, True, "scatter_add", "ScatterAddBackward0")
+
+
+_REDUCE_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+                  "amin": np.minimum}
+
+
+def _identity(reduce: str, dtype: np.dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    big = np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+    return -big if reduce == "amax" else big
+
+
+class ScatterReduce(Function):
+    backward_name = "ScatterReduceBackward0"
+
+    @staticmethod
+    def forward(ctx, x, key, src, reduce, include_self):
+        data = x._data
+        out = data.copy()
+        counts = np.zeros(data.shape, dtype=np.int64)
+        np.add.at(counts, key, 1)
+        hit = counts > 0
+        if not include_self:
+            out[hit] = _identity(reduce, data.dtype)
+        _REDUCE_UFUNCS[reduce].at(out, key, src._data)
+        counts += int(include_self)
+        if reduce == "mean":
+            divisor = np.maximum(counts, 1).astype(data.dtype)
+            out = out / divisor if data.dtype.kind == "f" else out // divisor
+            out = out.astype(data.dtype)
+        ctx.key, ctx.reduce = key, reduce
+        ctx.self_mask = ~hit if not include_self else np.ones(data.shape, dtype=np.bool_)
+        ctx.counts = counts
+        ctx.save_for_backward(x, src)
+        ctx.out = out
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, src = ctx.saved_tensors
+        key, reduce = ctx.key, ctx.reduce
+        dt = grad._data.dtype
+        self_mask = Tensor._wrap(ctx.self_mask.astype(dt))
+        if reduce in ("sum", "mean"):
+            if reduce == "mean":
+                grad = grad / Tensor._wrap(np.maximum(ctx.counts, 1).astype(dt))
+            return grad * self_mask, None, Index.apply(grad, key), None, None
+        out = Tensor._wrap(ctx.out)
+        if reduce == "prod":
+            return grad * out / x * self_mask, None, Index.apply(grad * out, key) / src, \
+                None, None
+        # amax / amin: the gradient is shared evenly between all elements equal to the result.
+        chosen_self = (x._data == ctx.out) & ctx.self_mask
+        chosen_src = src._data == ctx.out[key]
+        ties = chosen_self.astype(dt)
+        np.add.at(ties, key, chosen_src)
+        share = grad / Tensor._wrap(np.maximum(ties, 1))
+        return share * Tensor._wrap(chosen_self.astype(dt)), None, \
+            Index.apply(share, key) * Tensor._wrap(chosen_src.astype(dt)), None, None
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    if reduce not in _REDUCE_UFUNCS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    _, key, shape = _scatter_key(input, dim, index, "scatter_reduce", src)
+    out = ScatterReduce.apply(_as_1d(input), key, _src_part(src, shape), reduce, include_self)
+    return _restore(out, input)
+
+
+# ---------------------------------------------------------------- index_* ops
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    dim, idx = _vector_index(input, dim, index, "index_select")
+    x = _as_1d(input)
+    if idx.size and (idx.max() >= x._data.shape[dim] or idx.min() < -x._data.shape[dim]):
+        raise IndexError("index out of range in self")
+    out = Index.apply(x, _dim_key(x, dim, idx))
+    return _named(_restore(out, input) if idx.size == 1 and index._data.ndim == 0 else out,
+                  "IndexSelectBackward0")
+
+
+def _index_source(input: Tensor, dim: int, idx: np.ndarray, source, op: str, sep: str):
+    """Check an index_add/index_copy source against the index (torch's messages)."""
+    x = _as_1d(input)
+    source = _as_1d(source)
+    if source._data.shape[dim] != idx.size:
+        error = RuntimeError if op == "index_add_" else IndexError
+        raise error(f"{op}(): Number of indices ({idx.size}) should be equal to "
+                    f"source.size(dim){sep} ({source._data.shape[dim]})" +
+                    (f", for dim: {dim}" if op == "index_add_" else ""))
+    return x, source
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
+              alpha=1) -> Tensor:
+    dim, idx = _vector_index(input, dim, index, "index_add")
+    x, source = _index_source(input, dim, idx, source, "index_add_", ":")
+    _check_bounds(idx, x._data.shape[dim], dim)
+    if alpha != 1:
+        source = source * alpha
+    out = IndexPut.apply(x, _dim_key(x, dim, idx), source, True)
+    return _named(_restore(out, input), "IndexAddBackward0")
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    dim, idx = _vector_index(input, dim, index, "index_copy")
+    x, source = _index_source(input, dim, idx, source, "index_copy_", "")
+    _check_bounds(idx, x._data.shape[dim], dim, IndexError, "index_copy_(): ")
+    out = IndexPut.apply(x, _dim_key(x, dim, idx), source, False)
+    return _named(_restore(out, input), "IndexCopyBackward0")
+
+
+def _fill_value(value, op: str):
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError(f"{op} only supports a 0-dimensional value tensor, but got tensor "
+                           f"with {value._data.ndim} dimension(s).")
+    return value
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    dim, idx = _vector_index(input, dim, index, "index_fill")
+    x = _as_1d(input)
+    _check_bounds(idx, x._data.shape[dim], dim, IndexError)
+    value = _fill_value(value, "index_fill_")
+    out = IndexPut.apply(x, _dim_key(x, dim, idx), value, False)
+    return _named(_restore(out, input), "IndexFillBackward0")
+
+
+def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    if isinstance(values, Tensor) and values.dtype is not input.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{input.dtype.name.capitalize()} for the destination and "
+                           f"{values.dtype.name.capitalize()} for the source.")
+    key = numpy_key(tuple(indices))
+    _check_key(key, input._data.shape)
+    return IndexPut.apply(input, key, _value_for(input, key, values), bool(accumulate))
+
+
+# ---------------------------------------------------------------- masked ops
+def _mask_array(mask: Tensor, op: str) -> np.ndarray:
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype.name}")
+    return mask._data
+
+
+def _broadcast_with_mask(input: Tensor, mask: np.ndarray):
+    shape = np.broadcast_shapes(input._data.shape, mask.shape)
+    x = input if input._data.shape == shape else input.expand(shape)
+    return x, np.broadcast_to(mask, shape)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_fill_"))
+    value = _fill_value(value, "masked_fill_")
+    if isinstance(value, Tensor) and value.dtype is not input.dtype:
+        value = value.to(input.dtype)
+    return _named(IndexPut.apply(x, m, value, False), "MaskedFillBackward0")
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_select:"))
+    return _named(Index.apply(x, m), "MaskedSelectBackward0")
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_scatter_"))
+    count = int(m.sum())
+    if source._data.size < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    part = index(source.reshape(-1), slice(0, count))
+    return _named(IndexPut.apply(x, m, part, False), "MaskedScatterBackward0")
+
+
+# ---------------------------------------------------------------- nonzero, take, put
+def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
+    data = input._data
+    if as_tuple:
+        return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(data)))
+    return Tensor._wrap(np.argwhere(data).astype(np.int64))
+
+
+def argwhere(input: Tensor) -> Tensor:
+    return nonzero(input)
+
+
+def _flat_index(input: Tensor, index: Tensor, op: str) -> np.ndarray:
+    idx = _index_array(index, op)
+    n = input._data.size
+    if idx.size and (idx.max() >= n or idx.min() < -n):
+        bad = idx.max() if idx.max() >= n else idx.min()
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    return idx
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    idx = _flat_index(input, index, "take")
+    return _named(Index.apply(input.reshape(-1), idx), "TakeBackward0")
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    dim = input._wrap_dim(dim)
+    shape = list(np.broadcast_shapes(_except(input.shape, dim), _except(indices.shape, dim)))
+    x = input.expand(shape[:dim] + [input.shape[dim]] + shape[dim + 1:])
+    i = indices.expand(shape[:dim] + [indices.shape[dim]] + shape[dim + 1:])
+    return gather(x, dim, i)
+
+
+def _except(shape, dim: int) -> tuple:
+    """`shape` with size 1 at `dim` (the dim take_along_dim does not broadcast)."""
+    return tuple(1 if d == dim else s for d, s in enumerate(shape))
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    idx = _flat_index(input, index, "put")
+    if source._data.size != idx.size:
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of "
+                           f"elements, but got source.numel() = {source._data.size}, "
+                           f"index.numel() = {idx.size}")
+    out = IndexPut.apply(input.reshape(-1), idx.reshape(-1), source.reshape(-1),
+                         bool(accumulate))
+    return _named(out.reshape(input.shape), "PutBackward0")

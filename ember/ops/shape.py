@@ -6,15 +6,28 @@ import math
 
 import numpy as np
 
+from .. import _dtype
+from .._size import Size
 from .._tensor import Tensor
 from ..autograd.function import Function
+from .indexing import BasicIndex, Index, IndexPut, index, put_into_zeros
 
 METHODS = ["view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "permute",
            "transpose", "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "flatten",
-           "unflatten", "contiguous"]
+           "unflatten", "contiguous", "split", "tensor_split", "chunk", "unbind", "narrow",
+           "select", "movedim", "moveaxis", "flip", "fliplr", "flipud", "roll", "rot90",
+           "repeat", "tile", "repeat_interleave", "diagonal", "diag_embed", "tril", "triu",
+           "as_strided", "unfold", "broadcast_to", "hsplit", "vsplit", "dsplit"]
+INPLACE = ["tril", "triu"]
 
 __all__ = ["view", "reshape", "expand", "permute", "transpose", "swapaxes", "swapdims", "t",
-           "squeeze", "unsqueeze", "flatten", "unflatten"]
+           "squeeze", "unsqueeze", "flatten", "unflatten", "cat", "concat", "concatenate",
+           "stack", "hstack", "vstack", "row_stack", "dstack", "column_stack", "split",
+           "tensor_split", "chunk", "unbind", "narrow", "select", "movedim", "moveaxis", "flip",
+           "fliplr", "flipud", "roll", "rot90", "repeat_interleave", "tile", "diagonal",
+           "diag_embed", "tril", "triu", "as_strided", "broadcast_to", "broadcast_tensors",
+           "broadcast_shapes", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "hsplit",
+           "vsplit", "dsplit"]
 
 
 def infer_shape(shape, numel: int) -> tuple:
@@ -243,3 +256,671 @@ def contiguous(input: Tensor, memory_format=None) -> Tensor:
     if input._data.flags.c_contiguous:
         return input
     return input.clone()
+
+
+# ---------------------------------------------------------------- joining
+def _tensor_list(tensors, op: str) -> list:
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        "Tensor")
+    return list(tensors)
+
+
+class Cat(Function):
+    backward_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        dtype = tensors[0].dtype
+        for t in tensors[1:]:
+            dtype = _dtype.promote_types(dtype, t.dtype)
+        # Legacy rule: 1-D empty tensors are skipped whatever the other shapes are.
+        kept = [t._data for t in tensors if t._data.shape != (0,)] or [tensors[0]._data]
+        ctx.dim = dim
+        ctx.sizes = [t._data.shape[dim] if t._data.shape != (0,) else None for t in tensors]
+        return np.concatenate([a.astype(dtype.numpy, copy=False) for a in kept], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, start = [None], 0
+        for size in ctx.sizes:
+            if size is None:
+                grads.append(Tensor._wrap(np.zeros((0,), dtype=grad._data.dtype)))
+                continue
+            grads.append(narrow(grad, ctx.dim, start, size))
+            start += size
+        return tuple(grads)
+
+
+def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    tensors = _tensor_list(tensors, "cat")
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    kept = [(i, t) for i, t in enumerate(tensors) if t._data.shape != (0,)] or [(0, tensors[0])]
+    first = kept[0][1]
+    dim = first._wrap_dim(dim)
+    for i, t in kept[1:]:
+        if t._data.ndim != first._data.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                               f"{first._data.ndim} and {t._data.ndim}")
+        for d, (a, b) in enumerate(zip(first._data.shape, t._data.shape)):
+            if d != dim and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                                   f"Expected size {a} but got size {b} for tensor number {i} "
+                                   "in the list.")
+    return Cat.apply(dim, *tensors)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    tensors = _tensor_list(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.shape != tensors[0]._data.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0]._data.shape)} at entry 0 and "
+                               f"{list(t._data.shape)} at entry {i}")
+    dim = tensors[0]._wrap_dim(dim, tensors[0]._data.ndim + 1)
+    return _named(cat([unsqueeze(t, dim) for t in tensors], dim), "StackBackward0")
+
+
+def _atleast(tensors, make):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return make(tensors[0])
+    if len(tensors) == 1:
+        tensors = tensors[0]
+    return tuple(make(t) for t in tensors)
+
+
+def atleast_1d(*tensors):
+    return _atleast(tensors, lambda t: reshape(t, (1,)) if t._data.ndim == 0 else t)
+
+
+def atleast_2d(*tensors):
+    return _atleast(tensors, lambda t: reshape(t, (1,) * (2 - t._data.ndim) + t._data.shape)
+                    if t._data.ndim < 2 else t)
+
+
+def _to_3d(t: Tensor) -> Tensor:
+    shape = t._data.shape
+    if len(shape) >= 3:
+        return t
+    return reshape(t, {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)])
+
+
+def atleast_3d(*tensors):
+    return _atleast(tensors, _to_3d)
+
+
+def hstack(tensors, *, out=None) -> Tensor:
+    tensors = atleast_1d(*_tensor_list(tensors, "hstack"))
+    return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors, *, out=None) -> Tensor:
+    return cat(atleast_2d(*_tensor_list(tensors, "vstack")), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None) -> Tensor:
+    return cat(atleast_3d(*_tensor_list(tensors, "dstack")), 2)
+
+
+def column_stack(tensors, *, out=None) -> Tensor:
+    tensors = _tensor_list(tensors, "column_stack")
+    return cat([reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors], 1)
+
+
+# ---------------------------------------------------------------- splitting
+class Split(Function):
+    """Several views of consecutive blocks along one dim (one node, several outputs)."""
+    backward_name = "SplitBackward0"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim, bounds):
+        ctx.dim = dim
+        lead = (slice(None),) * dim
+        return tuple(x._data[lead + (slice(a, b),)] for a, b in bounds)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return cat(grads, ctx.dim), None, None
+
+
+class Unbind(Function):
+    backward_name = "UnbindBackward0"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        lead = (slice(None),) * dim
+        return tuple(x._data[lead + (i,)] for i in range(x._data.shape[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return stack(grads, ctx.dim), None
+
+
+def _split_by_sizes(input: Tensor, sizes, dim: int, name: str) -> tuple:
+    bounds = np.cumsum([0] + list(sizes))
+    outs = Split.apply(input, dim, list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
+    if outs:
+        _named(outs[0], name)
+    return outs
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    if tensor._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = tensor._wrap_dim(dim)
+    n = tensor._data.shape[dim]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {dim}), but got "
+                               f"split_sizes={sizes}")
+        return _split_by_sizes(tensor, sizes, dim, "SplitWithSizesBackward0")
+    size = int(split_size_or_sections)
+    if size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}")
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    return _split_by_sizes(tensor, sizes, dim, "SplitBackward0")
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    dim = input._wrap_dim(dim)
+    n = input._data.shape[dim]
+    if n == 0:  # torch gives `chunks` empty pieces
+        return _split_by_sizes(input, [0] * chunks, dim, "SplitBackward0")
+    return split(input, -(-n // chunks), dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    if input._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return Unbind.apply(input, input._wrap_dim(dim))
+
+
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    if input._data.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    dim = input._wrap_dim(dim)
+    n = input._data.shape[dim]
+    spec = indices_or_sections
+    if isinstance(spec, Tensor):
+        spec = spec.tolist()
+    if isinstance(spec, int):
+        if spec <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {spec}")
+        sizes = [n // spec + 1] * (n % spec) + [n // spec] * (spec - n % spec)
+        bounds = np.cumsum([0] + sizes).tolist()
+    else:
+        bounds = [0] + [min(max(int(i) if i >= 0 else n + int(i), 0), n) for i in spec] + [n]
+    lead = (slice(None),) * dim
+    return tuple(index(input, lead + (slice(a, max(a, b)),))
+                 for a, b in zip(bounds[:-1], bounds[1:]))
+
+
+def _split_along(input: Tensor, sections, dim: int, op: str) -> tuple:
+    if isinstance(sections, int) and input._data.shape[dim] % sections:
+        raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size "
+                           f"of the dimension {input._data.shape[dim]} is not divisible by the "
+                           f"split_size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
+def hsplit(input: Tensor, sections) -> tuple:
+    if input._data.ndim == 0:
+        raise RuntimeError("torch.hsplit requires a tensor with at least 1 dimension, but got a "
+                           "tensor with 0 dimensions!")
+    return _split_along(input, sections, 0 if input._data.ndim == 1 else 1, "hsplit")
+
+
+def vsplit(input: Tensor, sections) -> tuple:
+    if input._data.ndim < 2:
+        raise RuntimeError(f"torch.vsplit requires a tensor with at least 2 dimension, but got "
+                           f"a tensor with {input._data.ndim} dimensions!")
+    return _split_along(input, sections, 0, "vsplit")
+
+
+def dsplit(input: Tensor, sections) -> tuple:
+    if input._data.ndim < 3:
+        raise RuntimeError(f"torch.dsplit requires a tensor with at least 3 dimension, but got "
+                           f"a tensor with {input._data.ndim} dimensions!")
+    return _split_along(input, sections, 2, "dsplit")
+
+
+def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    dim = input._wrap_dim(dim)
+    n = input._data.shape[dim]
+    start = int(start)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
+                         f"{start})")
+    start %= max(n, 1) if start < 0 else n + 1
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return index(input, (slice(None),) * dim + (slice(start, start + length),))
+
+
+def select(input: Tensor, dim: int, index_: int) -> Tensor:
+    if input._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = input._wrap_dim(dim)
+    n = input._data.shape[dim]
+    if not -n <= index_ < n:
+        raise IndexError(f"select(): index {index_} out of range for tensor of size "
+                         f"{list(input._data.shape)} at dimension {dim}")
+    return _named(index(input, (slice(None),) * dim + (int(index_),)), "SelectBackward0")
+
+
+# ---------------------------------------------------------------- reordering
+def movedim(input: Tensor, source, destination) -> Tensor:
+    src = list(source) if isinstance(source, (tuple, list)) else [source]
+    dst = list(destination) if isinstance(destination, (tuple, list)) else [destination]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    n = input._data.ndim
+    src = [input._wrap_dim(d) for d in src]
+    dst = [input._wrap_dim(d) for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    return permute(input, tuple(o if o is not None else next(rest) for o in order))
+
+
+moveaxis = movedim
+
+
+def _dims_list(input: Tensor, dims) -> tuple:
+    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+    wrapped = tuple(input._wrap_dim(d) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"dim {wrapped[0]} appears multiple times in the list of dims")
+    return wrapped
+
+
+class Flip(Function):
+    backward_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.flip(x._data, dims).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Flip.apply(grad, ctx.dims), None
+
+
+def flip(input: Tensor, *dims) -> Tensor:
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    return Flip.apply(input, _dims_list(input, dims) if input._data.ndim else ())
+
+
+def fliplr(input: Tensor) -> Tensor:
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, 1)
+
+
+def flipud(input: Tensor) -> Tensor:
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, 0)
+
+
+class Roll(Function):
+    backward_name = "RollBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shifts, dims):
+        ctx.shifts, ctx.dims = shifts, dims
+        return np.roll(x._data, shifts, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Roll.apply(grad, tuple(-s for s in ctx.shifts), ctx.dims), None, None
+
+
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               "dims:0")
+        return Roll.apply(input.flatten(), shifts, (0,)).view(input.shape)
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    return Roll.apply(input, tuple(int(s) for s in shifts),
+                      tuple(input._wrap_dim(d) for d in dims))
+
+
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    n = input._data.ndim
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d0, d1 = dims
+    if d0 == d1 or (d0 - d1) % n == 0:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    for name, d in (("dim0", d0), ("dim1", d1)):
+        if not -n <= d < n:
+            raise RuntimeError(f"Rotation {name} out of range, {name} = {d}")
+    k %= 4
+    if k == 1:
+        out = flip(input, d1).transpose(d0, d1)
+    elif k == 2:
+        out = flip(input, (d0, d1))
+    elif k == 3:
+        out = flip(input, d0).transpose(d0, d1)
+    else:
+        out = flip(input, ())
+    return _named(out, "Rot90Backward0")
+
+
+# ---------------------------------------------------------------- repeating
+class Repeat(Function):
+    backward_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx, x, repeats):
+        ctx.in_shape = x._data.shape
+        ctx.repeats = repeats
+        padded = (1,) * (len(repeats) - x._data.ndim) + x._data.shape
+        return np.tile(x._data.reshape(padded), repeats)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, repeats = ctx.in_shape, ctx.repeats
+        padded = (1,) * (len(repeats) - len(shape)) + shape
+        interleaved = tuple(s for pair in zip(repeats, padded) for s in pair)
+        summed = grad.reshape(interleaved).sum(tuple(range(0, 2 * len(repeats), 2)))
+        return summed.reshape(shape), None
+
+
+def repeat(input: Tensor, *sizes) -> Tensor:
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)):
+        sizes = sizes[0]
+    sizes = tuple(int(s) for s in sizes)
+    if len(sizes) < input._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: "
+                           f"{list(sizes)}")
+    return Repeat.apply(input, sizes)
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    dims = tuple(dims) if isinstance(dims, (tuple, list, Size)) else (dims,)
+    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
+
+
+def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    if repeats is None:
+        counts = input._data
+        return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+    x = input.reshape(-1) if dim is None else input
+    dim = 0 if dim is None else x._wrap_dim(dim)
+    x = reshape(x, (1,)) if x._data.ndim == 0 else x
+    counts = repeats._data if isinstance(repeats, Tensor) else np.asarray(repeats)
+    n = x._data.shape[dim]
+    if counts.ndim == 1 and counts.size != n and counts.size != 1:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {counts.size} and input.size({dim}) = {n}")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    idx = np.repeat(np.arange(n, dtype=np.int64), counts.reshape(-1) if counts.ndim else counts)
+    return _named(Index.apply(x, (slice(None),) * dim + (idx,)), "IndexSelectBackward0")
+
+
+# ---------------------------------------------------------------- strided views
+class StridedView(Function):
+    """A view whose elements are picked by `make(array) -> view of array` (diagonal,
+    unfold). Backward sends each gradient element back to the element it was read from,
+    found by applying `make` to an array of element numbers."""
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, make, backward_name):
+        ctx.make, ctx.in_shape = make, x._data.shape
+        ctx.backward_name = backward_name
+        out = make(x._data)
+        if not out.flags.writeable and x._data.flags.writeable:
+            out.flags.writeable = True  # np.diagonal hands out read-only views
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape = ctx.in_shape
+        positions = ctx.make(np.arange(math.prod(shape), dtype=np.int64).reshape(shape))
+        return put_into_zeros(grad, positions, (math.prod(shape),)).reshape(shape), None, None
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    d1, d2 = input._wrap_dim(dim1), input._wrap_dim(dim2)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return StridedView.apply(input, lambda a: np.diagonal(a, offset, d1, d2),
+                             "DiagonalBackward0")
+
+
+class DiagEmbed(Function):
+    backward_name = "DiagEmbedBackward0"
+
+    @staticmethod
+    def forward(ctx, x, offset, dim1, dim2):
+        ctx.args = (offset, dim1, dim2)
+        n = x._data.shape[-1] + abs(offset)
+        shape = list(x._data.shape[:-1])
+        for d in sorted((dim1, dim2)):
+            shape.insert(d, n)
+        out = np.zeros(shape, dtype=x._data.dtype)
+        diag = np.diagonal(out, offset, dim1, dim2)
+        diag.flags.writeable = True
+        diag[...] = x._data
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return diagonal(grad, *ctx.args), None, None, None
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    n = input._data.ndim + 1
+    d1, d2 = input._wrap_dim(dim1, n), input._wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return DiagEmbed.apply(input, offset, d1, d2)
+
+
+def _unfold_view(a: np.ndarray, dim: int, size: int, step: int) -> np.ndarray:
+    if a.ndim == 0:
+        return np.lib.stride_tricks.as_strided(a.reshape(1), (size,), (a.itemsize,))
+    count = (a.shape[dim] - size) // step + 1
+    shape = a.shape[:dim] + (count,) + a.shape[dim + 1:] + (size,)
+    strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1:] + \
+        (a.strides[dim],)
+    return np.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    dim = input._wrap_dim(dimension)
+    n = input._data.shape[dim] if input._data.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {n} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return StridedView.apply(input, lambda a: _unfold_view(a, dim, size, step),
+                             "UnfoldBackward0")
+
+
+class AsStrided(Function):
+    """A view of the input's storage with the given sizes, strides and offset."""
+    backward_name = "AsStridedBackward0"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, size, stride, offset):
+        root = x if x._base is None else x._base
+        storage = root._data.reshape(-1)
+        ctx.geometry = (size, stride, offset, storage.size)
+        ctx.in_geometry = (x._data.shape, x.stride(), x.storage_offset())
+        item = storage.itemsize
+        return np.lib.stride_tricks.as_strided(storage[offset:], size,
+                                               tuple(s * item for s in stride))
+
+    @staticmethod
+    def backward(ctx, grad):
+        size, stride, offset, numel = ctx.geometry
+        labels = np.arange(numel, dtype=np.int64)
+        item = labels.itemsize
+
+        def positions(shape, strides, start):
+            return np.lib.stride_tricks.as_strided(labels[start:], shape,
+                                                   tuple(s * item for s in strides))
+        storage_grad = put_into_zeros(grad, positions(size, stride, offset), (numel,))
+        return index(storage_grad, positions(*ctx.in_geometry)), None, None, None
+
+
+def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    root = input if input._base is None else input._base
+    if not root._data.flags.c_contiguous:
+        raise NotImplementedError("as_strided on a tensor whose storage is not contiguous "
+                                  "(e.g. from_numpy of a transposed array)")
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    item = input._data.itemsize
+    needed = (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))) * item \
+        if all(size) else 0
+    if needed > root._data.nbytes:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset}, and itemsize {item} requiring a storage size of "
+                           f"{needed} are out of bounds for storage of size {root._data.nbytes}")
+    return AsStrided.apply(input, size, stride, offset)
+
+
+# ---------------------------------------------------------------- triangles
+class Tril(Function):
+    backward_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx, x, diagonal, upper):
+        ctx.args = (diagonal, upper)
+        return (np.triu if upper else np.tril)(x._data, diagonal)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Tril.apply(grad, *ctx.args), None, None
+
+
+def _triangle(input: Tensor, diagonal: int, upper: bool) -> Tensor:
+    name = "triu" if upper else "tril"
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return _named(Tril.apply(input, int(diagonal), upper), name.capitalize() + "Backward0")
+
+
+def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    return _triangle(input, diagonal, False)
+
+
+def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    return _triangle(input, diagonal, True)
+
+
+# ---------------------------------------------------------------- broadcasting
+def broadcast_shapes(*shapes) -> Size:
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    result = []
+    for i, shape in enumerate(shapes):
+        if len(shape) > len(result):
+            result = [1] * (len(shape) - len(result)) + result
+        for k in range(1, len(shape) + 1):
+            size, have = shape[-k], result[-k]
+            if size < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {size}: "
+                                   f"{list(shape)}")
+            if size != have and size != 1 and have != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at "
+                                   f"{-k}! Mismatching argument at index {i} had {shape}; but "
+                                   f"expected shape should be broadcastable to {result}")
+            if have == 1:
+                result[-k] = size
+    return Size(result)
+
+
+def broadcast_to(input: Tensor, size) -> Tensor:
+    return expand(input, tuple(size))
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    shape = tuple(broadcast_shapes(*(t._data.shape for t in tensors)))
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing: str | None = None) -> tuple:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    if indexing is None:
+        import warnings
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        order[0], order[1] = 1, 0
+    shape = [tensors[i]._data.size for i in order]
+    outs = []
+    for i, t in enumerate(tensors):
+        view_shape = [1] * len(tensors)
+        view_shape[order.index(i)] = -1
+        outs.append(expand(reshape(t, view_shape), shape))
+    return tuple(outs)

@@ -1,0 +1,423 @@
+"""Shape, joining and splitting ops against torch: values, views, gradients, errors."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from oracle import check, check_error
+
+DTYPES = ["float32", "float64"]
+
+
+def _is_view_of(out, base) -> bool:
+    return out._base is base or out._base is base._base and base._base is not None
+
+
+# ---------------------------------------------------------------- cat / stack
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [0, 1, -1, -2])
+@pytest.mark.parametrize("nc", [False, True])
+def test_cat(dtype, dim, nc):
+    check(lambda lib, x, y: lib.cat([x, y * 2, x], dim), (3, 4), (3, 4), dtype=dtype,
+          non_contiguous=nc)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x, y: lib.cat([x, y], 0),
+    lambda lib, x, y: lib.concat((x, y), dim=0),
+    lambda lib, x, y: lib.concatenate([x, y], axis=0) if lib is np else lib.concatenate([x, y]),
+])
+def test_cat_aliases_uneven(fn):
+    check(fn, (2, 3), (4, 3))
+
+
+def test_cat_empty_tensors():
+    check(lambda lib, x, y: lib.cat([x, y, x]), (0,), (2, 3))          # legacy: (0,) skipped
+    check(lambda lib, x, y: lib.cat([x, y], 1), (2, 0), (2, 3))
+    check(lambda lib, x, y: lib.cat([x, y]), (0, 3), (0, 3))
+    check(lambda lib, x, y: lib.cat([x, y]), (0,), (0,))
+
+
+def test_cat_promotes_dtypes():
+    check(lambda lib, x: lib.cat([x, lib.ones(2, 3, dtype=lib.float64)]), (2, 3))
+    check(lambda lib: lib.cat([lib.ones(2, dtype=lib.int32), lib.tensor([True])]), grad=False)
+    check(lambda lib: lib.cat([lib.ones(2, dtype=lib.int64), lib.ones(1)]), grad=False)
+
+
+def test_cat_errors():
+    check_error(lambda lib: lib.cat([]), ValueError, r"^torch.cat\(\): expected a non-empty")
+    check_error(lambda lib: lib.cat([lib.ones(2, 3), lib.ones(3)]), RuntimeError,
+                r"^Tensors must have same number of dimensions: got 2 and 1")
+    check_error(lambda lib: lib.cat([lib.ones(2, 3), lib.ones(3, 2)]), RuntimeError,
+                r"^Sizes of tensors must match except in dimension 0. Expected size 3 but got "
+                r"size 2 for tensor number 1 in the list.")
+    check_error(lambda lib: lib.cat([lib.tensor(1.)]), RuntimeError,
+                r"^zero-dimensional tensor \(at position 0\) cannot be concatenated")
+    check_error(lambda lib: lib.cat([lib.ones(2)], 1), IndexError, r"^Dimension out of range")
+    check_error(lambda lib: lib.cat(lib.ones(2)), TypeError,
+                r"^cat\(\): argument 'tensors' \(position 1\) must be tuple of Tensors")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -3])
+def test_stack(dtype, dim):
+    check(lambda lib, x, y: lib.stack([x, y], dim), (3, 4), (3, 4), dtype=dtype)
+
+
+def test_stack_zero_dim_and_errors():
+    check(lambda lib, x, y: lib.stack((x, y)), (), ())
+    check_error(lambda lib: lib.stack([]), RuntimeError, r"^stack expects a non-empty TensorList")
+    check_error(lambda lib: lib.stack([lib.ones(2, 3), lib.ones(3)]), RuntimeError,
+                r"^stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 and "
+                r"\[3\] at entry 1")
+
+
+@pytest.mark.parametrize("op", ["hstack", "vstack", "dstack", "column_stack", "row_stack"])
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (2, 3)), ((), ()), ((2, 3, 4),
+                                                                            (2, 3, 4))])
+def test_stacks(op, shapes):
+    if op == "column_stack" and len(shapes[0]) == 3:
+        shapes = ((2, 3), (2, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(lambda lib, x, y: getattr(lib, op)([x, y]), *shapes)
+
+
+@pytest.mark.parametrize("op", ["atleast_1d", "atleast_2d", "atleast_3d"])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
+def test_atleast(op, shape):
+    check(lambda lib, x: getattr(lib, op)(x), shape)
+    check(lambda lib, x, y: getattr(lib, op)(x, y), shape, (2,))
+    check(lambda lib, x, y: getattr(lib, op)([x, y]), shape, ())
+
+
+# ---------------------------------------------------------------- splitting
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("args", [(2,), (3, 1), (1, -1), ([1, 3], 1), ([2, 0, 3], 0),
+                                  (10,), ([4], -1)])
+def test_split(dtype, args):
+    shape = (5, 4)
+    check(lambda lib, x: x.split(*args), shape, dtype=dtype)
+    check(lambda lib, x: lib.split(x, *args), shape, dtype=dtype, non_contiguous=True)
+
+
+def test_split_partial_grads_and_views():
+    check(lambda lib, x: x.split(2)[1] * 3, (5, 2))
+    check(lambda lib, x: lib.split(x * 1, [1, 2], 1)[0], (2, 3))
+    x = ember.ones(4, 2)
+    a, b = x.split(2)
+    assert _is_view_of(a, x) and _is_view_of(b, x)
+    b[0, 0] = 7
+    assert x[2, 0].item() == 7 and x._version == 1
+
+
+@pytest.mark.parametrize("chunks,dim", [(2, 0), (3, 0), (4, 1), (1, -1), (10, 0)])
+def test_chunk(chunks, dim):
+    check(lambda lib, x: x.chunk(chunks, dim), (5, 4))
+    check(lambda lib, x: lib.chunk(x, chunks, dim), (0, 4), grad=False) if dim == 0 else None
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unbind(dim):
+    check(lambda lib, x: x.unbind(dim), (3, 4, 2))
+    check(lambda lib, x: lib.unbind(x, dim)[1] * 2, (3, 4, 2), non_contiguous=True)
+
+
+@pytest.mark.parametrize("spec", [3, 2, 7, [1, 3], [0, 5], [-1], [2, 1], (1, 4, 4),
+                                  "tensor_sections", "tensor_indices"])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_tensor_split(spec, dim):
+    def fn(lib, x):
+        if spec == "tensor_sections":
+            return lib.tensor_split(x, lib.tensor(2), dim)
+        if spec == "tensor_indices":
+            return lib.tensor_split(x, lib.tensor([1, 3]), dim)
+        return lib.tensor_split(x, spec, dim)
+    check(fn, (5, 5))
+
+
+def test_hsplit_vsplit_dsplit():
+    check(lambda lib, x: lib.hsplit(x, 2), (3, 4, 2))
+    check(lambda lib, x: lib.hsplit(x, [1]), (4,))
+    check(lambda lib, x: lib.vsplit(x, [1, 2]), (3, 4, 2))
+    check(lambda lib, x: lib.dsplit(x, 2), (3, 4, 2))
+    check_error(lambda lib: lib.hsplit(lib.ones(3, 3), 2), RuntimeError,
+                r"^torch.hsplit attempted to split along dimension 1, but the size of the "
+                r"dimension 3 is not divisible by the split_size 2!")
+
+
+def test_split_errors():
+    x = lambda lib: lib.ones(2, 3)  # noqa: E731
+    check_error(lambda lib: x(lib).split([1, 1], 1), RuntimeError,
+                r"^split_with_sizes expects split_sizes to sum exactly to 3 \(input tensor's "
+                r"size at dimension 1\), but got split_sizes=\[1, 1\]")
+    check_error(lambda lib: x(lib).split(0), RuntimeError,
+                r"^split_size can only be 0 if dimension size is 0, but got dimension size of 2")
+    check_error(lambda lib: x(lib).chunk(0), RuntimeError,
+                r"^chunk expects `chunks` to be greater than 0, got: 0")
+    check_error(lambda lib: lib.tensor_split(x(lib), 0), RuntimeError,
+                r"^number of sections must be larger than 0, got 0")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("args", [(0, 1, 2), (1, 0, 3), (-1, -2, 2), (0, 3, 0), (1, 2, 1)])
+def test_narrow(dtype, args):
+    out = check(lambda lib, x: x.narrow(*args), (3, 3), dtype=dtype, non_contiguous=True)
+    check(lambda lib, x: lib.narrow(x, *args) * 2, (3, 3), dtype=dtype)
+    assert out._base is not None
+
+
+def test_narrow_select_errors():
+    check_error(lambda lib: lib.ones(2, 3).narrow(1, 4, 1), IndexError,
+                r"^start out of range \(expected to be in range of \[-3, 3\], but got 4\)")
+    check_error(lambda lib: lib.ones(2, 3).narrow(1, 2, 3), RuntimeError,
+                r"^start \(2\) \+ length \(3\) exceeds dimension size \(3\).")
+    check_error(lambda lib: lib.ones(2, 3).select(0, 5), IndexError,
+                r"^select\(\): index 5 out of range for tensor of size \[2, 3\] at dimension 0")
+    check_error(lambda lib: lib.ones(2, 3).select(2, 0), IndexError, r"^Dimension out of range")
+
+
+@pytest.mark.parametrize("dim,index", [(0, 1), (1, -1), (-1, 2), (2, 0)])
+def test_select(dim, index):
+    check(lambda lib, x: x.select(dim, index), (2, 3, 4), non_contiguous=True)
+    check(lambda lib, x: lib.select(x, dim, index).exp(), (2, 3, 4), dtype="float64")
+
+
+# ---------------------------------------------------------------- reordering
+@pytest.mark.parametrize("src,dst", [(0, 2), (-1, 0), ((0, 1), (2, 0)), ([0, 2], [-1, -2]),
+                                     ((), ())])
+def test_movedim(src, dst):
+    check(lambda lib, x: lib.movedim(x, src, dst), (2, 3, 4))
+    check(lambda lib, x: x.moveaxis(src, dst), (2, 3, 4), non_contiguous=True)
+
+
+def test_movedim_errors():
+    check_error(lambda lib: lib.movedim(lib.ones(2, 3), (0, 0), (1, 0)), RuntimeError,
+                r"^movedim: repeated dim in `source` \(\[0, 0\]\)")
+    check_error(lambda lib: lib.movedim(lib.ones(2, 3), (0, 1), (1,)), RuntimeError,
+                r"^movedim: Invalid source or destination dims: source \(\[0, 1\] dims\) should "
+                r"contain the same number of dims as destination \(\[1\] dims\)")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dims", [(0,), (1,), (-1,), (0, 2), ()])
+def test_flip(dtype, dims):
+    check(lambda lib, x: lib.flip(x, dims), (2, 3, 4), dtype=dtype, non_contiguous=True)
+    if dims:
+        check(lambda lib, x: x.flip(*dims) * 2, (2, 3, 4), dtype=dtype)
+
+
+def test_flip_lr_ud_and_errors():
+    check(lambda lib, x: lib.fliplr(x), (3, 4))
+    check(lambda lib, x: lib.flipud(x), (3,))
+    check(lambda lib, x: lib.flip(x, [0]), (0, 2))
+    check_error(lambda lib: lib.fliplr(lib.ones(3)), RuntimeError, r"^Input must be >= 2-d.")
+    check_error(lambda lib: lib.ones(2, 3).flip(0, 0), RuntimeError,
+                r"^dim 0 appears multiple times in the list of dims")
+
+
+@pytest.mark.parametrize("shifts,dims", [(1, 0), (-2, 1), (5, None), ((1, 2), (0, 1)),
+                                         (7, -1), (0, 0)])
+def test_roll(shifts, dims):
+    check(lambda lib, x: lib.roll(x, shifts, dims), (3, 4), non_contiguous=True)
+    check(lambda lib, x: x.roll(shifts, dims), (3, 4), dtype="float64")
+
+
+def test_roll_errors():
+    check_error(lambda lib: lib.ones(2, 3).roll(1, (0, 1)), RuntimeError,
+                r"^shifts and dimensions must align. shifts: 1, dims:2")
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, -1, 5])
+@pytest.mark.parametrize("dims", [(0, 1), (1, 0), (-1, 0), (1, 2)])
+def test_rot90(k, dims):
+    check(lambda lib, x: lib.rot90(x, k, dims), (2, 3, 4))
+
+
+def test_rot90_errors():
+    x = lambda lib: lib.ones(2, 3)  # noqa: E731
+    check_error(lambda lib: lib.rot90(x(lib), 1, [0, 0]), RuntimeError,
+                r"^expected rotation dims to be different, but got dim0 = 0 and dim1 = 0")
+    check_error(lambda lib: lib.rot90(x(lib), 1, [0, 1, 2]), RuntimeError,
+                r"^expected total rotation dims == 2, but got dims = 3")
+    check_error(lambda lib: lib.rot90(lib.ones(3)), RuntimeError,
+                r"^expected total dims >= 2, but got total dims = 1")
+
+
+# ---------------------------------------------------------------- repeating
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,sizes", [((2, 3), (2, 2)), ((2, 3), (3, 1, 2)), ((), (2, 3)),
+                                         ((3,), (0, 2)), ((2, 1), (1, 1))])
+def test_repeat(dtype, shape, sizes):
+    check(lambda lib, x: x.repeat(*sizes), shape, dtype=dtype)
+    check(lambda lib, x: x.repeat(sizes), shape, dtype=dtype, non_contiguous=True)
+
+
+@pytest.mark.parametrize("shape,dims", [((2, 3), (2,)), ((2, 3), (2, 1, 2)), ((3,), (2, 2)),
+                                        ((), (3,))])
+def test_tile(shape, dims):
+    check(lambda lib, x: lib.tile(x, dims), shape)
+    check(lambda lib, x: x.tile(dims), shape)
+
+
+def test_repeat_errors():
+    check_error(lambda lib: lib.ones(2, 3).repeat(2), RuntimeError,
+                r"^Number of dimensions of repeat dims can not be smaller than number of "
+                r"dimensions of tensor")
+
+
+@pytest.mark.parametrize("repeats,dim", [(2, None), (3, 0), (2, -1), ("tensor", 0),
+                                         ("tensor1", 1), ("zero", 0)])
+def test_repeat_interleave(repeats, dim):
+    def fn(lib, x):
+        r = {"tensor": lib.tensor([1, 0, 2]), "tensor1": lib.tensor([2]),
+             "zero": lib.tensor([0, 0, 0])}.get(repeats, repeats)
+        return lib.repeat_interleave(x, r, dim)
+    check(fn, (3, 3))
+    check(lambda lib: lib.repeat_interleave(lib.tensor([1, 0, 3])), grad=False)
+    check(lambda lib, x: x.repeat_interleave(2), ())
+
+
+def test_repeat_interleave_errors():
+    check_error(lambda lib: lib.ones(3).repeat_interleave(lib.tensor([1, 2]), 0), RuntimeError,
+                r"^repeats must have the same size as input along dim")
+    check_error(lambda lib: lib.ones(3).repeat_interleave(lib.tensor([1, -2, 1]), 0),
+                RuntimeError, r"^repeats can not be negative")
+
+
+# ---------------------------------------------------------------- diagonals, triangles
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("args", [(), (1,), (-1,), (0, 1, 2), (1, -1, 0), (5,), (0, 2, 0)])
+def test_diagonal(dtype, args):
+    check(lambda lib, x: x.diagonal(*args), (3, 4, 5), dtype=dtype, non_contiguous=True)
+    check(lambda lib, x: lib.diagonal(x, *args) * 2, (3, 4, 5), dtype=dtype)
+
+
+def test_diagonal_is_a_writable_view():
+    for lib in (torch, ember):
+        x = lib.zeros(3, 3)
+        d = x.diagonal()
+        d.fill_(1) if lib is torch else d.__setitem__(Ellipsis, 1.0)
+        assert x.sum().item() == 3 and x._version == 1
+    check_error(lambda lib: lib.ones(2, 3).diagonal(0, 0, 0), RuntimeError,
+                r"^diagonal dimensions cannot be identical 0, 0")
+
+
+@pytest.mark.parametrize("args", [(), (1,), (-2,), (0, 0, 2), (1, -1, 0), (0, 1, 2)])
+def test_diag_embed(args):
+    check(lambda lib, x: lib.diag_embed(x, *args), (2, 3))
+    if len(args) < 2 or max(args[1:]) < 2:
+        check(lambda lib, x: x.diag_embed(*args), (3,), dtype="float64")
+
+
+@pytest.mark.parametrize("op", ["tril", "triu"])
+@pytest.mark.parametrize("k", [0, 1, -1, 5, -5])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 4, 3), (0, 3)])
+def test_tril_triu(op, k, shape):
+    check(lambda lib, x: getattr(lib, op)(x, k), shape, non_contiguous=True)
+    check(lambda lib, x: getattr(x, op)(diagonal=k), shape, dtype="float64")
+    check(lambda lib, x: getattr(x * 1, op + "_")(k), shape)
+
+
+def test_tril_error():
+    check_error(lambda lib: lib.tril(lib.ones(3)), RuntimeError,
+                r"^tril: input tensor must have at least 2 dimensions")
+
+
+# ---------------------------------------------------------------- strided views
+@pytest.mark.parametrize("args", [((2, 2), (1, 2)), ((3,), (2,), 1), ((2, 2), (0, 1)),
+                                  ((4, 2), (1, 1)), ((0,), (1,))])
+def test_as_strided(args):
+    out = check(lambda lib, x: x.as_strided(*args), (2, 3))
+    check(lambda lib, x: lib.as_strided(x[1:], *args[:2]) * 2, (3, 3), dtype="float64")
+    assert out._base is not None
+
+
+def test_as_strided_error():
+    check_error(lambda lib: lib.ones(2, 3).as_strided((10,), (1,)), RuntimeError,
+                r"^setStorage: sizes \[10\], strides \[1\], storage offset 0, and itemsize 4 "
+                r"requiring a storage size of 40 are out of bounds for storage of size 24")
+
+
+@pytest.mark.parametrize("args", [(0, 2, 1), (1, 2, 2), (-1, 3, 1), (1, 1, 3), (0, 3, 3)])
+def test_unfold(args):
+    out = check(lambda lib, x: x.unfold(*args), (3, 4))
+    check(lambda lib, x: (x * 1).unfold(*args), (3, 4), dtype="float64", non_contiguous=True)
+    assert out._base is not None
+    check(lambda lib, x: x.unfold(0, 1, 1), ())
+
+
+def test_unfold_errors():
+    check_error(lambda lib: lib.ones(2, 3).unfold(1, 5, 1), RuntimeError,
+                r"^maximum size for tensor at dimension 1 is 3 but size is 5")
+    check_error(lambda lib: lib.ones(2, 3).unfold(1, 2, 0), RuntimeError,
+                r"^step is 0 but must be > 0")
+
+
+# ---------------------------------------------------------------- broadcasting
+@pytest.mark.parametrize("shapes", [((3, 1), (4,)), ((2, 1, 3), (5, 1), ()), ((0, 1), (3,))])
+def test_broadcast_tensors_and_shapes(shapes):
+    check(lambda lib, *xs: lib.broadcast_tensors(*xs), *shapes)
+    assert ember.broadcast_shapes(*shapes) == torch.broadcast_shapes(*shapes)
+    assert isinstance(ember.broadcast_shapes(*shapes), ember.Size)
+
+
+def test_broadcast_to_and_errors():
+    check(lambda lib, x: lib.broadcast_to(x, (2, 3, 4)), (3, 1))
+    check(lambda lib, x: x.broadcast_to((2, -1)), (3,))
+    assert ember.broadcast_shapes(2, (3, 1)) == torch.broadcast_shapes(2, (3, 1))
+    check_error(lambda lib: lib.broadcast_shapes((2, 3), (4,)), RuntimeError,
+                r"^Attempting to broadcast a dimension of length 4 at -1! Mismatching argument "
+                r"at index 1 had \(4,\); but expected shape should be broadcastable to \[2, 3\]")
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+@pytest.mark.parametrize("shapes", [((3,), (4,)), ((2,), (3,), (4,)), ((3,),), ((), (2,))])
+def test_meshgrid(indexing, shapes):
+    check(lambda lib, *xs: lib.meshgrid(*xs, indexing=indexing), *shapes)
+    check(lambda lib, *xs: lib.meshgrid(list(xs), indexing=indexing), *shapes)
+
+
+def test_meshgrid_warns_without_indexing():
+    with pytest.warns(UserWarning, match="torch.meshgrid: in an upcoming release"):
+        ember.meshgrid(ember.ones(2), ember.ones(3))
+
+
+# ---------------------------------------------------------------- existing view ops
+def test_squeeze_tuple_dims():
+    check(lambda lib, x: x.squeeze((0, 2)), (1, 3, 1, 1))
+    check(lambda lib, x: lib.squeeze(x, (-1, 1)), (1, 3, 1, 1))
+    check(lambda lib, x: x.squeeze(()), (1, 3))
+
+
+def test_view_reshape_errors():
+    check_error(lambda lib: lib.ones(2, 3).view(-1, 4), RuntimeError,
+                r"^shape '\[-1, 4\]' is invalid for input of size 6")
+    check_error(lambda lib: lib.ones(2, 3).view(3, -1, -1), RuntimeError,
+                r"^only one dimension can be inferred")
+    check_error(lambda lib: lib.ones(2, 3).t().view(6), RuntimeError,
+                r"^view size is not compatible with input tensor's size and stride")
+    check_error(lambda lib: lib.ones(2, 3).reshape(4), RuntimeError,
+                r"^shape '\[4\]' is invalid for input of size 6")
+
+
+# ---------------------------------------------------------------- memory sharing
+@pytest.mark.parametrize("make", [
+    lambda x: x.narrow(1, 1, 2), lambda x: x.select(0, 1), lambda x: x.diagonal(),
+    lambda x: x.unfold(1, 2, 1), lambda x: x.as_strided((2,), (4,), 1),
+    lambda x: x.movedim(0, 1), lambda x: x.split(1)[1], lambda x: x.unbind(1)[2],
+    lambda x: x.chunk(2, 1)[0], lambda x: ember.tensor_split(x, 2)[0] if isinstance(
+        x, ember.Tensor) else torch.tensor_split(x, 2)[0],
+    lambda x: x.broadcast_to((2, 3, 4)),
+])
+def test_views_share_memory_and_version(make):
+    for lib in (torch, ember):
+        x = lib.arange(12.).reshape(3, 4)
+        v = make(x)
+        before = x._version
+        x.add_(1)
+        assert v._version == before + 1
+        assert np.isin(v.numpy(), x.numpy()).all()
+        assert v.data_ptr() >= x.data_ptr()
