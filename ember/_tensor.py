@@ -193,11 +193,13 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return
         if value and not (self.is_floating_point() or self.is_complex()):
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad and not (self.is_floating_point() or self.is_complex()):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -221,10 +223,15 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
             if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: expected "
-                                   f"{list(self.shape)}, got {list(value.shape)}")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and "
+                                   "the tensor are the same size")
             if value.dtype != self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(f"attempting to assign a gradient with dtype "
+                                   f"'{_C_TYPE_NAMES[value.dtype]}' to a tensor with grad_dtype "
+                                   f"'{self.dtype._legacy_name[:-6]}'. The gradient must match "
+                                   "the tensor's grad_dtype (defaults to the tensor's dtype).")
         self._grad = value
 
     def _edge(self):
@@ -288,7 +295,9 @@ class Tensor:
 
     @property
     def data(self) -> "Tensor":
-        return self.detach()
+        # Unlike detach(), .data has its own version counter: changes through it are
+        # invisible to autograd (the reason .data is discouraged).
+        return Tensor._wrap(self._data)
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -384,8 +393,9 @@ class Tensor:
         """Write `out` into self's memory, refusing casts torch refuses, bumping the version."""
         src = out._data
         if src.dtype != self._data.dtype and not _dtype.can_cast(out.dtype, self.dtype):
-            raise RuntimeError(f"result type {out.dtype.name.capitalize()} can't be cast to the "
-                               f"desired output type {self.dtype.name.capitalize()}")
+            from .ops.pointwise import scalar_type_name
+            raise RuntimeError(f"result type {scalar_type_name(out.dtype)} can't be cast to the "
+                               f"desired output type {scalar_type_name(self.dtype)}")
         if src.shape != self._data.shape:
             try:
                 np.broadcast_to(src, self._data.shape)
@@ -503,8 +513,8 @@ class Tensor:
         if dtype is None:
             return "torch." + self.dtype._legacy_name
         if isinstance(dtype, str):
-            name = dtype.rsplit(".", 1)[-1]
-            if name not in _dtype.BY_LEGACY_NAME:
+            prefix, _, name = dtype.rpartition(".")
+            if prefix != "torch" or name not in _dtype.BY_LEGACY_NAME:
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = _dtype.BY_LEGACY_NAME[name]
         elif isinstance(dtype, _LegacyTensorType):
@@ -611,6 +621,16 @@ def _rebuild_tensor(data, requires_grad):
     t = Tensor._wrap(data)
     t._requires_grad = requires_grad
     return t
+
+
+# C++ type names torch uses in some messages.
+_C_TYPE_NAMES = {
+    _dtype.bool: "bool", _dtype.uint8: "unsigned char", _dtype.int8: "signed char",
+    _dtype.int16: "short", _dtype.int32: "int", _dtype.int64: "long int",
+    _dtype.float16: "c10::Half", _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float",
+    _dtype.float64: "double", _dtype.complex64: "c10::complex<float>",
+    _dtype.complex128: "c10::complex<double>",
+}
 
 
 def _init_fields(t: Tensor, data: np.ndarray, vc: list) -> None:

@@ -51,7 +51,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
              grad_variables=None, inputs=None) -> None:
     """Accumulate gradients of `tensors` into the `.grad` of the graph's leaves."""
     tensors = _as_tuple(tensors)
-    grad_tensors = _as_tuple(grad_tensors or grad_variables) or (None,) * len(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if retain_graph is None:
         retain_graph = create_graph
     grads = _root_grads(tensors, grad_tensors)
@@ -61,7 +63,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
         return
     inputs = _as_tuple(inputs)
     if not inputs:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     targets = [t._edge() for t in inputs]
     captured = engine.run_backward(roots, grads, retain_graph, create_graph, capture=targets,
                                    accumulate=False)
@@ -88,10 +90,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    grads = _root_grads(outputs, grad_outputs)
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _root_grads(outputs, grad_outputs)
     targets = [t._edge() for t in inputs]
     captured = engine.run_backward([o._edge() for o in outputs], grads, retain_graph,
                                    create_graph, capture=targets, accumulate=False)
@@ -100,9 +104,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
         g = captured.get(edge)
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is "
+                                   "the desired behavior.")
             if materialize_grads:
                 from .. import zeros_like
                 g = zeros_like(t)

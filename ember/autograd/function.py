@@ -37,6 +37,9 @@ class Function(Node):
         super().__init_subclass__(**kwargs)
         if "backward_name" not in cls.__dict__:
             cls.backward_name = cls.__name__ + "Backward"
+        # type(t.grad_fn).__name__ reads as in torch ('MulBackward0'); __qualname__ keeps
+        # the class findable (and picklable) under its own name.
+        cls.__name__ = cls.backward_name
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

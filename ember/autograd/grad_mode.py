@@ -32,6 +32,13 @@ class _GradModeSwitch:
 
     _target = True
 
+    def __new__(cls, *args, **kwargs):
+        # `@no_grad` without parentheses: the class is called with the function itself.
+        if len(args) == 1 and callable(args[0]) and not isinstance(args[0], bool) and \
+                cls in (no_grad, enable_grad, inference_mode):
+            return cls()(args[0])
+        return super().__new__(cls)
+
     def __enter__(self):
         self._prev = STATE.enabled
         STATE.enabled = self._target
@@ -95,11 +102,6 @@ class inference_mode(_GradModeSwitch):
     def __exit__(self, *exc):
         STATE.inference = self._prev_inference
         return super().__exit__(*exc)
-
-    def __call__(self, fn):
-        if not callable(fn) or isinstance(fn, bool):
-            return inference_mode(fn)
-        return super().__call__(fn)
 
     @staticmethod
     def _fresh(switch):

@@ -134,9 +134,13 @@ def _tensor_element(x):
 
 
 def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
+    """Wrap a factory's array, honouring requires_grad= with torch's check."""
     t = Tensor._wrap(data)
     if requires_grad:
-        t.requires_grad = True
+        if data.dtype.kind not in "fcV":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t._requires_grad = True
     return t
 
 
@@ -272,10 +276,30 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None:
         dtype = _dtype.result_type(*values)
     count = max(0, math.ceil((end - start) / step))
-    # torch computes start + i*step in double, then casts (avoids NumPy's drift on floats).
-    data = (start + np.arange(count, dtype=np.float64) * step) if dtype.is_floating_point \
-        else np.arange(start, end, step)
+    if dtype in (_dtype.float32, _dtype.float64):
+        data = _arange_like_torch(start, step, count, dtype.numpy)
+    elif dtype.is_floating_point:
+        data = start + np.arange(count, dtype=np.float64) * step
+    else:
+        data = np.arange(start, end, step)
     return _finish(data.astype(dtype.numpy), requires_grad)
+
+
+def _arange_like_torch(start, step, count: int, out_dtype: np.dtype) -> np.ndarray:
+    """arange values rounded exactly as torch's CPU kernel rounds them.
+
+    torch fills blocks of 2 x 32 bytes with SIMD: each 32-byte vector starts from
+    start + step * i (in double) rounded to the output type, and adds k * step to that
+    rounded base; the leftover tail is start + step * i. Multiply-adds round once.
+    """
+    vec = 32 // np.dtype(out_dtype).itemsize
+    idx = np.arange(count)
+    in_blocks = idx < count // (2 * vec) * (2 * vec)
+    first = np.where(in_blocks, idx - idx % vec, idx)
+    wide = np.longdouble
+    base = (wide(start) + wide(step) * first).astype(np.float64).astype(out_dtype)
+    within = (base.astype(wide) + wide(step) * (idx - first)).astype(np.float64)
+    return np.where(in_blocks, within.astype(out_dtype), base)
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:

@@ -8,7 +8,7 @@ from .. import _dtype
 from .._device import check_device
 from .._random import numpy_generator
 from .._tensor import Tensor
-from .creation import size_from_args
+from .creation import _finish, size_from_args
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
            "rand_like", "randn_like", "randint_like", "poisson"]
@@ -25,10 +25,7 @@ def _float_dtype(dtype) -> _dtype.dtype:
 
 
 def _make(data: np.ndarray, dtype: _dtype.dtype, requires_grad: bool) -> Tensor:
-    t = Tensor._wrap(data.astype(dtype.numpy, copy=False))
-    if requires_grad:
-        t.requires_grad = True
-    return t
+    return _finish(data.astype(dtype.numpy, copy=False), requires_grad)
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,

@@ -1,0 +1,306 @@
+"""Tensor creation against torch: tensor() inference, legacy constructors, factories, errors."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from oracle import assert_same, check_error
+
+
+def same(fn, atol=0.0, rtol=0.0):
+    """fn(lib) gives the same tensor (values, dtype, shape) in torch and ember."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(fn(ember), fn(torch), atol, rtol)
+
+
+# ---------------------------------------------------------------- tensor() inference
+@pytest.mark.parametrize("data", [
+    [1.5], [1, 2], [True, False], [True, 2], [True, 2.5], [1, 2.5], [[1, 2], [3, 4]],
+    [[True, 1], [2.5, 0]], [], [[]], 3, 2.5, True, 1 + 2j, [1, 2j], (1, 2), range(4),
+    [[[1], [2]], [[3], [4]]],
+])
+def test_tensor_from_python(data):
+    same(lambda lib: lib.tensor(data))
+
+
+@pytest.mark.parametrize("np_dtype", ["float16", "float32", "float64", "int8", "int16", "int32",
+                                      "int64", "uint8", "bool", "complex64", "complex128"])
+def test_tensor_from_numpy_array_and_scalar(np_dtype):
+    arr = np.arange(6).reshape(2, 3).astype(np_dtype)
+    same(lambda lib: lib.tensor(arr))
+    same(lambda lib: lib.tensor(arr[1, 2]))
+    same(lambda lib: lib.as_tensor(arr))
+    same(lambda lib: lib.from_numpy(arr))
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: [np.float64(1.0), 2], lambda lib: [np.float32(1.0), 2.5],
+    lambda lib: [np.int32(1), np.int32(2)], lambda lib: [np.int32(1), 2],
+    lambda lib: [np.float16(1), 2], lambda lib: [np.float16(1), 2.5],
+    lambda lib: [lib.tensor(1.5), 2], lambda lib: [lib.tensor(1.5, dtype=lib.float64), 2],
+    lambda lib: [lib.tensor(1, dtype=lib.int8), 2], lambda lib: [lib.tensor([1.0]), 2.0],
+    lambda lib: [np.array([1, 2], dtype=np.int16), np.array([3, 4], dtype=np.int16)],
+])
+def test_tensor_from_mixed_elements(make):
+    same(lambda lib: lib.tensor(make(lib)))
+
+
+@pytest.mark.parametrize("data,dtype", [([1.7, -2.2], "int64"), ([1, 0, 2], "bool"),
+                                        ([1, 2], "float16"), ([[1.5]], "float64"),
+                                        ([1, 2], "bfloat16")])
+def test_tensor_with_dtype(data, dtype):
+    same(lambda lib: lib.tensor(data, dtype=getattr(lib, dtype)))
+
+
+@pytest.mark.parametrize("data,error,match", [
+    ([[1, 2], [3]], ValueError, r"^expected sequence of length 2 at dim 1 \(got 1\)"),
+    ([[[1], [2]], [[3], [4, 5]]], ValueError, r"^expected sequence of length 1 at dim 2"),
+    ([[1, 2], 3], TypeError, "^not a sequence"),
+    ([1.5, [3]], TypeError, "^must be real number, not list"),
+    ("abc", TypeError, r"^new\(\): invalid data type 'str'"),
+    ([1, "a"], TypeError, r"^new\(\): invalid data type 'str'"),
+    (None, RuntimeError, "^Could not infer dtype of NoneType"),
+    ([None], RuntimeError, "^Could not infer dtype of NoneType"),
+    ({1: 2}, RuntimeError, "^Could not infer dtype of dict"),
+    ([1, 2 ** 63], ValueError, "^Overflow when unpacking long"),
+])
+def test_tensor_errors(data, error, match):
+    check_error(lambda lib: lib.tensor(data), error, match)
+
+
+def test_tensor_with_multi_element_tensors_inside_list():
+    check_error(lambda lib: lib.tensor([lib.tensor([1, 2]), lib.tensor([3, 4])]), TypeError,
+                "^only integer tensors of a single element can be converted to an index")
+    check_error(lambda lib: lib.tensor([lib.tensor([1., 2.]), lib.tensor([3., 4.])]),
+                ValueError, "^only one element tensors can be converted to Python scalars")
+
+
+def test_tensor_copies_and_warns_on_tensor_input():
+    src = ember.ones(3)
+    with pytest.warns(UserWarning, match="To copy construct from a tensor"):
+        t = ember.tensor(src)
+    t.add_(1)
+    assert src.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_tensor_requires_grad():
+    t = ember.tensor([1.0, 2.0], requires_grad=True)
+    assert t.requires_grad and t.is_leaf and t.grad_fn is None
+    check_error(lambda lib: lib.tensor([1, 2], requires_grad=True), RuntimeError,
+                "^Only Tensors of floating point and complex dtype can require gradients")
+
+
+# ---------------------------------------------------------------- memory sharing
+def test_from_numpy_and_as_tensor_share_memory():
+    arr = np.zeros(3, dtype=np.float32)
+    a, b = ember.from_numpy(arr), ember.as_tensor(arr)
+    arr[0] = 5
+    assert a[0].item() == 5 and b[0].item() == 5
+    a[1] = 7
+    assert arr[1] == 7
+    assert a.numpy() is arr or np.shares_memory(a.numpy(), arr)
+    c = ember.as_tensor(arr, dtype=ember.float64)
+    arr[2] = 9
+    assert c[2].item() == 0 and c.dtype is ember.float64
+    t = ember.ones(2)
+    assert ember.as_tensor(t) is t
+    check_error(lambda lib: lib.from_numpy([1, 2]), TypeError, r"^expected np.ndarray \(got list\)")
+
+
+def test_as_tensor_from_list():
+    same(lambda lib: lib.as_tensor([1, 2], dtype=lib.float16))
+    same(lambda lib: lib.as_tensor([[1.5, 2]]))
+
+
+# ---------------------------------------------------------------- legacy constructors
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.Tensor([1, 2]), lambda lib: lib.Tensor(np.array([1, 2])),
+    lambda lib: lib.Tensor(), lambda lib: lib.Tensor((2, 3)), lambda lib: lib.Tensor([[1, 2]]),
+    lambda lib: lib.FloatTensor([1, 2]), lambda lib: lib.LongTensor([1, 2]),
+    lambda lib: lib.DoubleTensor([1.5]), lambda lib: lib.HalfTensor([1.5]),
+    lambda lib: lib.BFloat16Tensor([1.5]), lambda lib: lib.ByteTensor([1, 0]),
+    lambda lib: lib.CharTensor([-1]), lambda lib: lib.ShortTensor([3]),
+    lambda lib: lib.IntTensor([1, 0]), lambda lib: lib.BoolTensor([1, 0]),
+    lambda lib: lib.LongTensor(np.array([1.5, 2.5])),
+    lambda lib: lib.Tensor(lib.ones(2, dtype=lib.int64)),
+])
+def test_legacy_constructors_from_data(make):
+    same(make)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.Tensor(2, 3), lambda lib: lib.Tensor(lib.Size([4])),
+    lambda lib: lib.FloatTensor(2, 3), lambda lib: lib.LongTensor(4),
+    lambda lib: lib.DoubleTensor(0, 2), lambda lib: lib.BoolTensor(3),
+])
+def test_legacy_constructors_from_size(make):
+    e, t = make(ember), make(torch)
+    assert tuple(e.shape) == tuple(t.shape) and repr(e.dtype) == repr(t.dtype)
+
+
+def test_legacy_constructor_errors():
+    check_error(lambda lib: lib.Tensor(2.5), TypeError, r"^new\(\): data must be a sequence")
+    check_error(lambda lib: lib.Tensor(2, 3.0), TypeError,
+                r"^new\(\): argument 'size' failed to unpack the object at pos 2")
+    check_error(lambda lib: lib.Tensor(2, -1), RuntimeError,
+                "^Trying to create tensor with negative dimension")
+    check_error(lambda lib: lib.FloatTensor(lib.ones(2, dtype=lib.int64)), TypeError, "^expected")
+
+
+def test_legacy_types_isinstance_and_type_strings():
+    for name in ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
+                 "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]:
+        e_cls, t_cls = getattr(ember, name), getattr(torch, name)
+        assert repr(e_cls) == repr(t_cls)
+        for dt in ["float32", "float64", "int64", "bool"]:
+            assert isinstance(ember.zeros(1, dtype=getattr(ember, dt)), e_cls) == \
+                isinstance(torch.zeros(1, dtype=getattr(torch, dt)), t_cls)
+        assert ember.zeros(1, dtype=e_cls.dtype).type() == torch.zeros(1, dtype=t_cls.dtype).type()
+    assert isinstance(ember.FloatTensor([1]), ember.Tensor)
+    assert not isinstance([1.0], ember.FloatTensor)
+
+
+@pytest.mark.parametrize("target", ["torch.DoubleTensor", "torch.LongTensor",
+                                    "torch.BoolTensor", "torch.FloatTensor"])
+def test_type_cast_by_string(target):
+    same(lambda lib: lib.tensor([1.5, 0.0]).type(target))
+
+
+def test_type_cast_by_class_and_dtype():
+    same(lambda lib: lib.tensor([1.5]).type(lib.DoubleTensor))
+    same(lambda lib: lib.tensor([1.5]).type(lib.int32))
+    x = ember.ones(2)
+    assert x.type(ember.FloatTensor) is x and x.type(ember.float32) is x
+    check_error(lambda lib: lib.ones(2).type("torch.NopeTensor"), ValueError, "^invalid type")
+    check_error(lambda lib: lib.ones(2).type("DoubleTensor"), ValueError, "^invalid type")
+
+
+# ---------------------------------------------------------------- factories
+@pytest.mark.parametrize("fn", ["zeros", "ones", "empty"])
+@pytest.mark.parametrize("dtype", [None, "float64", "int32", "bool", "float16"])
+@pytest.mark.parametrize("size", [(2, 3), ((2, 3),), ([4],), (0,), ((),)])
+def test_filled_factories(fn, dtype, size):
+    def make(lib):
+        kw = {} if dtype is None else {"dtype": getattr(lib, dtype)}
+        out = getattr(lib, fn)(*size, **kw)
+        return lib.zeros_like(out) if fn == "empty" else out
+    same(make)
+
+
+def test_factories_accept_size_objects_and_requires_grad():
+    same(lambda lib: lib.zeros(lib.Size([2, 1])))
+    for lib in (ember,):
+        t = lib.ones(2, 3, requires_grad=True, dtype=lib.float64)
+        assert t.requires_grad and t.is_leaf and t.dtype is lib.float64
+        assert lib.zeros(2, device="cpu").device == lib.device("cpu")
+        assert lib.zeros(2, device=lib.device("cpu")).device.type == "cpu"
+
+
+@pytest.mark.parametrize("fill", [1.5, 3, True, -2.25])
+@pytest.mark.parametrize("dtype", [None, "int64", "float64"])
+def test_full(fill, dtype):
+    same(lambda lib: lib.full((2, 3), fill, **({} if dtype is None else
+                                                {"dtype": getattr(lib, dtype)})))
+
+
+@pytest.mark.parametrize("fn", ["zeros_like", "ones_like", "empty_like", "full_like"])
+@pytest.mark.parametrize("dtype", [None, "float64", "int64"])
+def test_like_factories(fn, dtype):
+    def make(lib):
+        src = lib.ones(2, 3, dtype=lib.int32)
+        kw = {} if dtype is None else {"dtype": getattr(lib, dtype)}
+        args = (2.7,) if fn == "full_like" else ()
+        out = getattr(lib, fn)(src, *args, **kw)
+        return lib.zeros_like(out) if fn == "empty_like" else out
+    same(make)
+
+
+def test_like_factories_requires_grad():
+    t = ember.zeros_like(ember.ones(2), requires_grad=True)
+    assert t.requires_grad and t.is_leaf
+
+
+@pytest.mark.parametrize("args,kw", [
+    ((5,), {}), ((1, 2.5), {}), ((0, 1, 0.1), {}), ((-3.3, 7.1, 0.7), {}), ((10, 0, -1.5), {}),
+    ((0, 1, 0.1), {"dtype": "float64"}), ((10,), {"dtype": "float16"}),
+    ((0.5, 3), {"dtype": "int64"}), ((0.1, 100, 0.37), {}), ((1e-3, 5, 0.0123), {}),
+    ((0, 10, 3), {"dtype": "float32"}), ((2, 2), {}), ((-5, 5, 2), {}),
+])
+def test_arange_exact(args, kw):
+    same(lambda lib: lib.arange(*args, **{k: getattr(lib, v) for k, v in kw.items()}))
+
+
+def test_arange_tensor_arguments():
+    same(lambda lib: lib.arange(lib.tensor(4)))
+    same(lambda lib: lib.arange(0, lib.tensor(2.5), 0.5))
+
+
+def test_arange_errors():
+    check_error(lambda lib: lib.arange(0, 10, 0), RuntimeError, "^step must be nonzero")
+    check_error(lambda lib: lib.arange(0, 10, -1), RuntimeError,
+                "^upper bound and lower bound inconsistent with step sign")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64",
+                                   "int32"])
+@pytest.mark.parametrize("args", [(0, 1, 7), (-2.3, 9.7, 13), (0, 1, 100), (-5, 3.3, 1001),
+                                  (1e-3, 7, 33), (3, -2, 10), (0, 1, 1), (0, 1, 0), (0, 1, 2),
+                                  (0, 10, 5)])
+def test_linspace_exact(args, dtype):
+    same(lambda lib: lib.linspace(*args, dtype=getattr(lib, dtype)))
+
+
+def test_linspace_defaults_and_errors():
+    same(lambda lib: lib.linspace(0, 1, 5))
+    same(lambda lib: lib.linspace(lib.tensor(0.0), lib.tensor(1.0), 4))
+    check_error(lambda lib: lib.linspace(0, 1, -1), RuntimeError,
+                "^number of steps must be non-negative")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("args", [(0, 2, 5), (-1, 1, 7, 2.0), (0, 3, 4, 3), (1, -2, 10)])
+def test_logspace(args, dtype):
+    same(lambda lib: lib.logspace(*args, dtype=getattr(lib, dtype)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("args", [(3,), (3, 2), (2, 4), (0,)])
+@pytest.mark.parametrize("dtype", [None, "bool", "int64", "float64"])
+def test_eye(args, dtype):
+    same(lambda lib: lib.eye(*args, **({} if dtype is None else {"dtype": getattr(lib, dtype)})))
+
+
+@pytest.mark.parametrize("fn,match", [
+    (lambda lib: lib.zeros(2, -1), "negative dimension|must be non-negative"),
+    (lambda lib: lib.ones(2, -1), "^Trying to create tensor with negative dimension -1"),
+    (lambda lib: lib.empty(2, -1), "^Trying to create tensor with negative dimension -1"),
+    (lambda lib: lib.full((2, -1), 1.0), "^Trying to create tensor with negative dimension"),
+])
+def test_negative_size_errors(fn, match):
+    check_error(fn, RuntimeError, match)
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_non_int_size_errors(name):
+    check_error(lambda lib: getattr(lib, name)(2, 3.0), TypeError,
+                rf"^{name}\(\): argument 'size' failed to unpack the object at pos 2")
+
+
+# ---------------------------------------------------------------- Tensor.new_*
+@pytest.mark.parametrize("make", [
+    lambda lib, x: x.new_zeros(3), lambda lib, x: x.new_zeros((2, 3)),
+    lambda lib, x: x.new_ones(2, 2), lambda lib, x: x.new_full((3,), 2.5),
+    lambda lib, x: x.new_full((2,), 7, dtype=lib.float64), lambda lib, x: x.new_tensor([1.5, 2]),
+    lambda lib, x: x.new_tensor([1, 2], dtype=lib.float16), lambda lib, x: lib.zeros_like(x.new_empty(3)),
+    lambda lib, x: x.new_zeros(2, dtype=lib.bool),
+])
+@pytest.mark.parametrize("dtype", ["int64", "float64", "float32"])
+def test_new_methods(make, dtype):
+    same(lambda lib: make(lib, lib.ones(2, dtype=getattr(lib, dtype))))
+
+
+def test_new_methods_requires_grad():
+    t = ember.ones(2).new_zeros(3, requires_grad=True)
+    assert t.requires_grad and t.is_leaf
