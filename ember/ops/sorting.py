@@ -109,12 +109,11 @@ def _median(input: Tensor, dim, keepdim: bool, skip_nan: bool):
     if input._data.dtype == np.bool_:
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
     if dim is None:
-        flat = input._data.reshape(-1)
-        if flat.size == 0:
-            return Tensor._wrap(np.asarray(np.nan, dtype=flat.dtype))
-
         def value(data, axis=None, keepdims=False):
-            return data.reshape(-1)[_lower_median(data.reshape(-1), 0, skip_nan)[0]]
+            flat = data.reshape(-1)
+            if flat.size == 0:
+                return np.asarray(np.nan, dtype=flat.dtype)
+            return flat[_lower_median(flat, 0, skip_nan)[0]]
         out = Extremum.apply(input, value, None, False, True)
         return _named(out, "NanmedianBackward0" if skip_nan else "MedianBackward0")
     axis = input._wrap_dim(dim)
