@@ -616,17 +616,13 @@ def _check_norm_input(input: Tensor, ord, axes) -> None:
 
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
          dtype=None) -> Tensor:
-    """The vector p-norm over `dim` (all entries when None). p: a number, inf, -inf, or 'fro'
-    (the 2-norm over all entries or over one or two dims)."""
+    """The vector p-norm over `dim` (all entries when None). p: a number, inf, -inf, 'fro'
+    (the 2-norm over all entries or over one or two dims) or 'nuc' (torch.linalg.matrix_norm)."""
     if isinstance(p, str):
-        if p == "nuc":
-            raise NotImplementedError("ember's norm() does not support p='nuc' (nuclear norm) "
-                                      "yet; use p='fro' or a number")
-        if p != "fro":
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-        if isinstance(dim, (tuple, list)) and len(dim) > 2:
-            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
-                               + " ".join(str(d) for d in dim))
+        if p != "fro" or isinstance(dim, (tuple, list)) and len(dim) > 2:
+            from .. import linalg  # matrix norms ('nuc') and their checks
+            dims = (-2, -1) if dim is None else dim
+            return _with_out(linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype), out)
         p = 2
     axes = reduce_dims(input, dim)
     _check_norm_input(input, p, axes)

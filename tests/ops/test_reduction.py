@@ -58,6 +58,8 @@ CASES = [
     (lambda lib, x: lib.norm(x, 1.5), (3, 4)),
     (lambda lib, x: lib.norm(x, "fro", (0, 1), keepdim=True), (2, 3, 4)),
     (lambda lib, x: lib.norm(x, 2, 1, dtype=lib.float64), (3, 4)),
+    (lambda lib, x: x.norm(p=2, dim=0, keepdim=True), (3, 4)),
+    (lambda lib, x: x.norm("nuc"), (3, 4)),
     (lambda lib, x: x.cumsum(1), (3, 4)),
     (lambda lib, x: lib.cumsum(x, -2, dtype=lib.float64), (3, 4)),
     (lambda lib, x: x.cumprod(0), (3, 4)),
@@ -283,3 +285,18 @@ def test_cumsum_inplace():
 ])
 def test_errors(fn, exc, match):
     check_error(fn, exc, match)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: x.var(1), lambda lib, x: x.std(0), lambda lib, x: x.prod(1),
+    lambda lib, x: x.prod(), lambda lib, x: lib.logsumexp(x, 1), lambda lib, x: lib.norm(x),
+    lambda lib, x: lib.norm(x, 3, 1), lambda lib, x: x.cumsum(0), lambda lib, x: x.cumprod(1),
+    lambda lib, x: x.logcumsumexp(1), lambda lib, x: x.amax(1), lambda lib, x: x.max(0)[0],
+    lambda lib, x: lib.cummax(x, 1)[0], lambda lib, x: x.nansum(0),
+])
+def test_double_backward(fn):
+    """The gradient's own gradient (create_graph=True) matches torch's."""
+    def grad_of_grad(lib, x):
+        (g,) = lib.autograd.grad((fn(lib, x) ** 2).sum(), x, create_graph=True)
+        return g, lib.autograd.grad((g * g).sum(), x)[0]
+    check(grad_of_grad, (3, 4), dtype="float64", grad=False, grad_inputs=[0])
