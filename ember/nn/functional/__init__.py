@@ -6,3 +6,6 @@ from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403

@@ -1,0 +1,138 @@
+"""Embedding lookups (embedding, embedding_bag) and one_hot."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ...autograd.grad_mode import no_grad
+from ...ops.indexing import put_into_zeros
+
+__all__ = ["embedding", "embedding_bag", "one_hot"]
+
+
+def _check_indices(input: Tensor, num: int) -> np.ndarray:
+    idx = input._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got "
+                           f"{input.type()} instead (while checking arguments for embedding)")
+    if idx.size and (idx.min() < -num or idx.max() >= num):
+        bad = int(idx.max() if idx.max() >= num else idx.min())
+        raise IndexError(f"index out of range in self. Hint: index {bad} but the embedding has "
+                         f"{num} rows (valid indices 0..{num - 1}); check the vocabulary size.")
+    return idx
+
+
+class EmbeddingLookup(Function):
+    """weight[indices]; the gradient adds rows back, skipping padding_idx."""
+    backward_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx):
+        ctx.indices, ctx.padding_idx = indices, padding_idx
+        ctx.shape = weight._data.shape
+        return weight._data[indices]
+
+    @staticmethod
+    def backward(ctx, grad):
+        idx = ctx.indices
+        if ctx.padding_idx is not None:
+            keep = (idx != ctx.padding_idx)[..., None].astype(grad._data.dtype)
+            grad = grad * Tensor._wrap(keep)
+        return put_into_zeros(grad, idx, ctx.shape), None, None
+
+
+def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """Rescale, in place, the looked-up rows whose norm exceeds max_norm (as torch does)."""
+    with no_grad():
+        rows = np.unique(idx)
+        data = weight._data
+        norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
+        over = norms > max_norm
+        data[rows[over]] *= (max_norm / (norms[over] + 1e-7))[:, None]
+        weight._vc[0] += 1
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """Look up rows of `weight`. sparse=True is accepted; ember's gradient is always dense."""
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding: scale_grad_by_freq=True is not supported by ember")
+    num = weight.shape[0]
+    idx = _check_indices(input, num)
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= num
+    if max_norm is not None:
+        _renorm_(weight, idx, max_norm, norm_type)
+    return EmbeddingLookup.apply(weight, idx % num if idx.size and idx.min() < 0 else idx,
+                                 padding_idx)
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean",
+                  sparse: bool = False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None) -> Tensor:
+    """Sum/mean/max of the embeddings of each bag (2-D input, or 1-D input + offsets)."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences.")
+        n, length = input.shape
+        bounds = [(i * length, (i + 1) * length) for i in range(n)]
+        flat = input.reshape(-1)
+        weights = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
+    else:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        starts = offsets.tolist()
+        ends = starts[1:] + ([] if include_last_offset else [input.shape[0]])
+        if include_last_offset:
+            starts = starts[:-1]
+        bounds = list(zip(starts, ends))
+        flat, weights = input, per_sample_weights
+    rows = embedding(flat, weight, padding_idx, max_norm, norm_type)
+    if weights is not None:
+        rows = rows * weights.unsqueeze(-1)
+    keep = None if padding_idx is None else (flat != padding_idx)
+    bags = []
+    for start, end in bounds:
+        bag = rows[start:end]
+        if keep is not None:
+            bag = bag[keep[start:end]]
+        if bag.shape[0] == 0:
+            bags.append(weight.new_zeros(weight.shape[1]))
+        elif mode == "sum":
+            bags.append(bag.sum(0))
+        elif mode == "mean":
+            bags.append(bag.mean(0))
+        else:
+            bags.append(bag.max(0).values)
+    from ... import stack
+    return stack(bags) if bags else weight.new_zeros((0, weight.shape[1]))
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    idx = tensor._data
+    if idx.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(idx.max()) + 1 if idx.size else 0
+        if not idx.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    if idx.size and idx.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if idx.size and idx.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.zeros(idx.shape + (num_classes,), dtype=np.int64)
+    np.put_along_axis(out, idx[..., None], 1, axis=-1)
+    return Tensor._wrap(out)
