@@ -105,20 +105,16 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     rest = [d for d in range(A.ndim) if d not in (rows, cols)]
     M = A.permute(*rest, rows, cols)
     if ord == "nuc":
-        result = _named(svdvals(M).sum(-1), "SumBackward1")
-    elif ord in (2, -2):
-        result = _named(_pick(svdvals(M), ord > 0), "AmaxBackward0" if ord > 0 else
-                        "AminBackward0")
-    elif ord in (1, -1, math.inf, -math.inf):
-        sums = M.abs().sum(-2 if ord in (1, -1) else -1)
-        result = _named(_pick(sums, ord > 0), "AmaxBackward0" if ord > 0 else
-                        "AminBackward0")
+        result, name = svdvals(M).sum(-1), "SumBackward1"
+    elif ord in (2, -2, 1, -1, math.inf, -math.inf):
+        values = svdvals(M) if ord in (2, -2) else M.abs().sum(-2 if ord in (1, -1) else -1)
+        result, name = _pick(values, ord > 0), "AmaxBackward0" if ord > 0 else "AminBackward0"
     else:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if keepdim:
         for d in sorted((rows, cols)):
             result = result.unsqueeze(d)
-    return _out(result, out)
+    return _out(_named(result, name), out)
 
 
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None,
@@ -208,8 +204,9 @@ class Slogdet(Function):
     @staticmethod
     def forward(ctx, A):
         ctx.save_for_backward(A)
+        # torch records the sign too (it is differentiable for complex input); for real
+        # input its gradient is zero and backward ignores it.
         sign, logabsdet = _in_float32(lambda a: np.stack(np.linalg.slogdet(a)), A._data)
-        ctx.mark_non_differentiable(sign)
         return sign, logabsdet
 
     @staticmethod
@@ -402,13 +399,13 @@ class Eigh(Function):
 
     @staticmethod
     def backward(ctx, grad_w, grad_V):
-        # A = V diag(w) V^T:  dA = V (diag(dw) + (V^T dV) / (w_j - w_i)) V^T
+        # A = V diag(w) V^T:  dA = V (diag(dw) + skew(V^T dV) / (w_j - w_i)) V^T
         w, V = ctx.result
         V = _const(V, grad_w)
         gaps = w[..., None, :] - w[..., :, None]
-        with np.errstate(divide="ignore"):
-            inv_gaps = np.where(gaps == 0, 0.0, 1.0 / np.where(gaps == 0, 1.0, gaps))
-        inner = matmul(V.mT, grad_V) * _const(inv_gaps, grad_w)
+        inv_gaps = np.where(gaps == 0, 0.0, 1.0 / np.where(gaps == 0, 1.0, gaps))
+        rotation = matmul(V.mT, grad_V)
+        inner = (rotation - rotation.mT) * 0.5 * _const(inv_gaps, grad_w)
         n = w.shape[-1]
         inner = inner + grad_w.unsqueeze(-1) * _const(np.eye(n), grad_w)
         return matmul(matmul(V, inner), V.mT), None

@@ -78,6 +78,8 @@ class MatMul(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
+        if a.ndim == 1 and b.ndim == 1:
+            return grad * b if need_a else None, grad * a if need_b else None
         a2 = a.unsqueeze(0) if a.ndim == 1 else a
         b2 = b.unsqueeze(-1) if b.ndim == 1 else b
         g = grad
@@ -175,10 +177,9 @@ def _letters_from_sublist(sublist) -> str:
 
 def _sublist_equation(args) -> tuple:
     """einsum(op0, [0, 1], op1, [1, 2], [0, 2]) -> ('ab,bc->ac', op0, op1)."""
-    operands, specs = list(args[0::2]), [_letters_from_sublist(s) for s in args[1::2]]
-    output = None
-    if len(specs) > len(operands):
-        output = specs.pop()
+    output = _letters_from_sublist(args[-1]) if len(args) % 2 else None
+    pairs = args[:-1] if len(args) % 2 else args
+    operands, specs = list(pairs[0::2]), [_letters_from_sublist(s) for s in pairs[1::2]]
     equation = ",".join(specs) + ("" if output is None else "->" + output)
     return equation, operands
 
@@ -293,7 +294,11 @@ def _operand_grad(i: int, grad: Tensor, inputs: list, output: str, operands, siz
             tensors.append(const(np.eye(sizes[label])))
             label = twin
         renamed.append(label)
-    return Einsum.apply(specs, "".join(renamed), *tensors)
+    result = Einsum.apply(specs, "".join(renamed), *tensors)
+    # A dimension operand i broadcast (size 1) comes out at the size the others lent it;
+    # one it shared with a broadcast operand comes out at size 1 and is expanded back.
+    shape = [sizes[c] for c in target]
+    return result if list(result.shape) == shape else result.expand(shape)
 
 
 def _einsum_name(inputs: list, output: str) -> str:
@@ -383,7 +388,7 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 def trace(input: Tensor) -> Tensor:
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    return _contract("ii->", "TraceBackward0", input)
+    return _named(DiagCopy.apply(input, 0).sum(), "TraceBackward0")
 
 
 def chain_matmul(*matrices, out=None) -> Tensor:
