@@ -51,7 +51,7 @@ def _check_square(t: Tensor, name: str) -> None:
     _check_float(t, name)
     if t.ndim < 2:
         raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 "
-                           f"dimensions.")
+                           "dimensions.")
     if t.shape[-1] != t.shape[-2]:
         raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they "
                            f"are {t.shape[-2]} by {t.shape[-1]} matrices")
@@ -96,8 +96,8 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if dtype is not None:
         A = A.to(dtype)
     if A.ndim < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
-                           f"dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
     if ord == "fro":
         return _out(vector_norm(A, 2, dim, keepdim), out)
     rows, cols = (A._wrap_dim(d) for d in dim)

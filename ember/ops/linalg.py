@@ -165,6 +165,9 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     _check_vectors(input, other, "vdot")
     if input.is_complex():
+        if input.requires_grad or other.requires_grad:
+            raise NotImplementedError("ember does not implement the gradient of vdot for "
+                                      "complex tensors")
         return _with_out(Tensor._wrap(np.asarray(np.vdot(input._data, other._data))), out)
     return _with_out(_named(MatMul.apply(input, other), "VdotBackward0"), out)
 
@@ -527,7 +530,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> 
 
 def _cross(input: Tensor, other: Tensor, dim: int, out) -> Tensor:
     if input.ndim != other.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     axis = input._wrap_dim(dim)
     if input.shape[axis] != 3 or other.shape[axis] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
