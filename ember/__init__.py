@@ -28,6 +28,7 @@ from .ops.shape import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
 from . import linalg  # noqa: F401
+from . import optim  # noqa: F401
 from ._printing import set_printoptions  # noqa: F401
 
 __version__ = "0.1.0"

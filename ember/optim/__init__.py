@@ -1,5 +1,5 @@
 """ember.optim: optimizers, learning-rate schedulers and weight averaging (torch.optim)."""
-from . import lr_scheduler, swa_utils  # noqa: F401
+from . import lr_scheduler  # noqa: F401
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -18,3 +18,11 @@ from .sparse_adam import SparseAdam
 __all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam",
            "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler",
            "swa_utils"]
+
+
+def __getattr__(name: str):
+    # swa_utils builds on ember.nn, which imports later than ember.optim: load it on first use.
+    if name == "swa_utils":
+        import importlib
+        return importlib.import_module(".swa_utils", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
