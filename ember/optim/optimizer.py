@@ -387,4 +387,8 @@ def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
 
 
 def _params_with_grad(group: dict) -> list[Tensor]:
-    return [p for p in group["params"] if p._grad is not None]
+    params = [p for p in group["params"] if p._grad is not None]
+    if any(p._data.dtype.kind == "c" for p in params):
+        raise NotImplementedError("ember optimizers do not support complex parameters yet; "
+                                  "optimize torch.view_as_real(param) instead.")
+    return params
