@@ -408,6 +408,9 @@ class Tensor:
 
     def _rebase_history(self, node, output_nr: int) -> "Tensor":
         """Make self (modified in place by a user Function) an output of `node`."""
+        if self._grad_fn is None and self._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                               "operation.")
         self._check_inplace()
         self._grad_fn = node
         self._output_nr = output_nr

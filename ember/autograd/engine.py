@@ -85,6 +85,8 @@ def _call_node(node, grads, create_graph: bool):
         GRAD_STATE.enabled = prev
     if not isinstance(out, tuple):
         out = (out,)
+    if len(out) > len(node._edges) and all(g is None for g in out[len(node._edges):]):
+        out = out[:len(node._edges)]  # extra trailing Nones are allowed, as in torch
     if len(out) != len(node._edges):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(node._edges)}, got {len(out)})")
@@ -148,6 +150,9 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
             if isinstance(node, AccumulateGrad):
                 if accumulate and grads[0] is not None:
                     node.accumulate(grads[0], create_graph)
+                    if node._post_hooks:
+                        for hook in tuple(node._post_hooks.values()):
+                            hook((), tuple(grads))
             else:
                 outs = _call_node(node, grads, create_graph)
                 if not retain_graph:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .grad_mode import STATE as GRAD_STATE
-from .graph import Node, SavedTensor
+from .graph import _FREED_MESSAGE, Node, SavedTensor
 
 
 def _tensor_type():
@@ -63,6 +63,8 @@ class Function(Node):
 
     def output(self, index: int = 0):
         """The op's `index`-th output as a Tensor (for primitives that save their result)."""
+        if self._freed:
+            raise RuntimeError(_FREED_MESSAGE)
         return self._outputs_saved[index].unpack(self)
 
     @property

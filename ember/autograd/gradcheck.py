@@ -17,23 +17,28 @@ def _differentiable_outputs(fn, inputs):
     return [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor) and o.requires_grad]
 
 
+def _output_values(fn, inputs, out_index: int) -> np.ndarray:
+    return _differentiable_outputs(fn, inputs)[out_index]._data.astype(np.float64).ravel()
+
+
 def _numerical_jacobian(fn, inputs, wrt, out_index, eps):
-    """d out[out_index] / d inputs[wrt], by central differences, as (out.numel, in.numel)."""
-    from .grad_mode import no_grad
-    x = inputs[wrt]
-    flat = x._data.reshape(-1)
+    """d out[out_index] / d inputs[wrt], by central differences, as (out.numel, in.numel).
+
+    The input is perturbed through its array, so autograd sees no in-place op.
+    """
+    flat = inputs[wrt]._data.reshape(-1)
     columns = []
-    with no_grad():
-        for k in range(flat.size):
-            orig = flat[k].item()
-            flat[k] = orig + eps
-            plus = _as_tuple(fn(*inputs))[out_index]._data.astype(np.float64).ravel()
-            flat[k] = orig - eps
-            minus = _as_tuple(fn(*inputs))[out_index]._data.astype(np.float64).ravel()
-            flat[k] = orig
-            columns.append((plus - minus) / (2 * eps))
-    n_out = _as_tuple(fn(*inputs))[out_index].numel()
-    return np.stack(columns, axis=1) if columns else np.zeros((n_out, 0))
+    for k in range(flat.size):
+        orig = flat[k].item()
+        flat[k] = orig + eps
+        plus = _output_values(fn, inputs, out_index)
+        flat[k] = orig - eps
+        minus = _output_values(fn, inputs, out_index)
+        flat[k] = orig
+        columns.append((plus - minus) / (2 * eps))
+    if columns:
+        return np.stack(columns, axis=1)
+    return np.zeros((_output_values(fn, inputs, out_index).size, 0))
 
 
 def _analytical_jacobian(fn, inputs, wrt, out_index):
@@ -58,12 +63,15 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     from .._tensor import Tensor
     inputs = _as_tuple(inputs)
     wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
+                         "none of the them have requires_grad=True.")
     for i in wrt:
         if inputs[i].dtype.name != "float64":
             import warnings
-            warnings.warn("Input #{} requires gradient and is not a double precision floating "
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point. This check will likely fail if all the inputs are not of "
-                          "double precision floating point.".format(i), UserWarning)
+                          "double precision floating point.", UserWarning)
     n_outputs = len(_differentiable_outputs(func, inputs))
     for o in range(n_outputs):
         for i in wrt:
@@ -95,8 +103,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     def first_grads(*args):
         ins, gos = args[:n_inputs], args[n_inputs:]
         outs = _differentiable_outputs(func, ins)
-        return grad(outs, [ins[i] for i in diff_positions], gos, create_graph=True,
-                    allow_unused=True)
+        grads = grad(outs, [ins[i] for i in diff_positions], gos, create_graph=True,
+                     allow_unused=True)
+        return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)

@@ -99,8 +99,9 @@ class Node:
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
 
     def _free(self) -> None:
-        if self._saved:
+        if self._saved or self.__dict__.get("_outputs_saved"):
             self._saved = ()
+            self._outputs_saved = ()
             self._freed = True
 
     # ---------------------------------------------------------------- hooks

@@ -1,0 +1,209 @@
+"""User-defined autograd.Function against torch (the examples from torch's docs and more)."""
+import warnings
+
+import pytest
+import torch
+
+import ember
+from oracle import assert_same, check_error
+
+
+def functions(lib):
+    """The same user Functions, written once, for torch or ember."""
+    class MyReLU(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, input):
+            ctx.save_for_backward(input)
+            return input.clamp(min=0)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (input,) = ctx.saved_tensors
+            return grad_output * (input > 0).to(grad_output.dtype)
+
+    class Exp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, i):
+            result = i.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (result,) = ctx.saved_tensors
+            return grad_output * result
+
+    class ScaleAndDouble(lib.autograd.Function):
+        """Non-tensor args, two outputs (one integer), needs_input_grad."""
+        @staticmethod
+        def forward(ctx, x, k, y, flag=True):
+            ctx.k = k
+            ctx.needs = ctx.needs_input_grad
+            return x * k + y, (x * 2).long()
+
+        @staticmethod
+        def backward(ctx, grad, grad_long):
+            return grad * ctx.k, None, grad, None
+
+    class DoubleInPlace(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    class TwoOutputs(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            a, b = x * 2, x * 3
+            ctx.mark_non_differentiable(b)
+            return a, b
+
+        @staticmethod
+        def backward(ctx, grad_a, grad_b):
+            return grad_a * 2
+
+    class SeesNone(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x.clone(), x.clone()
+
+        @staticmethod
+        def backward(ctx, grad_a, grad_b):
+            ctx.seen = (grad_a is None, grad_b is None)
+            return grad_a if grad_a is not None else grad_b
+
+    class ZerosForMissing(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone(), x.clone()
+
+        @staticmethod
+        def backward(ctx, grad_a, grad_b):
+            ctx.seen = (grad_a is None, grad_b is None)
+            return grad_a + grad_b
+
+    return dict(MyReLU=MyReLU, Exp=Exp, ScaleAndDouble=ScaleAndDouble,
+                DoubleInPlace=DoubleInPlace, TwoOutputs=TwoOutputs, SeesNone=SeesNone,
+                ZerosForMissing=ZerosForMissing)
+
+
+def both(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e, t = fn(ember, functions(ember)), fn(torch, functions(torch))
+    assert_same(e, t, 1e-6, 1e-5)
+
+
+def leaf(lib):
+    return lib.tensor([-1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize("name", ["MyReLU", "Exp"])
+def test_doc_examples(name):
+    def fn(lib, F):
+        x = leaf(lib)
+        y = F[name].apply(x)
+        (y * y).sum().backward()
+        return y, x.grad, type(y.grad_fn).__name__, y.requires_grad, y.is_leaf
+    both(fn)
+
+
+def test_non_tensor_args_multiple_outputs_needs_input_grad():
+    def fn(lib, F):
+        x, y = leaf(lib), lib.ones(3, dtype=lib.float64)
+        out, as_long = F["ScaleAndDouble"].apply(x, 3.0, y)
+        out.sum().backward()
+        return out, as_long, as_long.requires_grad, x.grad, out.grad_fn.needs
+    both(fn)
+
+
+def test_mark_dirty():
+    def fn(lib, F):
+        x = leaf(lib)
+        y = x * 1
+        z = F["DoubleInPlace"].apply(y)
+        z.sum().backward()
+        return z is y, type(z.grad_fn).__name__, x.grad, y._version
+    both(fn)
+    check_error(lambda lib: functions(lib)["DoubleInPlace"].apply(leaf(lib)), RuntimeError,
+                "^a leaf Variable that requires grad has been used in an in-place operation")
+
+
+def test_mark_non_differentiable():
+    def fn(lib, F):
+        x = leaf(lib)
+        a, b = F["TwoOutputs"].apply(x)
+        a.sum().backward()
+        return a.requires_grad, b.requires_grad, x.grad
+    both(fn)
+
+
+@pytest.mark.parametrize("name", ["SeesNone", "ZerosForMissing"])
+def test_materialize_grads(name):
+    def fn(lib, F):
+        x = leaf(lib)
+        a, b = F[name].apply(x)
+        a.sum().backward()
+        return x.grad, a.grad_fn.seen
+    both(fn)
+
+
+def test_apply_without_grad_records_nothing():
+    def fn(lib, F):
+        x = leaf(lib)
+        with lib.no_grad():
+            y = F["Exp"].apply(x)
+        z = F["Exp"].apply(lib.ones(2))
+        return y.requires_grad, y.grad_fn is None, z.requires_grad
+    both(fn)
+
+
+def test_custom_function_double_backward():
+    def fn(lib, F):
+        x = leaf(lib)
+        y = F["Exp"].apply(x).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        (g2,) = lib.autograd.grad(g.sum(), x)
+        return g, g2
+    both(fn)
+
+
+def test_wrong_number_of_gradients():
+    def fn(lib):
+        class Bad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad, grad
+        Bad.apply(leaf(lib)).sum().backward()
+    check_error(fn, RuntimeError,
+                "^function BadBackward returned an incorrect number of gradients "
+                r"\(expected 1, got 2\)")
+
+
+def test_saved_tensor_modified_in_place():
+    def fn(lib):
+        x = leaf(lib) * 1
+        y = functions(lib)["MyReLU"].apply(x)
+        x.add_(1)
+        y.sum().backward()
+    check_error(fn, RuntimeError, "^one of the variables needed for gradient computation has "
+                "been modified by an inplace operation")
+
+
+def test_saved_tensors_freed_after_backward():
+    def fn(lib):
+        x = leaf(lib)
+        y = functions(lib)["MyReLU"].apply(x)
+        y.sum().backward()
+        return y.grad_fn.saved_tensors
+    check_error(fn, RuntimeError, "^Trying to backward through the graph a second time")
