@@ -20,10 +20,7 @@ class Linear(Function):
     @staticmethod
     def forward(ctx, x, weight, bias=None):
         xd, wd = x._data, weight._data
-        if xd.dtype != wd.dtype or (bias is not None and bias._data.dtype != xd.dtype):
-            other = wd.dtype if xd.dtype != wd.dtype else bias._data.dtype
-            raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
-                               f"{_dtype_name(xd.dtype)} and {_dtype_name(other)}")
+        _check_dtypes(x, weight, bias)
         if xd.ndim == 0 or wd.ndim != 2 or xd.shape[-1] != wd.shape[1]:
             rows = int(np.prod(xd.shape[:-1])) if xd.ndim > 1 else 1
             cols = xd.shape[-1] if xd.ndim else 1
@@ -53,9 +50,20 @@ class Linear(Function):
         return grad_x, grad_w, grad_b
 
 
-def _dtype_name(np_dtype) -> str:
-    return _dtype.from_numpy_dtype(np_dtype).name.capitalize() \
-        if np_dtype != _dtype.bfloat16.numpy else "BFloat16"
+def _check_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """torch's messages differ between its mm and addmm kernels; ember repeats them."""
+    def name(t: Tensor) -> str:
+        return t.dtype._legacy_name[:-len("Tensor")]
+
+    if x.dtype != weight.dtype:
+        if bias is None:
+            raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                               f"{name(x).lower()} != {name(weight).lower()}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {name(x)} and "
+                           f"{name(weight)}")
+    if bias is not None and bias.dtype != x.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {name(bias)} and "
+                           f"{name(x)}")
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

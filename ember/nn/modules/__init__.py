@@ -7,3 +7,4 @@ from .container import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
