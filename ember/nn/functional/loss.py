@@ -144,14 +144,16 @@ def _pairwise_distance(x1: Tensor, x2: Tensor, p: float, eps: float) -> Tensor:
 
 
 # ---------------------------------------------------------------- regression losses
-def _weighted_error(error: Tensor, input: Tensor, weight, reduction: str) -> Tensor:
-    """l1/mse/huber with an elementwise weight: 'mean' divides by the sum of weights."""
+def _weighted_error(error: Tensor, input: Tensor, weight, reduction: str,
+                    mean_over_weights: bool = True) -> Tensor:
+    """l1/mse/huber with an elementwise weight; l1 and mse's 'mean' divides by the sum of
+    the weights, huber's by the number of elements (as torch does)."""
     if weight is None:
         return _reduce(error, reduction)
     if weight.shape != input.shape:
         raise ValueError("Weights and input must have the same size.")
     weighted = error * weight
-    if reduction == "mean":
+    if reduction == "mean" and mean_over_weights:
         return weighted.sum() / weight.sum()
     return _reduce(weighted, reduction)
 
@@ -199,7 +201,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _check_broadcast(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    return _weighted_error(_huber(input - target, delta), input, weight, reduction)
+    return _weighted_error(_huber(input - target, delta), input, weight, reduction,
+                           mean_over_weights=False)
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
@@ -336,7 +339,10 @@ def _grad_scale(grad: Tensor, denom: float, reduction: str) -> Tensor:
     """The upstream gradient as a factor per (sample, 1, positions...)."""
     if reduction == "none":
         return grad.unsqueeze(1)
-    return grad / denom if reduction == "mean" else grad
+    if reduction == "mean":
+        # every target ignored: torch's loss is nan but its gradient is zero
+        return grad / denom if denom else grad * 0
+    return grad
 
 
 def _finish(loss: np.ndarray, denom: float, reduction: str, dtype) -> np.ndarray:
