@@ -82,6 +82,11 @@ class set_grad_enabled(_GradModeSwitch):
     def __enter__(self):
         return self
 
+    def __call__(self, fn):
+        # Used as a decorator: the mode set by the constructor applies only inside fn.
+        STATE.enabled = self._prev
+        return super().__call__(fn)
+
     @staticmethod
     def _fresh(switch):
         return set_grad_enabled(switch._target)

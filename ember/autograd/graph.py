@@ -149,13 +149,16 @@ class SavedTensor:
 
     def unpack(self, node):
         if self.vc[0] != self.version:
+            from .._dtype import _BY_NUMPY
             t = self.tensor
-            shape = list(self.data.shape if t is None else t._data.shape)
-            dtype = (self.data.dtype if t is None else t._data.dtype).name
+            data = self.data if t is None else t._data
+            kind = _BY_NUMPY[data.dtype]._legacy_name
+            producer = node.name() if t is None else \
+                (t._grad_fn.name() if t._grad_fn is not None else "AccumulateGrad")
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [torch.FloatTensor {shape}] ({dtype}), which is output "
-                f"{self.output_nr if t is None else 0} of {node.name()}, is at version "
+                f"inplace operation: [torch.{kind} {list(data.shape)}], which is output "
+                f"{self.output_nr if t is None else t._output_nr} of {producer}, is at version "
                 f"{self.vc[0]}; expected version {self.version} instead. Hint: the tensor was "
                 "changed in place (x += ..., x.add_(), x[idx] = ..., relu(inplace=True)) after "
                 "it was used; use the out-of-place form (x = x + ...) instead.")
