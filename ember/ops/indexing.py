@@ -92,6 +92,9 @@ class BasicIndex(Function):
     def forward(ctx, x, key):
         ctx.in_shape = x._data.shape
         ctx.key = key
+        if type(ctx).is_view and not any(k is Ellipsis for k in
+                                          (key if isinstance(key, tuple) else (key,))):
+            key = (key if isinstance(key, tuple) else (key,)) + (Ellipsis,)  # 0-d: a view
         try:
             return x._data[key]
         except IndexError as err:
@@ -166,6 +169,28 @@ def put_into_zeros(values: Tensor, key, shape) -> Tensor:
 
 
 # ---------------------------------------------------------------- x[key], x[key] = v
+def _split_ints(key):
+    """torch applies integer indices before tensor indices (x[1, :, idx] is x[1][:, idx]),
+    which places the result's dims differently from NumPy when both occur. Returns the
+    (basic, advanced) pair of keys to apply one after the other, or None."""
+    parts = key if isinstance(key, tuple) else (key,)
+    arrays = [isinstance(p, (np.ndarray, list, bool)) for p in parts]
+    if not any(arrays) or not any(isinstance(p, (int, np.integer)) and not isinstance(p, bool)
+                                  for p in parts):
+        return None
+    basic, advanced = [], []
+    for p, is_array in zip(parts, arrays):
+        if is_array:
+            basic += [slice(None)] * (p.ndim if _is_mask(p) else int(not isinstance(p, bool)))
+            advanced.append(p)
+        elif isinstance(p, (int, np.integer)):
+            basic.append(p)
+        else:
+            basic.append(p)
+            advanced.append(p if p is Ellipsis else slice(None))
+    return tuple(basic), tuple(advanced)
+
+
 def getitem(input: Tensor, key) -> Tensor:
     if input._data.ndim == 0 and not isinstance(key, tuple) and key is not None \
             and key is not Ellipsis and not isinstance(key, (Tensor, bool)):
@@ -173,6 +198,9 @@ def getitem(input: Tensor, key) -> Tensor:
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     key = numpy_key(key)
     _check_key(key, input._data.shape)
+    split = _split_ints(key)
+    if split is not None:
+        return index(index(input, split[0]), split[1])
     out = index(input, key)
     if isinstance(key, (int, np.integer)):
         _named(out, "SelectBackward0")
@@ -201,13 +229,39 @@ def _value_for(input: Tensor, key, value):
     return value
 
 
+def _check_same_dtype(input: Tensor, values) -> None:
+    if isinstance(values, Tensor) and values.dtype is not input.dtype:
+        names = [t.dtype._legacy_name[:-len("Tensor")] for t in (input, values)]
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{names[0]} for the destination and {names[1]} for the source.")
+
+
+def _recording(input: Tensor, value) -> bool:
+    return GRAD_STATE.enabled and (input._requires_grad or
+                                   isinstance(value, Tensor) and value._requires_grad)
+
+
 def setitem(input: Tensor, key, value) -> None:
+    """x[key] = value. As in torch, a basic key writes through the view x[key] (so autograd
+    records CopySlices), an advanced key is an index_put_ (IndexPutBackward0)."""
     key = numpy_key(key)
     _check_key(key, input._data.shape)
+    split = _split_ints(key)
+    if split is not None:
+        return setitem(index(input, split[0]), split[1], value)
+    if is_basic(key):
+        view = BasicIndex.apply(input, key)
+        value = _value_for(view, ..., value)
+        if not isinstance(value, Tensor):
+            value = Tensor._wrap(np.asarray(value, dtype=view._data.dtype))
+        if _recording(view, value):
+            view._inplace(lambda old, v: v, value)
+            return
+        input, key = view, ...
+    else:
+        _check_same_dtype(input, value)
     value = _value_for(input, key, value)
-    recording = GRAD_STATE.enabled and (input._requires_grad or
-                                        isinstance(value, Tensor) and value._requires_grad)
-    if recording:
+    if _recording(input, value):
         input._inplace(lambda x, v: IndexPut.apply(x, key, v), value)
         return
     input._check_inplace()
@@ -465,10 +519,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
-    if isinstance(values, Tensor) and values.dtype is not input.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{input.dtype.name.capitalize()} for the destination and "
-                           f"{values.dtype.name.capitalize()} for the source.")
+    _check_same_dtype(input, values)
     key = numpy_key(tuple(indices))
     _check_key(key, input._data.shape)
     return IndexPut.apply(input, key, _value_for(input, key, values), bool(accumulate))
