@@ -15,6 +15,7 @@ from ._tensor import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, Double
                       FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor, Tensor)
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                       seed, set_rng_state)
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .ops import _methods  # noqa: F401  (binds the ops to Tensor)
@@ -29,6 +30,7 @@ from .ops.sorting import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
 from . import linalg  # noqa: F401
 from . import optim  # noqa: F401
+from . import nn  # noqa: F401
 from ._printing import set_printoptions  # noqa: F401
 
 __version__ = "0.1.0"
