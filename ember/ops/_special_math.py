@@ -54,7 +54,8 @@ def _erfc_large(a: np.ndarray) -> np.ndarray:
     """erfc for a >= 1 (values below 1 are computed too but not meaningful)."""
     mid = _poly(a, _P) / _poly(a, _Q)
     far = _poly(a, _R) / _poly(a, _S)
-    return np.exp(-a * a) * np.where(a < 8.0, mid, far)
+    # exp(-a^2) underflows past a ~ 26.6 (and inf / inf would give NaN at a = inf).
+    return np.where(a >= 27.0, 0.0, np.exp(-a * a) * np.where(a < 8.0, mid, far))
 
 
 def erf(x: np.ndarray) -> np.ndarray:

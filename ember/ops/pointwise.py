@@ -233,9 +233,7 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None):
-        dt = _dtype.result_type(a, b)
-        if rounding_mode is None and not (dt.is_floating_point or dt.is_complex):
-            dt = _dtype.get_default_dtype()
+        dt = _float_result_type(a, b) if rounding_mode is None else _dtype.result_type(a, b)
         x, y, _ = operands(a, b, dt)
         _save_operands(ctx, a, b)
         ctx.rounding_mode = rounding_mode
@@ -397,7 +395,7 @@ def _compute(fn, x, y, target: np.dtype):
 
 def _zeros_like(input: Tensor) -> Tensor:
     """Zeros shaped like a gradient (a constant: nothing to differentiate)."""
-    return Tensor._wrap(np._zeros_like(input._data))
+    return Tensor._wrap(np.zeros_like(input._data))
 
 
 # ---------------------------------------------------------------- where
@@ -407,8 +405,8 @@ class Where(Function):
     @staticmethod
     def forward(ctx, condition, x, y):
         ctx.save_for_backward(condition)
-        a, b, _ = operands(x, y)
-        return np.asarray(np.where(condition._data, a, b))
+        a, b, target = operands(x, y)
+        return np.where(condition._data, a, b).astype(target, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -500,7 +498,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     if x.dtype.kind in "biuV" or x.dtype in _LOW_PRECISION:
         x, y = x.astype(np.float64), y.astype(np.float64)
     with np.errstate(all="ignore"):
-        close = (x == y) | (np.abs(x - y) <= atol + rtol * np.abs(y))
+        gap = np.abs(x - y)
+        close = (x == y) | (np.isfinite(gap) & (gap <= atol + rtol * np.abs(y)))
     if equal_nan:
         close |= np.isnan(x) & np.isnan(y)
     return Tensor._wrap(np.asarray(close))
@@ -533,5 +532,8 @@ def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
     return where(condition, self, other)
 
 
-# Tensor.where takes self as the chosen values, not as the condition.
+# Bound here rather than through METHODS: Tensor.where takes self as the chosen values,
+# not as the condition, and real/imag are properties.
 Tensor.where = _where_method
+Tensor.real = property(pointwise_unary.real)
+Tensor.imag = property(pointwise_unary.imag)

@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
 from .pointwise import (_F32, _LOW_PRECISION, _cast, _check_broadcast, _check_int_divisor,
-                        _compute, _float_result_type, _named, _save_operands, _saved_operands,
+                        _compute, _named, _save_operands, _saved_operands,
                         _scalar, _unsupported, _with_out, _zeros_like, add, data_of, div, mul,
                         operands, sub, where)
 from .pointwise_unary import sqrt
@@ -45,9 +45,12 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
     op_name = name.lower()
 
     def result_dtype(a, b) -> _dtype.dtype:
-        dt = _float_result_type(a, b) if float_only else _dtype.result_type(a, b)
-        if not ints and not (dt.is_floating_point or dt.is_complex):
-            raise _unsupported(op_name + "_cpu", dt)
+        dt = _dtype.result_type(a, b)
+        if not (dt.is_floating_point or dt.is_complex):
+            if not ints:
+                raise _unsupported(op_name + "_cpu", dt)
+            if float_only:
+                dt = _dtype.get_default_dtype()
         return dt
 
     def forward(ctx, a, b):
@@ -133,7 +136,7 @@ fmod = binary("Fmod", _int_safe(np.fmod), lambda g, a, b, y: g,
 atan2 = binary("Atan2", np.arctan2, lambda g, a, b, y: g * b / (a * a + b * b),
                lambda g, a, b, y: -g * a / (a * a + b * b), tensor_other=True)
 hypot = binary("Hypot", np.hypot, lambda g, a, b, y: g * a / y, lambda g, a, b, y: g * b / y,
-               tensor_other=True, uses_output=True)
+               ints=False, tensor_other=True, uses_output=True)
 copysign = binary("Copysign", np.copysign,
                   lambda g, a, b, y: g * where(a == 0, 0.0, y / a),
                   lambda g, a, b, y: _zeros_like(g), uses_output=True)
@@ -218,7 +221,7 @@ clip = clamp
 def _lerp_array(start: np.ndarray, end: np.ndarray, weight, out=None) -> np.ndarray:
     """start + weight (end - start), evaluated from the nearer end as torch does (exact at
     weight 0 and 1)."""
-    diff = end - start
+    diff = np.asarray(end - start)   # an array even for 0-d inputs, so out= works
     if isinstance(weight, np.ndarray):
         near = np.abs(weight) < 0.5
         result = np.where(near, start + weight * diff, end - diff * (1 - weight))

@@ -25,11 +25,11 @@ _DIFFERENTIABLE = [
     "erfinv", "lgamma", "digamma", "polygamma", "sinc", "deg2rad", "rad2deg", "relu", "logit",
     "nan_to_num"]
 METHODS = _DIFFERENTIABLE + [
-    "real", "imag", "conj", "angle", "positive", "isnan", "isinf", "isfinite", "isposinf",
-    "isneginf", "isreal", "signbit"]
+    "conj", "conj_physical", "resolve_conj", "resolve_neg", "angle", "positive", "isnan",
+    "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit"]
 # sqrt_ has a direct path in pointwise_binary; polygamma_ takes n first, unlike the others.
 INPLACE = [n for n in _DIFFERENTIABLE if n not in ("sqrt", "polygamma")]
-__all__ = list(METHODS)
+__all__ = METHODS + ["real", "imag"]
 
 
 def _zero_grad(g, x):
@@ -117,7 +117,8 @@ asinh = unary("Asinh", np.arcsinh, grad=lambda g, x: g * (x * x + 1).rsqrt())
 acosh = unary("Acosh", np.arccosh, grad=lambda g, x: g * (x * x - 1).rsqrt())
 atanh = unary("Atanh", np.arctanh, grad=lambda g, x: g / (1 - x * x))
 abs = unary("Abs", np.abs, grad=lambda g, x: g * x.sign(), ints="keep")
-sign = unary("Sign", np.sign, grad=_zero_grad, ints="keep")
+# torch's sign(nan) is 0
+sign = unary("Sign", lambda a: np.nan_to_num(np.sign(a), nan=0.0), grad=_zero_grad, ints="keep")
 floor = unary("Floor", np.floor, grad=_zero_grad, ints="same", kernel="floor_vml_cpu")
 ceil = unary("Ceil", np.ceil, grad=_zero_grad, ints="same", kernel="ceil_vml_cpu")
 trunc = unary("Trunc", np.trunc, grad=_zero_grad, ints="same", kernel="trunc_vml_cpu")
@@ -269,6 +270,18 @@ def conj(input: Tensor) -> Tensor:
         return input
     _complex_only_grad(input, "conj")
     return Tensor._wrap(np.conj(input._data))
+
+
+def conj_physical(input: Tensor) -> Tensor:
+    return conj(input)
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """ember never defers a conjugation, so there is nothing to resolve."""
+    return input
+
+
+resolve_neg = resolve_conj
 
 
 def _real_angle(a: np.ndarray) -> np.ndarray:
