@@ -1,0 +1,344 @@
+"""Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, packed sequences) and
+their single-step cells. Each layer and direction runs as one fused primitive from
+ember/nn/functional/rnn.py; the cells are built from ordinary ops."""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..functional.rnn import GRULayer, LSTMLayer, RNNLayer
+from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+_LAYERS = {"LSTM": LSTMLayer, "GRU": GRULayer, "RNN_TANH": RNNLayer, "RNN_RELU": RNNLayer}
+
+
+class RNNBase(Module):
+    """Parameters `weight_ih_l{k}{_reverse}`, `weight_hh_l{k}{_reverse}`, `bias_ih_...`,
+    `bias_hh_...` for every layer k and direction, named and shaped as in torch."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, device=None, dtype=None):
+        super().__init__()
+        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or \
+                isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the "
+                             "probability of an element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            import warnings
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                          "non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}", UserWarning,
+                          stacklevel=3)
+        if not isinstance(hidden_size, int) or hidden_size <= 0:
+            raise ValueError("hidden_size must be an integer greater than zero")
+        if not isinstance(num_layers, int) or num_layers <= 0:
+            raise ValueError("num_layers must be an integer greater than zero")
+        if proj_size:
+            raise NotImplementedError("LSTM: proj_size > 0 is not supported by ember")
+        self.mode = mode
+        self.input_size, self.hidden_size = input_size, hidden_size
+        self.num_layers, self.bias = num_layers, bias
+        self.batch_first, self.dropout = batch_first, float(dropout)
+        self.bidirectional, self.proj_size = bidirectional, proj_size
+        gate_size = _GATES[mode] * hidden_size
+        dt = dtype or _dtype.get_default_dtype()
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for suffix in ("", "_reverse") if bidirectional else ("",):
+                layer_input = input_size if layer == 0 else hidden_size * self.num_directions
+                shapes = {"weight_ih": (gate_size, layer_input),
+                          "weight_hh": (gate_size, hidden_size)}
+                if bias:
+                    shapes.update(bias_ih=(gate_size,), bias_hh=(gate_size,))
+                for kind, shape in shapes.items():
+                    name = f"{kind}_l{layer}{suffix}"
+                    setattr(self, name, Parameter(Tensor._wrap(np.empty(shape, dt.numpy))))
+                    self._flat_weights_names.append(name)
+        self.reset_parameters()
+
+    @property
+    def num_directions(self) -> int:
+        return 2 if self.bidirectional else 1
+
+    @property
+    def _flat_weights(self) -> list:
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    def reset_parameters(self) -> None:
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def flatten_parameters(self) -> None:
+        """cuDNN weight compaction in torch; nothing to do on ember's CPU backend."""
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    def _layer_weights(self, layer: int, suffix: str):
+        names = [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
+        weights = [getattr(self, n) for n in names]
+        if self.bias:
+            weights += [getattr(self, f"bias_ih_l{layer}{suffix}"),
+                        getattr(self, f"bias_hh_l{layer}{suffix}")]
+        else:
+            weights += [None, None]
+        return weights
+
+    def _check_input(self, x: Tensor, batched: bool) -> None:
+        expected = 3 if batched else 2
+        if x.ndim != expected:
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
+                             f"{x.ndim}D instead")
+        if x.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {x.shape[-1]}")
+
+    def _initial_state(self, x: Tensor, batch: int, hx):
+        shape = (self.num_layers * self.num_directions, batch, self.hidden_size)
+        if hx is None:
+            zeros = Tensor._wrap(np.zeros(shape, dtype=x._data.dtype))
+            return (zeros, zeros) if self.mode == "LSTM" else zeros
+        states = hx if isinstance(hx, tuple) else (hx,)
+        for s in states:
+            if tuple(s.shape) != shape:
+                raise RuntimeError(f"Expected hidden size {shape}, got {list(s.shape)}")
+        return hx
+
+    def forward(self, input, hx=None):
+        packed = isinstance(input, PackedSequence)
+        lengths = None
+        if packed:
+            sorted_indices, unsorted_indices = input.sorted_indices, input.unsorted_indices
+            x, lengths_t = pad_packed_sequence(input, batch_first=False)
+            lengths = lengths_t.numpy()
+            if sorted_indices is not None:
+                x = x.index_select(1, sorted_indices)
+                lengths = lengths[sorted_indices.numpy()]
+                if hx is not None:
+                    hx = _permute_state(hx, sorted_indices)
+            batched = True
+        else:
+            batched = input.ndim == 3
+            self._check_input(input, batched)
+            x = input if batched else input.unsqueeze(1)
+            if batched and self.batch_first:
+                x = x.transpose(0, 1)
+            if not batched and hx is not None:
+                hx = tuple(h.unsqueeze(1) for h in hx) if isinstance(hx, tuple) \
+                    else hx.unsqueeze(1)
+        state = self._initial_state(x, x.shape[1], hx)
+        output, final = self._run(x, state, lengths)
+        if packed:
+            if unsorted_indices is not None:
+                final = _permute_state(final, unsorted_indices)
+                output = output.index_select(1, unsorted_indices)
+                lengths = lengths[unsorted_indices.numpy()]
+            out = pack_padded_sequence(output, Tensor._wrap(np.asarray(lengths)),
+                                       enforce_sorted=False)
+            return out, final
+        if batched and self.batch_first:
+            output = output.transpose(0, 1)
+        if not batched:
+            output = output.squeeze(1)
+            final = tuple(s.squeeze(1) for s in final) if isinstance(final, tuple) \
+                else final.squeeze(1)
+        return output, final
+
+    def _run(self, x: Tensor, state, lengths):
+        """Run the layers; returns (output (T, B, D*H), final state (L*D, B, H) [, cell])."""
+        from ... import cat, stack
+        lstm = self.mode == "LSTM"
+        h0 = state[0] if lstm else state
+        c0 = state[1] if lstm else None
+        layer_fn = _LAYERS[self.mode]
+        options = {"nonlinearity": "relu" if self.mode == "RNN_RELU" else "tanh"}
+        finals_h, finals_c = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for direction, suffix in enumerate(("", "_reverse")[:self.num_directions]):
+                k = layer * self.num_directions + direction
+                seq = x if direction == 0 else _reverse(x, lengths)
+                result = layer_fn.run(seq, h0[k], c0[k] if lstm else None,
+                                      *self._layer_weights(layer, suffix), lengths=lengths,
+                                      **options)
+                out = result[0] if direction == 0 else _reverse(result[0], lengths)
+                outs.append(out)
+                finals_h.append(result[1])
+                if lstm:
+                    finals_c.append(result[2])
+            x = outs[0] if len(outs) == 1 else cat(outs, dim=2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        h_n = stack(finals_h)
+        return x, ((h_n, stack(finals_c)) if lstm else h_n)
+
+
+def _reverse(x: Tensor, lengths) -> Tensor:
+    """Reverse each sequence in time within its own length (time-major input)."""
+    steps = x.shape[0]
+    if lengths is None:
+        return x.flip(0)
+    t = np.arange(steps)[:, None]
+    lengths = np.asarray(lengths)[None, :]
+    src = np.where(t < lengths, lengths - 1 - t, t)
+    batch = np.arange(x.shape[1])[None, :]
+    return x[Tensor._wrap(src), Tensor._wrap(np.broadcast_to(batch, src.shape).copy())]
+
+
+def _permute_state(state, order: Tensor):
+    if isinstance(state, tuple):
+        return tuple(s.index_select(1, order) for s in state)
+    return state.index_select(1, order)
+
+
+class RNN(RNNBase):
+    def __init__(self, *args, **kwargs):
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
+                             "'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", *args, **kwargs)
+
+
+class LSTM(RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("GRU", *args, **kwargs)
+
+
+# ---------------------------------------------------------------- cells
+class RNNCellBase(Module):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
+                 device=None, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        dt = (dtype or _dtype.get_default_dtype()).numpy
+        self.weight_ih = Parameter(Tensor._wrap(np.empty((num_chunks * hidden_size, input_size),
+                                                         dt)))
+        self.weight_hh = Parameter(Tensor._wrap(np.empty((num_chunks * hidden_size,
+                                                          hidden_size), dt)))
+        if bias:
+            self.bias_ih = Parameter(Tensor._wrap(np.empty(num_chunks * hidden_size, dt)))
+            self.bias_hh = Parameter(Tensor._wrap(np.empty(num_chunks * hidden_size, dt)))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def _projections(self, x: Tensor, h: Tensor):
+        return F.linear(x, self.weight_ih, self.bias_ih), F.linear(h, self.weight_hh,
+                                                                   self.bias_hh)
+
+    def _batched(self, input: Tensor, hx):
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{input.ndim}D instead")
+        if input.ndim == 1:
+            input = input.unsqueeze(0)
+            hx = None if hx is None else (tuple(h.unsqueeze(0) for h in hx)
+                                          if isinstance(hx, tuple) else hx.unsqueeze(0))
+            return input, hx, True
+        return input, hx, False
+
+    def _zeros(self, input: Tensor) -> Tensor:
+        return Tensor._wrap(np.zeros((input.shape[0], self.hidden_size), input._data.dtype))
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device=None, dtype=None):
+        self.nonlinearity = nonlinearity
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+
+    def forward(self, input: Tensor, hx=None) -> Tensor:
+        input, hx, unbatched = self._batched(input, hx)
+        h = self._zeros(input) if hx is None else hx
+        a, b = self._projections(input, h)
+        pre = a + b
+        if self.nonlinearity == "tanh":
+            out = pre.tanh()
+        elif self.nonlinearity == "relu":
+            out = pre.relu()
+        else:
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        return out.squeeze(0) if unbatched else out
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx=None):
+        input, hx, unbatched = self._batched(input, hx)
+        h, c = (self._zeros(input), self._zeros(input)) if hx is None else hx
+        a, b = self._projections(input, h)
+        i, f, g, o = (a + b).chunk(4, 1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx=None) -> Tensor:
+        input, hx, unbatched = self._batched(input, hx)
+        h = self._zeros(input) if hx is None else hx
+        a, b = self._projections(input, h)
+        a_r, a_z, a_n = a.chunk(3, 1)
+        b_r, b_z, b_n = b.chunk(3, 1)
+        r = (a_r + b_r).sigmoid()
+        z = (a_z + b_z).sigmoid()
+        n = (a_n + r * b_n).tanh()
+        out = (1 - z) * n + z * h
+        return out.squeeze(0) if unbatched else out

@@ -1,0 +1,128 @@
+"""RNN/LSTM/GRU (+ cells, packed sequences) against torch with identical weights."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+from oracle import assert_same, to_ember, to_torch
+
+
+def _pair(cls_name, *args, dtype="float32", **kwargs):
+    torch.manual_seed(0)
+    tmod = getattr(torch.nn, cls_name)(*args, **kwargs)
+    emod = getattr(ember.nn, cls_name)(*args, **kwargs)
+    if dtype == "float64":
+        tmod, emod = tmod.double(), emod.double()
+    assert list(emod.state_dict()) == list(tmod.state_dict())
+    emod.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in
+                          tmod.state_dict().items()})
+    return tmod, emod
+
+
+def _compare(tmod, emod, inputs, tol):
+    tin = [to_torch(a, requires_grad=True) for a in inputs]
+    ein = [to_ember(a, requires_grad=True) for a in inputs]
+    tout, eout = tmod(*tin), emod(*ein)
+    assert_same(eout, tout, *tol)
+    flat_t = [tout[0]] + list(tout[1] if isinstance(tout[1], tuple) else [tout[1]])
+    flat_e = [eout[0]] + list(eout[1] if isinstance(eout[1], tuple) else [eout[1]])
+    seeds = [np.random.default_rng(i).standard_normal(tuple(t.shape)).astype(inputs[0].dtype)
+             for i, t in enumerate(flat_t)]
+    torch.autograd.backward(flat_t, [torch.tensor(s) for s in seeds])
+    ember.autograd.backward(flat_e, [ember.tensor(s) for s in seeds])
+    for t, e in zip(tin, ein):
+        assert_same(e.grad, t.grad, tol[0] * 10, tol[1] * 10)
+    for (name, tp), (_, ep) in zip(tmod.named_parameters(), emod.named_parameters()):
+        assert_same(ep.grad, tp.grad, tol[0] * 10, tol[1] * 10, name)
+
+
+@pytest.mark.parametrize("cls_name", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("kwargs", [{}, dict(num_layers=2), dict(bidirectional=True),
+                                    dict(batch_first=True, bias=False),
+                                    dict(num_layers=2, bidirectional=True, batch_first=True)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_recurrent_layers(cls_name, kwargs, dtype):
+    tmod, emod = _pair(cls_name, 5, 7, dtype=dtype, **kwargs)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 3, 5) if not kwargs.get("batch_first") else (3, 4, 5))
+    tol = (1e-5, 1e-4) if dtype == "float32" else (1e-10, 1e-8)
+    _compare(tmod, emod, [x.astype(dtype)], tol)
+
+
+def test_rnn_relu_with_initial_state_and_unbatched():
+    tmod, emod = _pair("RNN", 3, 4, nonlinearity="relu", num_layers=2)
+    rng = np.random.default_rng(2)
+    _compare(tmod, emod, [rng.standard_normal((5, 2, 3)).astype(np.float32),
+                          rng.standard_normal((2, 2, 4)).astype(np.float32)], (1e-5, 1e-4))
+    tmod, emod = _pair("GRU", 3, 4)
+    _compare(tmod, emod, [rng.standard_normal((5, 3)).astype(np.float32)], (1e-5, 1e-4))
+
+
+def test_lstm_initial_state():
+    tmod, emod = _pair("LSTM", 3, 4, bidirectional=True)
+    rng = np.random.default_rng(3)
+    x, h, c = (rng.standard_normal(s).astype(np.float32) for s in [(6, 2, 3), (2, 2, 4), (2, 2, 4)])
+    tout, (th, tc) = tmod(torch.tensor(x), (torch.tensor(h), torch.tensor(c)))
+    eout, (eh, ec) = emod(ember.tensor(x), (ember.tensor(h), ember.tensor(c)))
+    assert_same([eout, eh, ec], [tout, th, tc], 1e-5, 1e-4)
+
+
+@pytest.mark.parametrize("cls_name", ["LSTM", "GRU"])
+def test_packed_sequences(cls_name):
+    tmod, emod = _pair(cls_name, 3, 4, num_layers=2, bidirectional=True)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((5, 3, 3)).astype(np.float32)
+    lengths = [3, 5, 2]
+    tx, ex = torch.tensor(x, requires_grad=True), ember.tensor(x, requires_grad=True)
+    tp = torch.nn.utils.rnn.pack_padded_sequence(tx, lengths, enforce_sorted=False)
+    ep = ember.nn.utils.rnn.pack_padded_sequence(ex, lengths, enforce_sorted=False)
+    assert_same(ep.data, tp.data, 0, 0)
+    assert_same(ep.batch_sizes, tp.batch_sizes, 0, 0)
+    tout, th = tmod(tp)
+    eout, eh = emod(ep)
+    assert_same(eout.data, tout.data, 1e-5, 1e-4)
+    assert_same(eh, th, 1e-5, 1e-4)
+    tpad, tlen = torch.nn.utils.rnn.pad_packed_sequence(tout, batch_first=True)
+    epad, elen = ember.nn.utils.rnn.pad_packed_sequence(eout, batch_first=True)
+    assert_same([epad, elen], [tpad, tlen], 1e-5, 1e-4)
+    g = rng.standard_normal(tuple(tpad.shape)).astype(np.float32)
+    (tpad * torch.tensor(g)).sum().backward()
+    (epad * ember.tensor(g)).sum().backward()
+    assert_same(ex.grad, tx.grad, 1e-4, 1e-3)
+
+
+def test_pad_and_pack_sequence_utils():
+    seqs = [np.arange(6, dtype=np.float32).reshape(3, 2), np.ones((1, 2), np.float32),
+            np.zeros((2, 2), np.float32)]
+    for bf in (False, True):
+        assert_same(ember.nn.utils.rnn.pad_sequence([ember.tensor(s) for s in seqs], bf, -1.0),
+                    torch.nn.utils.rnn.pad_sequence([torch.tensor(s) for s in seqs], bf, -1.0),
+                    0, 0)
+    tp = torch.nn.utils.rnn.pack_sequence([torch.tensor(s) for s in seqs], enforce_sorted=False)
+    ep = ember.nn.utils.rnn.pack_sequence([ember.tensor(s) for s in seqs], enforce_sorted=False)
+    assert_same([ep.data, ep.batch_sizes, ep.sorted_indices, ep.unsorted_indices],
+                [tp.data, tp.batch_sizes, tp.sorted_indices, tp.unsorted_indices], 0, 0)
+
+
+@pytest.mark.parametrize("cls_name", ["RNNCell", "LSTMCell", "GRUCell"])
+def test_cells(cls_name):
+    tmod, emod = _pair(cls_name, 3, 5)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    tin, ein = to_torch(x, True), to_ember(x, True)
+    tout, eout = tmod(tin), emod(ein)
+    assert_same(eout, tout, 1e-5, 1e-4)
+    (tout[0] if isinstance(tout, tuple) else tout).sum().backward()
+    (eout[0] if isinstance(eout, tuple) else eout).sum().backward()
+    assert_same(ein.grad, tin.grad, 1e-5, 1e-4)
+
+
+def test_repr_and_errors():
+    for args, kwargs in [((10, 20), {}), ((10, 20, 2), dict(batch_first=True, dropout=0.5)),
+                         ((3, 4), dict(bidirectional=True, bias=False))]:
+        assert repr(ember.nn.LSTM(*args, **kwargs)) == repr(torch.nn.LSTM(*args, **kwargs))
+    assert repr(ember.nn.RNN(3, 4, nonlinearity="relu")) == \
+        repr(torch.nn.RNN(3, 4, nonlinearity="relu"))
+    assert repr(ember.nn.GRUCell(3, 4)) == repr(torch.nn.GRUCell(3, 4))
+    with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size"):
+        ember.nn.LSTM(3, 4)(ember.ones(2, 1, 5))
