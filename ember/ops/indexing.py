@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
@@ -371,6 +370,11 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
+        if isinstance(src, Tensor):
+            import warnings
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                          "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                          "instead for more reduction options.", UserWarning, stacklevel=2)
         if GRAD_STATE.enabled and (input.requires_grad or
                                    isinstance(src, Tensor) and src.requires_grad):
             raise RuntimeError("derivative for aten::scatter is not implemented")

@@ -10,7 +10,7 @@ from .. import _dtype
 from .._size import Size
 from .._tensor import Tensor
 from ..autograd.function import Function
-from .indexing import BasicIndex, Index, IndexPut, index, put_into_zeros
+from .indexing import Index, index, put_into_zeros
 
 METHODS = ["view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "permute",
            "transpose", "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "flatten",

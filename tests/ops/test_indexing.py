@@ -224,6 +224,7 @@ def test_scatter_and_scatter_add(dtype, dim):
           dtype=dtype)
 
 
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
 def test_scatter_reduce_argument():
     idx = [[0, 1, 0, 2]]
     check(lambda lib, x, s: x.scatter(0, lib.tensor(idx), s, reduce="add"), (3, 4), (1, 4),
@@ -484,3 +485,24 @@ def test_inplace_on_view_modifying_saved_tensor_errors():
         z.sum().backward()
     check_error(run, RuntimeError, r"^one of the variables needed for gradient computation has "
                 r"been modified by an inplace operation")
+
+
+# ---------------------------------------------------------------- double backward
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: x[lib.tensor([0, 0, 2])] ** 2,
+    lambda lib, x: x.gather(1, lib.tensor([[0, 0], [1, 0], [2, 2]])) ** 2,
+    lambda lib, x: x.index_select(0, lib.tensor([1, 1])) ** 2,
+    lambda lib, x: x.masked_fill(lib.tensor(MASK[:, :3]), 0.0) ** 2,
+    lambda lib, x: _inplace_then(lib, x),
+])
+def test_double_backward(fn):
+    def grad_of_grad(lib, x):
+        g, = lib.autograd.grad((fn(lib, x) ** 2).sum(), x, create_graph=True)
+        return g
+    check(grad_of_grad, (3, 3), dtype="float64")
+
+
+def _inplace_then(lib, x):
+    y = x * 1
+    y[1:, 0].mul_(y[0, 1:].detach() + 1)
+    return y ** 2

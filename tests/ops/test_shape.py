@@ -421,3 +421,16 @@ def test_views_share_memory_and_version(make):
         assert v._version == before + 1
         assert np.isin(v.numpy(), x.numpy()).all()
         assert v.data_ptr() >= x.data_ptr()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: lib.cat([x, x * 2], 1), lambda lib, x: x.diagonal(1),
+    lambda lib, x: x.unfold(0, 2, 1), lambda lib, x: x.repeat(2, 1),
+    lambda lib, x: lib.stack(x.split(1), 2), lambda lib, x: x.flip(0).roll(1, 1).tril(),
+    lambda lib, x: x.as_strided((2, 2), (1, 3)), lambda lib, x: lib.diag_embed(x),
+])
+def test_double_backward(fn):
+    def grad_of_grad(lib, x):
+        g, = lib.autograd.grad((fn(lib, x) ** 3).sum(), x, create_graph=True)
+        return g
+    check(grad_of_grad, (3, 3), dtype="float64")
