@@ -126,3 +126,11 @@ def test_repr_and_errors():
     assert repr(ember.nn.GRUCell(3, 4)) == repr(torch.nn.GRUCell(3, 4))
     with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size"):
         ember.nn.LSTM(3, 4)(ember.ones(2, 1, 5))
+
+
+def test_double_backward_through_fused_layer_is_refused():
+    lstm = ember.nn.LSTM(3, 4)
+    x = ember.randn(5, 2, 3, requires_grad=True)
+    out, _ = lstm(x)
+    with pytest.raises(NotImplementedError, match="double backward"):
+        ember.autograd.grad(out.sum(), x, create_graph=True)

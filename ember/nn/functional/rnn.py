@@ -16,6 +16,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...autograd.grad_mode import STATE as GRAD_STATE
 
 __all__: list = []
 
@@ -37,6 +38,15 @@ class _Recurrent(Function):
     """
     gates = 1          # gate blocks stacked in the weight matrices (LSTM 4, GRU 3)
     has_cell = False
+
+    @staticmethod
+    def refuse_double_backward(ctx) -> None:
+        """The BPTT below is plain NumPy: refuse create_graph rather than drop terms."""
+        if GRAD_STATE.enabled:
+            raise NotImplementedError(
+                f"{ctx.name()}: double backward (create_graph=True) through ember's fused "
+                "recurrent layers is not supported; use the cells (LSTMCell, GRUCell, RNNCell) "
+                "in a Python loop for higher-order gradients.")
 
     @classmethod
     def run(cls, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lengths=None, **options):
@@ -83,6 +93,7 @@ class LSTMLayer(_Recurrent):
 
     @staticmethod
     def backward(ctx, g_out, g_h, g_c):
+        _Recurrent.refuse_double_backward(ctx)
         xd, w_ih, w_hh, h_all, c_all, acts, mask = ctx.saved
         steps, batch = xd.shape[:2]
         hidden = h_all.shape[-1]
@@ -148,6 +159,7 @@ class GRULayer(_Recurrent):
 
     @staticmethod
     def backward(ctx, g_out, g_h):
+        _Recurrent.refuse_double_backward(ctx)
         xd, w_ih, w_hh, h_all, acts, hn_all, mask = ctx.saved
         steps, batch = xd.shape[:2]
         hidden = h_all.shape[-1]
@@ -202,6 +214,7 @@ class RNNLayer(_Recurrent):
 
     @staticmethod
     def backward(ctx, g_out, g_h):
+        _Recurrent.refuse_double_backward(ctx)
         xd, w_ih, w_hh, h_all, mask, relu = ctx.saved
         steps = xd.shape[0]
         g_out, dh = g_out._data, g_h._data.copy()
