@@ -58,15 +58,12 @@ def data_of(x):
 
 def _check_broadcast(a: np.ndarray, b: np.ndarray) -> None:
     """torch's error for shapes that do not broadcast (NumPy would raise ValueError)."""
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        sa, sb = a.shape[::-1], b.shape[::-1]
-        for i in range(min(len(sa), len(sb))):
-            if sa[i] != sb[i] and 1 not in (sa[i], sb[i]):
-                dim = max(len(sa), len(sb)) - 1 - i
-                raise RuntimeError(f"The size of tensor a ({sa[i]}) must match the size of "
-                                   f"tensor b ({sb[i]}) at non-singleton dimension {dim}") from None
+    sa, sb = a.shape, b.shape
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+            raise RuntimeError(f"The size of tensor a ({sa[-i]}) must match the size of tensor "
+                               f"b ({sb[-i]}) at non-singleton dimension "
+                               f"{max(len(sa), len(sb)) - i}")
 
 
 def operands(a, b, dtype: _dtype.dtype | None = None):
@@ -339,9 +336,13 @@ def neg(input, *, out=None) -> Tensor:
 
 
 def pow(input, exponent, *, out=None) -> Tensor:
-    if not isinstance(input, Tensor):
+    scalar_base = not isinstance(input, Tensor)
+    if scalar_base:
         input = _scalar(input, exponent)
-    return _with_out(Pow.apply(input, exponent), out)
+    result = Pow.apply(input, exponent)
+    if isinstance(exponent, Tensor):
+        _named(result, "PowBackward2" if scalar_base else "PowBackward1")
+    return _with_out(result, out)
 
 
 subtract, multiply, divide, negative = sub, mul, div, neg

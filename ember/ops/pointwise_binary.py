@@ -34,13 +34,15 @@ __all__ = _OPS + ["clamp_", "fill", "fill_", "zero_"]
 
 def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = True,
            ints: bool = True, tensor_other: bool = False, uses_output: bool = False,
-           backward_name: str | None = None):
+           backward_name: str | None = None, scalar_backward_name: str | None = None):
     """Build a two-operand elementwise op from a NumPy function and gradient rules.
 
     grad_a(g, a, b, y) and grad_b(g, a, b, y) give the gradient of each operand (a and b
     may be Python scalars; y is the output when uses_output is set). float_only: integer
     results become the default float dtype; ints=False: integer inputs are refused.
     tensor_other: `other` must be a Tensor, as torch's signature demands.
+    scalar_backward_name: torch's node name when `other` is a Python number, where it
+    differs.
     """
     op_name = name.lower()
 
@@ -83,7 +85,10 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
             np_fn(x, y, out=out._data)
             out._vc[0] += 1
             return out
-        return _with_out(cls.apply(input, other), out)
+        result = cls.apply(input, other)
+        if scalar_backward_name and not isinstance(other, Tensor):
+            _named(result, scalar_backward_name)
+        return _with_out(result, out)
 
     op.__name__ = op.__qualname__ = op_name
     op.__doc__ = f"Elementwise {op_name} (torch.{op_name})."
@@ -130,16 +135,19 @@ fmin = binary("Fmin", np.fmin, lambda g, a, b, y: where((a <= b) | b.isnan(), g,
               lambda g, a, b, y: where((a <= b) | b.isnan(), 0.0, g),
               float_only=False, tensor_other=True)
 remainder = binary("Remainder", _int_safe(np.remainder), lambda g, a, b, y: g,
-                   lambda g, a, b, y: -g * div(a, b, rounding_mode="floor"), float_only=False)
+                   lambda g, a, b, y: -g * div(a, b, rounding_mode="floor"), float_only=False,
+                   backward_name="RemainderBackward1", scalar_backward_name="RemainderBackward0")
 fmod = binary("Fmod", _int_safe(np.fmod), lambda g, a, b, y: g,
-              lambda g, a, b, y: -g * div(a, b, rounding_mode="trunc"), float_only=False)
+              lambda g, a, b, y: -g * div(a, b, rounding_mode="trunc"), float_only=False,
+              backward_name="FmodBackward1", scalar_backward_name="FmodBackward0")
 atan2 = binary("Atan2", np.arctan2, lambda g, a, b, y: g * b / (a * a + b * b),
                lambda g, a, b, y: -g * a / (a * a + b * b), tensor_other=True)
 hypot = binary("Hypot", np.hypot, lambda g, a, b, y: g * a / y, lambda g, a, b, y: g * b / y,
                ints=False, tensor_other=True, uses_output=True)
 copysign = binary("Copysign", np.copysign,
                   lambda g, a, b, y: g * where(a == 0, 0.0, y / a),
-                  lambda g, a, b, y: _zeros_like(g), uses_output=True)
+                  lambda g, a, b, y: _zeros_like(g), uses_output=True,
+                  scalar_backward_name="CopysignBackward1")
 logaddexp = binary("Logaddexp", np.logaddexp, lambda g, a, b, y: g / (1 + (b - a).exp()),
                    lambda g, a, b, y: g / (1 + (a - b).exp()), ints=False, tensor_other=True)
 logaddexp2 = binary("Logaddexp2", np.logaddexp2, lambda g, a, b, y: g / (1 + (b - a).exp2()),
@@ -152,7 +160,7 @@ def _xlogy(x, y):
 
 
 xlogy = binary("Xlogy", _xlogy, lambda g, a, b, y: g * xlogy(a != 0, b),
-               lambda g, a, b, y: g * a / b)
+               lambda g, a, b, y: g * a / b, scalar_backward_name="XlogyBackward2")
 arctan2 = atan2
 
 
