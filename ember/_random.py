@@ -21,7 +21,7 @@ class Generator:
     def manual_seed(self, seed: int) -> "Generator":
         seed = int(seed)
         if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
-            raise RuntimeError(f"Overflow when unpacking long")
+            raise ValueError("Overflow when unpacking long long")
         self._seed = seed % (1 << 64)
         self.np = np.random.Generator(np.random.MT19937(self._seed))
         return self

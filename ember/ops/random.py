@@ -16,12 +16,17 @@ METHODS = ["bernoulli", "multinomial", "uniform_", "normal_", "bernoulli_", "ran
            "exponential_", "geometric_", "log_normal_", "cauchy_"]
 
 
-def _float_dtype(dtype) -> _dtype.dtype:
+def _float_dtype(dtype, kernel: str = "check_uniform_bounds") -> _dtype.dtype:
     dt = dtype or _dtype.get_default_dtype()
-    if not dt.is_floating_point:
-        raise RuntimeError(f"\"check_uniform_bounds\" not implemented for "
-                           f"'{dt.name.capitalize()}'")
+    _require_float(dt, kernel)
     return dt
+
+
+def _require_float(dt: _dtype.dtype, kernel: str) -> None:
+    """torch's refusal to sample floating-point distributions into other dtypes."""
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{dt._legacy_name[:-len('Tensor')]}'")
 
 
 def _make(data: np.ndarray, dtype: _dtype.dtype, requires_grad: bool) -> Tensor:
@@ -32,7 +37,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
     check_device(device)
     dt = _float_dtype(dtype)
-    shape = size_from_args(size)
+    shape = size_from_args(size, "rand")
     data = numpy_generator(generator).random(shape, dtype=np.float32 if dt.itemsize <= 4
                                               else np.float64)
     return _make(data, dt, requires_grad)
@@ -41,8 +46,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False) -> Tensor:
     check_device(device)
-    dt = _float_dtype(dtype)
-    shape = size_from_args(size)
+    dt = _float_dtype(dtype, "normal_kernel_cpu")
+    shape = size_from_args(size, "randn")
     data = numpy_generator(generator).standard_normal(
         shape, dtype=np.float32 if dt.itemsize <= 4 else np.float64)
     return _make(data, dt, requires_grad)
@@ -166,10 +171,14 @@ def _fill(self: Tensor, data) -> Tensor:
 
 
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    _require_float(self.dtype, "check_uniform_bounds")
     return _fill(self, numpy_generator(generator).uniform(a, b, self._data.shape))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    _require_float(self.dtype, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     return _fill(self, mean + std * numpy_generator(generator).standard_normal(self._data.shape))
 
 
