@@ -4,7 +4,7 @@ import platform
 import sys
 import time
 
-SUITES = ["core"]
+SUITES = ["core", "nn"]
 
 
 def main(argv) -> None:

@@ -8,3 +8,4 @@ from .linear import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403

@@ -227,6 +227,10 @@ class Module:
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             remove_from(d, buffers, modules, self._non_persistent_buffers_set)
+            old = params.get(name)
+            if old is not None and old is not value:
+                # Optimizers built before this assignment still hold `old`: let them warn.
+                old._replaced_as = f"{self._get_name()}.{name}"
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
