@@ -131,8 +131,16 @@ class Tensor:
         return self.dtype.is_signed
 
     def stride(self, dim: int | None = None):
-        itemsize = self._data.itemsize
-        strides = tuple(s // itemsize for s in self._data.strides)
+        data = self._data
+        if data.flags.c_contiguous:
+            # NumPy's strides of size-0/size-1 dims are arbitrary; torch's are canonical.
+            strides, step = [], 1
+            for n in reversed(data.shape):
+                strides.append(step)
+                step *= max(n, 1)
+            strides = tuple(reversed(strides))
+        else:
+            strides = tuple(s // data.itemsize for s in data.strides)
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def storage_offset(self) -> int:
@@ -445,11 +453,16 @@ class Tensor:
             data = data.astype(np.float32)
         return data.tolist()
 
+    def _python_scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -458,7 +471,7 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._python_scalar())
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
@@ -532,7 +545,8 @@ class Tensor:
         kwargs.pop("non_blocking", None)
         kwargs.pop("memory_format", None)
         if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+            raise TypeError(f"to() received an invalid combination of arguments - got an "
+                            f"unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
             if isinstance(a, _dtype.dtype):
                 dtype = a
