@@ -13,6 +13,7 @@ from . import _dtype
 from ._device import CPU, check_device, device as _device_cls
 from ._size import Size
 from .autograd.grad_mode import STATE as GRAD_STATE
+from .autograd import function as _function
 from .autograd.graph import AccumulateGrad
 
 _new = object.__new__
@@ -720,3 +721,6 @@ HalfTensor = _legacy_type(_dtype.float16)
 BFloat16Tensor = _legacy_type(_dtype.bfloat16)
 FloatTensor = _legacy_type(_dtype.float32)
 DoubleTensor = _legacy_type(_dtype.float64)
+
+
+_function.register_tensor_type(Tensor)

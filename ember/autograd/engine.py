@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from . import anomaly_mode
 from .grad_mode import STATE as GRAD_STATE
 from .graph import AccumulateGrad
@@ -58,11 +59,12 @@ def _needed_for(targets, deps: dict, roots) -> set:
 
 def _fit_to_input(grad, meta):
     """Sum a broadcast gradient back to the input's shape and cast it to its dtype."""
-    shape, dtype = meta
-    if grad.shape != shape:
+    shape, np_dtype = meta
+    data = grad._data
+    if data.shape != shape:
         grad = grad.sum_to_size(shape)
-    if grad.dtype is not dtype:
-        grad = grad.to(dtype)
+    if data.dtype != np_dtype:
+        grad = grad.to(from_numpy_dtype(np_dtype))
     return grad
 
 
@@ -74,9 +76,9 @@ def _call_node(node, grads, create_graph: bool):
                 grads = list(result)
     for i, g in enumerate(grads):
         if g is None and node.materialize_grads:
-            shape, dtype = node._output_meta[i]
+            shape, np_dtype = node._output_meta[i]
             from .. import zeros
-            grads[i] = zeros(shape, dtype=dtype)
+            grads[i] = zeros(shape, dtype=from_numpy_dtype(np_dtype))
     prev = GRAD_STATE.enabled
     GRAD_STATE.enabled = create_graph
     try:

@@ -18,13 +18,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from .anomaly_mode import STATE as ANOMALY_STATE
 from .grad_mode import STATE as GRAD_STATE
 from .graph import _FREED_MESSAGE, Node, SavedTensor
 
 
-def _tensor_type():
-    from .._tensor import Tensor
-    return Tensor
+_new = object.__new__
+Tensor = None   # ember._tensor registers the Tensor class here once it is defined
+
+
+def register_tensor_type(cls) -> None:
+    global Tensor, _wrap
+    Tensor = cls
+    _wrap = cls._wrap
 
 
 class Function(Node):
@@ -73,45 +79,55 @@ class Function(Node):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        Tensor = _tensor_type()
-        ctx = cls.__new__(cls)
-        record = False
+        ctx = _new(cls)
         if GRAD_STATE.enabled:
             for a in args:
-                if isinstance(a, Tensor) and a.requires_grad:
-                    record = True
-                    break
-        if not record:
-            prev = GRAD_STATE.enabled
-            GRAD_STATE.enabled = False
-            try:
-                out = cls.forward(ctx, *args, **kwargs)
-            finally:
-                GRAD_STATE.enabled = prev
-            result = _wrap_outputs(Tensor, out, None)
-            return _mark_views(result, args[0]) if cls.is_view else result
-        # Recording: input edges and metadata first (forward may read needs_input_grad).
+                if isinstance(a, Tensor) and a._requires_grad:
+                    return cls._apply_recording(ctx, args, kwargs)
+        # Fast path: nothing to record. Forward still runs with grad mode off, so a user
+        # Function's forward never records history of its own.
+        prev = GRAD_STATE.enabled
+        GRAD_STATE.enabled = False
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            GRAD_STATE.enabled = prev
+        result = _wrap(out) if type(out) is np.ndarray else _wrap_outputs(out, None)
+        return _mark_views(result, args[0]) if cls.is_view else result
+
+    @classmethod
+    def _apply_recording(cls, ctx, args, kwargs):
+        """Run forward and record ctx as the graph node of the outputs."""
         edges, metas = [], []
         for a in args:
             if isinstance(a, Tensor):
-                if a.requires_grad:
-                    edges.append(a._edge())
-                    metas.append((a._data.shape, a.dtype))
+                if a._requires_grad:
+                    node = a._grad_fn
+                    edges.append((node, a._output_nr) if node is not None else a._edge())
+                    metas.append((a._data.shape, a._data.dtype))
                 else:
                     edges.append(None)
                     metas.append(None)
             else:
                 edges.append(None)
                 metas.append(False)
-        ctx._edges = edges
+        ctx._edges = edges          # set before forward: it may read needs_input_grad
         ctx._input_meta = metas
         GRAD_STATE.enabled = False
         try:
             out = cls.forward(ctx, *args, **kwargs)
         finally:
             GRAD_STATE.enabled = True
-        ctx._record_trace()
-        result = _wrap_outputs(Tensor, out, ctx)
+        if ANOMALY_STATE.enabled:
+            ctx._record_trace()
+        if type(out) is np.ndarray and "_non_differentiable" not in ctx.__dict__:
+            differentiable = out.dtype.kind in "fcV"
+            result = _wrap(out, differentiable, ctx if differentiable else None)
+            ctx._output_meta = ((out.shape, out.dtype),)
+            if cls.saves_outputs:
+                ctx._outputs_saved = (SavedTensor(result, output_of_node=True),)
+        else:
+            result = _wrap_outputs(out, ctx)
         return _mark_views(result, args[0]) if cls.is_view else result
 
 
@@ -124,7 +140,7 @@ def _mark_views(result, source):
     return result
 
 
-def _wrap_outputs(Tensor, out, ctx):
+def _wrap_outputs(out, ctx):
     """Turn forward's result (arrays or Tensors, one or a tuple) into output Tensors."""
     single = not isinstance(out, tuple)
     outs = (out,) if single else out
@@ -156,7 +172,7 @@ def _wrap_outputs(Tensor, out, ctx):
             t.requires_grad = True
             t._grad_fn = ctx
             t._output_nr = nr
-        metas.append((data.shape, t.dtype))
+        metas.append((data.shape, data.dtype))
         result.append(t)
     ctx._output_meta = metas
     saved = ctx._saved

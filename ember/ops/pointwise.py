@@ -68,14 +68,26 @@ def _check_broadcast(a: np.ndarray, b: np.ndarray) -> None:
 
 def operands(a, b, dtype: _dtype.dtype | None = None):
     """a and b as NumPy operands already in their common torch dtype (or `dtype`)."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.shape != b._data.shape:
-        _check_broadcast(a._data, b._data)
+    if isinstance(a, Tensor):
+        x = a._data
+        if isinstance(b, Tensor):
+            y = b._data
+            if x.shape != y.shape:
+                _check_broadcast(x, y)
+            if dtype is None and x.dtype == y.dtype:
+                return x, y, x.dtype
+        elif dtype is None and type(b) in _WEAK_SCALARS and x.dtype in _NATIVE_FLOATS:
+            # A Python number never changes a float tensor's dtype; NumPy agrees for
+            # its native float types (weak scalars), so no promotion work is needed.
+            return x, b, x.dtype
     if dtype is None:
-        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-            return a._data, b._data, a._data.dtype
         dtype = _dtype.result_type(a, b)
     target = dtype.numpy
     return _cast(a, target), _cast(b, target), target
+
+
+_WEAK_SCALARS = (int, float)
+_NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _cast(x, target: np.dtype):
@@ -84,7 +96,9 @@ def _cast(x, target: np.dtype):
         return d if d.dtype == target else d.astype(target)
     if isinstance(x, np.ndarray):
         return x if x.dtype == target else x.astype(target)
-    return np.asarray(x, dtype=target) if isinstance(x, complex) or target.kind == "b" else x
+    if isinstance(x, complex) or target.kind == "b" or target == _dtype.bfloat16.numpy:
+        return np.asarray(x, dtype=target)  # NumPy would widen these with a Python scalar
+    return x
 
 
 def float_math(fn, x: np.ndarray, *args) -> np.ndarray:
@@ -202,14 +216,17 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y, _ = operands(a, b)
-        _save_operands(ctx, a, b)
+        if ctx._edges:
+            # Each gradient needs only the other operand: keep just what is needed.
+            need_a, need_b = ctx.needs_input_grad
+            _save_operands(ctx, b if need_a else None, a if need_b else None)
         return np.multiply(x, y)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = _saved_operands(ctx)
+        b_for_a, a_for_b = _saved_operands(ctx)
         need_a, need_b = ctx.needs_input_grad
-        return (grad * b if need_a else None), (grad * a if need_b else None)
+        return (grad * b_for_a if need_a else None), (grad * a_for_b if need_b else None)
 
 
 def _rounded_divide(x, y, rounding_mode: str, dt: _dtype.dtype):
