@@ -74,24 +74,27 @@ def _call_node(node, grads, create_graph: bool):
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(result)
-    for i, g in enumerate(grads):
-        if g is None and node.materialize_grads:
-            shape, np_dtype = node._output_meta[i]
-            from .. import zeros
-            grads[i] = zeros(shape, dtype=from_numpy_dtype(np_dtype))
+    if node.materialize_grads and len(grads) > 1:
+        for i, g in enumerate(grads):
+            if g is None:
+                shape, np_dtype = node._output_meta[i]
+                from .. import zeros
+                grads[i] = zeros(shape, dtype=from_numpy_dtype(np_dtype))
     prev = GRAD_STATE.enabled
     GRAD_STATE.enabled = create_graph
     try:
         out = type(node).backward(node, *grads)
     finally:
         GRAD_STATE.enabled = prev
-    if not isinstance(out, tuple):
+    if type(out) is not tuple:
         out = (out,)
-    if len(out) > len(node._edges) and all(g is None for g in out[len(node._edges):]):
-        out = out[:len(node._edges)]  # extra trailing Nones are allowed, as in torch
-    if len(out) != len(node._edges):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(node._edges)}, got {len(out)})")
+    n_edges = len(node._edges)
+    if len(out) != n_edges:
+        if len(out) > n_edges and all(g is None for g in out[n_edges:]):
+            out = out[:n_edges]  # extra trailing Nones are allowed, as in torch
+        else:
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                               f"gradients (expected {n_edges}, got {len(out)})")
     if node._post_hooks:
         for hook in tuple(node._post_hooks.values()):
             result = hook(out, tuple(grads))
@@ -142,14 +145,15 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
     while ready:
         node = ready.pop()
         grads = buffers.pop(node, None)
-        outs = ()
+        outs = None
         if grads is not None and (needed is None or node in needed):
-            for nr, g in enumerate(grads):
-                if g is not None:
-                    grads[nr] = g = _apply_tensor_hooks(node, nr, g)
-                    if capture is not None and (node, nr) in capture_set:
-                        captured[node, nr] = g
-            if isinstance(node, AccumulateGrad):
+            if node._tensor_hooks or node._retained or capture is not None:
+                for nr, g in enumerate(grads):
+                    if g is not None:
+                        grads[nr] = g = _apply_tensor_hooks(node, nr, g)
+                        if capture is not None and (node, nr) in capture_set:
+                            captured[node, nr] = g
+            if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
                     node.accumulate(grads[0], create_graph)
                     if node._post_hooks:
@@ -159,18 +163,23 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
                 outs = _call_node(node, grads, create_graph)
                 if not retain_graph:
                     node._free()
+        metas = node._input_meta
         for i, edge in enumerate(node._edges):
             if edge is None:
                 continue
             child, nr = edge
-            g = outs[i] if outs else None
+            g = outs[i] if outs is not None else None
             if g is not None:
-                g = _fit_to_input(g, node._input_meta[i])
+                shape, np_dtype = metas[i]
+                data = g._data
+                if data.shape != shape or data.dtype != np_dtype:
+                    g = _fit_to_input(g, metas[i])
                 buf = buffers.get(child)
                 if buf is None:
-                    buf = buffers[child] = [None] * max(1, len(child._output_meta))
+                    buf = buffers[child] = [None] * (len(child._output_meta) or 1)
                 buf[nr] = g if buf[nr] is None else buf[nr] + g
-            deps[child] -= 1
-            if deps[child] == 0:
+            remaining = deps[child] - 1
+            deps[child] = remaining
+            if remaining == 0:
                 ready.append(child)
     return captured

@@ -46,6 +46,8 @@ class Function(Node):
         # type(t.grad_fn).__name__ reads as in torch ('MulBackward0'); __qualname__ keeps
         # the class findable (and picklable) under its own name.
         cls.__name__ = cls.backward_name
+        # ember's own primitives compute on arrays; user Functions get torch's ctx extras.
+        cls._is_primitive = cls.__module__.startswith("ember.")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -73,9 +75,7 @@ class Function(Node):
             raise RuntimeError(_FREED_MESSAGE)
         return self._outputs_saved[index].unpack(self)
 
-    @property
-    def needs_input_grad(self) -> tuple:
-        return tuple(meta not in (None, False) for meta in self._input_meta)
+    needs_input_grad = ()       # set per node when recording: which inputs want a gradient
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -86,6 +86,8 @@ class Function(Node):
                     return cls._apply_recording(ctx, args, kwargs)
         # Fast path: nothing to record. Forward still runs with grad mode off, so a user
         # Function's forward never records history of its own.
+        if not cls._is_primitive:
+            ctx.needs_input_grad = (False,) * len(args)
         prev = GRAD_STATE.enabled
         GRAD_STATE.enabled = False
         try:
@@ -98,21 +100,23 @@ class Function(Node):
     @classmethod
     def _apply_recording(cls, ctx, args, kwargs):
         """Run forward and record ctx as the graph node of the outputs."""
-        edges, metas = [], []
+        edges, metas, needs = [], [], []
         for a in args:
             if isinstance(a, Tensor):
                 if a._requires_grad:
                     node = a._grad_fn
                     edges.append((node, a._output_nr) if node is not None else a._edge())
                     metas.append((a._data.shape, a._data.dtype))
-                else:
-                    edges.append(None)
-                    metas.append(None)
+                    needs.append(True)
+                    continue
+                metas.append(None)
             else:
-                edges.append(None)
                 metas.append(False)
+            edges.append(None)
+            needs.append(False)
         ctx._edges = edges          # set before forward: it may read needs_input_grad
         ctx._input_meta = metas
+        ctx.needs_input_grad = tuple(needs)
         GRAD_STATE.enabled = False
         try:
             out = cls.forward(ctx, *args, **kwargs)

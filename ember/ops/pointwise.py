@@ -325,7 +325,8 @@ class Pow(Function):
 
 
 def add(input, other, *, alpha=1, out=None) -> Tensor:
-    return _with_out(Add.apply(input, other, alpha), out)
+    result = Add.apply(input, other, alpha)
+    return result if out is None else _with_out(result, out)
 
 
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
@@ -333,7 +334,8 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
 
 
 def mul(input, other, *, out=None) -> Tensor:
-    return _with_out(Mul.apply(input, other), out)
+    result = Mul.apply(input, other)
+    return result if out is None else _with_out(result, out)
 
 
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
