@@ -8,7 +8,6 @@ many units of the reported quantity one call represents (e.g. 200 ops).
 from __future__ import annotations
 
 import importlib
-import statistics
 import time
 
 
@@ -17,7 +16,9 @@ def load(name: str):
 
 
 def time_call(step, min_seconds: float) -> float:
-    """Median seconds per call of `step`, over batches lasting about `min_seconds`."""
+    """Seconds per call of `step`: the fastest of several batches lasting about
+    `min_seconds` in all. Other load on the machine only ever adds time, so the minimum
+    is the most repeatable estimate."""
     step()  # warm up
     calls, start = 0, time.perf_counter()
     while time.perf_counter() - start < min_seconds / 5 or calls < 1:
@@ -30,7 +31,7 @@ def time_call(step, min_seconds: float) -> float:
         for _ in range(per_batch):
             step()
         samples.append((time.perf_counter() - start) / per_batch)
-    return statistics.median(samples)
+    return min(samples)
 
 
 def compare(name: str, setup, unit: str = "us/op", scale: float = 1e6,
@@ -46,7 +47,7 @@ def compare(name: str, setup, unit: str = "us/op", scale: float = 1e6,
         for lib in libs:
             step, units = steps[lib]
             results[lib].append(time_call(step, min_seconds) / units)
-    figures = {lib: statistics.median(v) for lib, v in results.items()}
+    figures = {lib: min(v) for lib, v in results.items()}
     shown = {lib: (1.0 / t if higher_is_better else t * scale) for lib, t in figures.items()}
     ratio = figures["ember"] / figures["torch"] if "torch" in figures else float("nan")
     label = "ember/torch time" if not higher_is_better else "ember/torch throughput"

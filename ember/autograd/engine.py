@@ -21,22 +21,18 @@ from .graph import AccumulateGrad
 
 def _discover(roots) -> dict:
     """Number of incoming edges of each node reachable from `roots`."""
-    deps = {}
-    seen = set()
-    stack = []
-    for node in roots:
-        if node not in seen:
-            seen.add(node)
-            stack.append(node)
+    deps = dict.fromkeys(roots, 0)
+    stack = list(deps)
     while stack:
-        node = stack.pop()
-        for edge in node._edges:
+        for edge in stack.pop()._edges:
             if edge is not None:
                 child = edge[0]
-                deps[child] = deps.get(child, 0) + 1
-                if child not in seen:
-                    seen.add(child)
+                count = deps.get(child)
+                if count is None:
+                    deps[child] = 1
                     stack.append(child)
+                else:
+                    deps[child] = count + 1
     return deps
 
 
@@ -68,7 +64,7 @@ def _fit_to_input(grad, meta):
     return grad
 
 
-def _call_node(node, grads, create_graph: bool):
+def _call_node(node, grads):
     if node._pre_hooks:
         for hook in tuple(node._pre_hooks.values()):
             result = hook(tuple(grads))
@@ -80,12 +76,7 @@ def _call_node(node, grads, create_graph: bool):
                 shape, np_dtype = node._output_meta[i]
                 from .. import zeros
                 grads[i] = zeros(shape, dtype=from_numpy_dtype(np_dtype))
-    prev = GRAD_STATE.enabled
-    GRAD_STATE.enabled = create_graph
-    try:
-        out = type(node).backward(node, *grads)
-    finally:
-        GRAD_STATE.enabled = prev
+    out = type(node).backward(node, *grads)
     if type(out) is not tuple:
         out = (out,)
     n_edges = len(node._edges)
@@ -141,45 +132,65 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
     for (node, nr), grad in zip(roots, root_grads):
         buf = buffers.setdefault(node, [None] * max(1, len(node._output_meta)))
         buf[nr] = grad if buf[nr] is None else buf[nr] + grad
-    ready = [node for node in dict.fromkeys(root_nodes) if deps.get(node, 0) == 0]
-    while ready:
-        node = ready.pop()
-        grads = buffers.pop(node, None)
-        outs = None
-        if grads is not None and (needed is None or node in needed):
-            if node._tensor_hooks or node._retained or capture is not None:
-                for nr, g in enumerate(grads):
-                    if g is not None:
-                        grads[nr] = g = _apply_tensor_hooks(node, nr, g)
-                        if capture is not None and (node, nr) in capture_set:
-                            captured[node, nr] = g
-            if type(node) is AccumulateGrad:
-                if accumulate and grads[0] is not None:
-                    node.accumulate(grads[0], create_graph)
-                    if node._post_hooks:
-                        for hook in tuple(node._post_hooks.values()):
-                            hook((), tuple(grads))
-            else:
-                outs = _call_node(node, grads, create_graph)
-                if not retain_graph:
-                    node._free()
-        metas = node._input_meta
-        for i, edge in enumerate(node._edges):
-            if edge is None:
-                continue
-            child, nr = edge
-            g = outs[i] if outs is not None else None
-            if g is not None:
-                shape, np_dtype = metas[i]
-                data = g._data
-                if data.shape != shape or data.dtype != np_dtype:
-                    g = _fit_to_input(g, metas[i])
-                buf = buffers.get(child)
-                if buf is None:
-                    buf = buffers[child] = [None] * (len(child._output_meta) or 1)
-                buf[nr] = g if buf[nr] is None else buf[nr] + g
-            remaining = deps[child] - 1
-            deps[child] = remaining
-            if remaining == 0:
-                ready.append(child)
+    ready = [node for node in dict.fromkeys(root_nodes) if deps[node] == 0]
+    # The whole pass (backward functions, hooks, gradient sums) runs with grad mode =
+    # create_graph, as torch's engine does.
+    prev = GRAD_STATE.enabled
+    GRAD_STATE.enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            outs = _run_node(node, buffers.pop(node, None), needed, capture, capture_set
+                             if capture is not None else None, captured, accumulate,
+                             create_graph, retain_graph)
+            _send_gradients(node, outs, buffers, deps, ready)
+    finally:
+        GRAD_STATE.enabled = prev
     return captured
+
+
+def _run_node(node, grads, needed, capture, capture_set, captured, accumulate, create_graph,
+              retain_graph):
+    """Run one node on its summed incoming gradients; returns its input gradients."""
+    if grads is None or (needed is not None and node not in needed):
+        return None
+    if node._tensor_hooks or node._retained or capture is not None:
+        for nr, g in enumerate(grads):
+            if g is not None:
+                grads[nr] = g = _apply_tensor_hooks(node, nr, g)
+                if capture is not None and (node, nr) in capture_set:
+                    captured[node, nr] = g
+    if type(node) is AccumulateGrad:
+        if accumulate and grads[0] is not None:
+            node.accumulate(grads[0], create_graph)
+            if node._post_hooks:
+                for hook in tuple(node._post_hooks.values()):
+                    hook((), tuple(grads))
+        return None
+    outs = _call_node(node, grads)
+    if not retain_graph:
+        node._free()
+    return outs
+
+
+def _send_gradients(node, outs, buffers: dict, deps: dict, ready: list) -> None:
+    """Add node's input gradients into its children's buffers; queue children now ready."""
+    metas = node._input_meta
+    for i, edge in enumerate(node._edges):
+        if edge is None:
+            continue
+        child, nr = edge
+        g = outs[i] if outs is not None else None
+        if g is not None:
+            shape, np_dtype = metas[i]
+            data = g._data
+            if data.shape != shape or data.dtype != np_dtype:
+                g = _fit_to_input(g, metas[i])
+            buf = buffers.get(child)
+            if buf is None:
+                buf = buffers[child] = [None] * (len(child._output_meta) or 1)
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        remaining = deps[child] - 1
+        deps[child] = remaining
+        if remaining == 0:
+            ready.append(child)
