@@ -7,6 +7,7 @@ many units of the reported quantity one call represents (e.g. 200 ops).
 """
 from __future__ import annotations
 
+import gc
 import importlib
 import time
 
@@ -42,6 +43,10 @@ def compare(name: str, setup, unit: str = "us/op", scale: float = 1e6,
     for lib_name in libs:
         step, units = setup(load(lib_name))
         steps[lib_name] = (step, units)
+    # Both libraries' module objects now sit in the process; freeze them so the garbage
+    # collector does not rescan one library's heap while the other is being timed.
+    gc.collect()
+    gc.freeze()
     results = {lib: [] for lib in libs}
     for _ in range(rounds):
         for lib in libs:

@@ -31,6 +31,12 @@ from . import autograd, cuda, backends  # noqa: F401
 from . import linalg  # noqa: F401
 from . import optim  # noqa: F401
 from . import nn  # noqa: F401
+from . import amp, cpu  # noqa: F401
+from .cuda import amp as _cuda_amp  # noqa: F401  (binds ember.cuda.amp)
+from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: F401
+                                is_autocast_cache_enabled, is_autocast_enabled,
+                                set_autocast_cache_enabled, set_autocast_dtype,
+                                set_autocast_enabled)
 from ._printing import set_printoptions  # noqa: F401
 
 __version__ = "0.1.0"

@@ -127,7 +127,6 @@ class Function(Node):
         if type(out) is np.ndarray and "_non_differentiable" not in ctx.__dict__:
             differentiable = out.dtype.kind in "fcV"
             result = _wrap(out, differentiable, ctx if differentiable else None)
-            ctx._output_meta = ((out.shape, out.dtype),)
             if cls.saves_outputs:
                 ctx._outputs_saved = (SavedTensor(result, output_of_node=True),)
         else:

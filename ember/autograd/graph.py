@@ -53,7 +53,8 @@ class Node:
       _edges       one entry per positional input: None or (next_node, output_nr)
       _input_meta  one entry per positional input: None or (shape, dtype), used by the
                    engine to sum broadcast gradients back and cast them to the input's dtype
-      _output_meta (shape, dtype) of each output, to materialise missing output grads
+      _output_meta (shape, dtype) of each output of a multi-output node, to materialise
+                   missing output grads (empty for single-output nodes)
     """
 
     # Class-level defaults keep node creation cheap; instances override on demand.

@@ -41,10 +41,11 @@ for _module in (pointwise, reduction, shape, linalg, indexing, random, sorting, 
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 
-Tensor.__add__ = Tensor.__radd__ = pointwise.add
-Tensor.__sub__ = pointwise.sub
+# The hottest operators call their primitive directly (no keyword handling on the way).
+Tensor.__add__ = Tensor.__radd__ = lambda self, other: pointwise.Add.apply(self, other)
+Tensor.__sub__ = lambda self, other: pointwise.Sub.apply(self, other)
 Tensor.__rsub__ = _reflected(pointwise.sub)
-Tensor.__mul__ = Tensor.__rmul__ = pointwise.mul
+Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: pointwise.Mul.apply(self, other)
 Tensor.__truediv__ = pointwise.div
 Tensor.__rtruediv__ = _reflected(pointwise.div)
 Tensor.__floordiv__ = pointwise.floor_divide
