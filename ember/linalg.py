@@ -18,6 +18,7 @@ from .autograd.function import Function
 from .ops.linalg import _cross, _in_float32, matmul, multi_dot
 from .ops.reduction import VectorNorm, _check_norm_input, reduce_dims
 from .ops.shape import _named
+from .amp.policy import FP32, LOWER, autocast_op
 
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "det", "slogdet",
            "solve", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv",
@@ -161,6 +162,7 @@ class Inv(Function):
         return -matmul(matmul(inverse, grad), inverse)
 
 
+@autocast_op(FP32)
 def inv(A: Tensor, *, out=None) -> Tensor:
     _check_square(A, "inv")
     return _out(Inv.apply(A), out)
@@ -252,6 +254,7 @@ class Solve(Function):
         return grad_A, grad_B if need_B else None, None
 
 
+@autocast_op(FP32)
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     _check_square(A, "solve")
     if A._data.dtype != B._data.dtype:
@@ -310,6 +313,7 @@ def _cholesky_error(data: np.ndarray) -> LinAlgError:
                        "the input is not positive-definite.")
 
 
+@autocast_op(FP32)
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     _check_square(A, "cholesky")
     L = Cholesky.apply(A)
@@ -345,6 +349,7 @@ def _in_float32_tuple(fn, a: np.ndarray) -> tuple:
     return tuple(fn(a))
 
 
+@autocast_op(FP32)
 def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QRResult:
     _check_float(A, "qr")
     if mode not in ("reduced", "complete", "r"):
@@ -358,6 +363,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QRResult:
                                 "LinalgQrBackward0"))
 
 
+@autocast_op(FP32)
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> SVDResult:
     _check_float(A, "svd")
     if driver is not None:
@@ -383,6 +389,7 @@ class Svdvals(Function):
         return matmul(_const(U, grad) * grad.unsqueeze(-2), _const(Vh, grad))
 
 
+@autocast_op(FP32)
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     _check_float(A, "svdvals")
     return _out(Svdvals.apply(A), out)
@@ -411,11 +418,13 @@ class Eigh(Function):
         return matmul(matmul(V, inner), V.mT), None
 
 
+@autocast_op(FP32)
 def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> EighResult:
     _check_square(A, "eigh")
     return EighResult(*Eigh.apply(A, UPLO))
 
 
+@autocast_op(FP32)
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     return _out(_named(eigh(A, UPLO).eigenvalues, "LinalgEighBackward0"), out)
 
@@ -465,6 +474,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     return _cross(input, other, dim, out)
 
 
+@autocast_op(LOWER)
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     if x.is_complex():
         raise NotImplementedError("linalg.vecdot of complex tensors is not supported by ember")

@@ -12,6 +12,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
+from ..amp.policy import PROMOTE, autocast_op
 
 METHODS = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
            "index_copy", "index_fill", "index_put", "masked_fill", "masked_select",
@@ -498,6 +499,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
     return _named(_restore(out, input), "IndexAddBackward0")
 
 
+@autocast_op(PROMOTE)
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     dim, idx = _vector_index(input, dim, index, "index_copy")
     x, source = _index_source(input, dim, idx, source, "index_copy_", "")

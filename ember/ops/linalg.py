@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from .pointwise import float_math
 from .shape import _named
+from ..amp.policy import FP32, LOWER, autocast_op
 
 METHODS = ["matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "addr", "outer",
            "ger", "dot", "vdot", "inner", "mv", "kron", "cross", "trace", "diag",
@@ -111,6 +112,7 @@ def _with_out(result: Tensor, out) -> Tensor:
     return copy_to_out(result, out)
 
 
+@autocast_op(LOWER)
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     nd = (input.ndim, other.ndim)
     default = "CloneBackward0" if nd[0] == 2 and nd[1] >= 3 else "UnsafeViewBackward0"
@@ -118,6 +120,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     return _with_out(result, out)
 
 
+@autocast_op(LOWER)
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -126,6 +129,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     return matmul(input, mat2, out=out)
 
 
+@autocast_op(LOWER)
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -312,6 +316,7 @@ def _einsum_name(inputs: list, output: str) -> str:
     return "ViewBackward0" if summed else "MulBackward0"
 
 
+@autocast_op(LOWER)
 def einsum(*args) -> Tensor:
     """einsum(equation, *operands), einsum(equation, [operands]) or the sublist format."""
     if isinstance(args[0], str):
@@ -356,6 +361,7 @@ def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     return _with_out(_contract(f"{a}z,{b}z->{a}{b}", "ViewBackward0", input, other), out)
 
 
+@autocast_op(LOWER)
 def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     if isinstance(dims, Tensor):
         dims = dims.tolist()
@@ -388,6 +394,7 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     return _with_out(_named(product.reshape(shape), "UnsafeViewBackward0"), out)
 
 
+@autocast_op(FP32)
 def trace(input: Tensor) -> Tensor:
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
@@ -450,6 +457,7 @@ def _add_product(name: str, equation: str, input, m1, m2, beta, alpha, out) -> T
     return _with_out(_named(result, name), out)
 
 
+@autocast_op(LOWER)
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     if mat1.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor" if mat1.ndim != 2
@@ -487,6 +495,7 @@ def _check_batches(batch1: Tensor, batch2: Tensor) -> None:
                            f"[{batch2.shape[0]}, {batch2.shape[1]}].")
 
 
+@autocast_op(LOWER)
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
             out=None) -> Tensor:
     _check_batches(batch1, batch2)
@@ -494,6 +503,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
                         alpha, out)
 
 
+@autocast_op(LOWER)
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
            out=None) -> Tensor:
     _check_batches(batch1, batch2)
@@ -630,6 +640,7 @@ def _p_norm(diff: np.ndarray, p: float) -> np.ndarray:
     return (magnitude ** p).sum(-1) ** (1.0 / p)
 
 
+@autocast_op(FP32)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     if x1.ndim < 2 or x2.ndim < 2:
@@ -652,6 +663,7 @@ def det(input: Tensor) -> Tensor:
     return linalg.det(input)
 
 
+@autocast_op(FP32)
 def inverse(input: Tensor, *, out=None) -> Tensor:
     from .. import linalg
     return linalg.inv(input, out=out)
@@ -670,6 +682,7 @@ def logdet(input: Tensor) -> Tensor:
         return logabsdet + Tensor._wrap(np.log(sign._data.astype(logabsdet._data.dtype)))
 
 
+@autocast_op(FP32)
 def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     from .. import linalg
     return linalg.cholesky(input, upper=upper, out=out)

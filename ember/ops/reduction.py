@@ -19,6 +19,7 @@ from ..autograd.function import Function
 from .indexing import index as _index
 from .pointwise import _with_out, to_float
 from .shape import _named
+from ..amp.policy import FP32, autocast_op
 
 METHODS = ["sum", "mean", "sum_to_size", "prod", "var", "std", "max", "min", "amax", "amin",
            "aminmax", "argmax", "argmin", "logsumexp", "norm", "cumsum", "cumprod", "cummax",
@@ -270,6 +271,7 @@ class Prod(Function):
         return g * nonzero_product * factor, None, None, None
 
 
+@autocast_op(FP32)
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"prod() received an invalid combination of arguments - got (Tensor, "

@@ -11,6 +11,7 @@ from .._size import Size
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .indexing import Index, index, put_into_zeros
+from ..amp.policy import PROMOTE, autocast_op
 
 METHODS = ["view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "permute",
            "transpose", "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "flatten",
@@ -292,6 +293,7 @@ class Cat(Function):
         return tuple(grads)
 
 
+@autocast_op(PROMOTE)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
@@ -318,6 +320,7 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
 concat = concatenate = cat
 
 
+@autocast_op(PROMOTE)
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     tensors = _tensor_list(tensors, "stack")
     if not tensors:

@@ -17,6 +17,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...ops._special_math import erf as _erf
 from ...ops.pointwise import float_math, sigmoid, tanh
+from ...amp.policy import LOWER, autocast_op
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh",
@@ -167,6 +168,7 @@ class PreluKernel(Function):
         return grad * (positive + (1 - positive) * weight), grad * (1 - positive) * x
 
 
+@autocast_op(LOWER)
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), one weight per channel (dim 1) or a shared one."""
     channels = input.shape[1] if input.ndim >= 2 else 1

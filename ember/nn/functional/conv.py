@@ -22,6 +22,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...amp.policy import LOWER, autocast_op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d"]
@@ -276,14 +277,17 @@ def _convnd(n: int, name: str, input, weight, bias, stride, padding, dilation, g
     return y.squeeze(0) if unbatched else y
 
 
+@autocast_op(LOWER)
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     return _convnd(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_op(LOWER)
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     return _convnd(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_op(LOWER)
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     return _convnd(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
 
@@ -317,18 +321,21 @@ def _conv_transposend(n: int, input, weight, bias, stride, padding, output_paddi
     return y.squeeze(0) if unbatched else y
 
 
+@autocast_op(LOWER)
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1) -> Tensor:
     return _conv_transposend(1, input, weight, bias, stride, padding, output_padding, groups,
                              dilation)
 
 
+@autocast_op(LOWER)
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1) -> Tensor:
     return _conv_transposend(2, input, weight, bias, stride, padding, output_padding, groups,
                              dilation)
 
 
+@autocast_op(LOWER)
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1) -> Tensor:
     return _conv_transposend(3, input, weight, bias, stride, padding, output_padding, groups,

@@ -6,6 +6,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...amp.policy import KEEP, LOWER, autocast_op
 
 __all__ = ["linear", "bilinear"]
 
@@ -66,6 +67,7 @@ def _check_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
                            f"{name(x)}")
 
 
+@autocast_op(LOWER)
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = input @ weight.T + bias (weight has shape (out_features, in_features))."""
     out = Linear.apply(input, weight, bias)
@@ -83,6 +85,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out
 
 
+@autocast_op(KEEP)
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Tensor | None = None) -> Tensor:
     """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""

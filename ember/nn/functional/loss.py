@@ -21,6 +21,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE as GRAD_STATE
 from ...ops.pointwise import operands, to_dtype
+from ...amp.policy import FP32, autocast_op
 
 __all__ = ["l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
@@ -158,6 +159,7 @@ def _weighted_error(error: Tensor, input: Tensor, weight, reduction: str,
     return _reduce(weighted, reduction)
 
 
+@autocast_op(FP32)
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _warn_target_size(input, target)
@@ -166,6 +168,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return _weighted_error((input - target).abs(), input, weight, reduction)
 
 
+@autocast_op(FP32)
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _warn_target_size(input, target)
@@ -181,6 +184,7 @@ def _huber(diff: Tensor, delta: float) -> Tensor:
     return _where(a._data < delta, diff * diff * 0.5, (a - 0.5 * delta) * delta)
 
 
+@autocast_op(FP32)
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     _warn_target_size(input, target)
@@ -194,6 +198,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(_huber(diff, beta) / beta, reduction)
 
 
+@autocast_op(FP32)
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     _warn_target_size(input, target)
@@ -205,6 +210,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                            mean_over_weights=False)
 
 
+@autocast_op(FP32)
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None,
                      reduction: str = "mean") -> Tensor:
@@ -247,6 +253,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
     return _reduce(loss, reduction)
 
 
+@autocast_op(FP32)
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     if size_average is not None or reduce is not None:
@@ -378,6 +385,7 @@ class NllLoss(Function):
             None, None, None, None
 
 
+@autocast_op(FP32)
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     reduction = _pick_reduction(size_average, reduce, reduction)
@@ -468,6 +476,7 @@ class CrossEntropy(Function):
         return grad_input, grad_target, None, None, None, None
 
 
+@autocast_op(FP32)
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average=None, ignore_index: int = -100, reduce=None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
@@ -537,6 +546,7 @@ class BinaryCrossEntropy(Function):
         return grad_x, grad_t, None, None
 
 
+@autocast_op(FP32)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     reduction = _pick_reduction(size_average, reduce, reduction)
@@ -553,6 +563,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return BinaryCrossEntropy.apply(input, target, weight, reduction)
 
 
+@autocast_op(FP32)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average=None,
                                      reduce=None, reduction: str = "mean",
@@ -572,6 +583,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
 
 # ---------------------------------------------------------------- margin and embedding losses
+@autocast_op(FP32)
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     reduction = _pick_reduction(size_average, reduce, reduction)
@@ -582,6 +594,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce(_clamp_min(-target * (input1 - input2) + margin, 0.0), reduction)
 
 
+@autocast_op(FP32)
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     reduction = _pick_reduction(size_average, reduce, reduction)
@@ -591,6 +604,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduce(loss, reduction)
 
 
+@autocast_op(FP32)
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     reduction = _pick_reduction(size_average, reduce, reduction)
@@ -614,6 +628,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     return _reduce(loss, reduction)
 
 
+@autocast_op(FP32)
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     reduction = _pick_reduction(size_average, reduce, reduction)
@@ -640,6 +655,7 @@ def _margin_batch(input: Tensor, target: Tensor):
     return (input if input.ndim == 2 else input.unsqueeze(0)), target._data.astype(np.int64)
 
 
+@autocast_op(FP32)
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average=None, reduce=None,
                       reduction: str = "mean") -> Tensor:
@@ -675,6 +691,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _reduce(loss.reshape(target.shape), reduction)
 
 
+@autocast_op(FP32)
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
     reduction = _pick_reduction(size_average, reduce, reduction)
@@ -716,6 +733,7 @@ def _triplet(anchor, positive, negative, distance, margin: float, swap: bool) ->
     return _clamp_min(d_pos - d_neg + margin, 0.0)
 
 
+@autocast_op(FP32)
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
@@ -847,6 +865,7 @@ def _lengths(lengths, n: int, name: str) -> np.ndarray:
     return data
 
 
+@autocast_op(FP32)
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     reduction = _check_reduction(reduction)

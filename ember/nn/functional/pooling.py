@@ -17,6 +17,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from .conv import Geometry, _tuple
+from ...amp.policy import FP32, autocast_op
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
@@ -161,6 +162,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                        ceil_mode, return_indices)
 
 
+@autocast_op(FP32)
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     return _max_poolnd(3, "max_pool3d", input, kernel_size, stride, padding, dilation,
@@ -201,10 +203,12 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpoolnd(1, input, indices, kernel_size, stride, padding, output_size)
 
 
+@autocast_op(FP32)
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
 
 
+@autocast_op(FP32)
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)
 
@@ -297,6 +301,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                        count_include_pad, divisor_override)
 
 
+@autocast_op(FP32)
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     return _avg_poolnd(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode,
@@ -364,6 +369,7 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg_poolnd(2, input, output_size)
 
 
+@autocast_op(FP32)
 def adaptive_avg_pool3d(input, output_size):
     return _adaptive_avg_poolnd(3, input, output_size)
 

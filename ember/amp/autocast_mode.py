@@ -1,0 +1,131 @@
+"""torch.autocast: mixed precision regions (context manager and decorator).
+
+Inside `with autocast("cpu"):` the ops on autocast's lists cast their inputs (see
+policy.py): matrix products and convolutions run in bfloat16 (or float16), losses and
+other precision-sensitive ops in float32, everything else in its inputs' dtype.
+ember computes only on the CPU: `autocast("cuda")` warns and disables itself, as torch
+does on a machine without CUDA.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+
+from .. import _dtype
+from .policy import STATE
+
+__all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
+           "set_autocast_enabled", "set_autocast_dtype", "is_autocast_cache_enabled",
+           "set_autocast_cache_enabled", "clear_autocast_cache"]
+
+_DEVICE_TYPES = ("cpu", "cuda")
+_SUPPORTED_DTYPES = (_dtype.bfloat16, _dtype.float16)
+# CUDA autocast can never switch on here; only its dtype setting is kept.
+_CUDA = {"dtype": _dtype.float16}
+
+
+def is_autocast_available(device_type: str) -> bool:
+    return device_type in _DEVICE_TYPES
+
+
+def _check_device(device_type: str) -> None:
+    if device_type not in _DEVICE_TYPES:
+        raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+
+
+def is_autocast_enabled(device_type: str = "cuda") -> bool:
+    """Whether autocast is on for `device_type` (torch's default device_type is 'cuda')."""
+    _check_device(device_type)
+    return device_type == "cpu" and STATE.enabled
+
+
+def set_autocast_enabled(device_type: str, enabled: bool) -> None:
+    _check_device(device_type)
+    if device_type == "cpu":
+        STATE.enabled = bool(enabled)
+
+
+def get_autocast_dtype(device_type: str) -> _dtype.dtype:
+    _check_device(device_type)
+    return STATE.dtype if device_type == "cpu" else _CUDA["dtype"]
+
+
+def set_autocast_dtype(device_type: str, dtype: _dtype.dtype) -> None:
+    _check_device(device_type)
+    if device_type == "cpu":
+        STATE.dtype = dtype
+    else:
+        _CUDA["dtype"] = dtype
+
+
+def is_autocast_cache_enabled() -> bool:
+    return STATE.cache_enabled
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    STATE.cache_enabled = bool(enabled)
+
+
+def clear_autocast_cache() -> None:
+    STATE.cache.clear()
+
+
+class autocast:
+    """Run a region (or a decorated function) in mixed precision.
+
+    autocast(device_type, dtype=None, enabled=True, cache_enabled=None): dtype defaults to
+    the device's autocast dtype (bfloat16 on the CPU); the CPU supports bfloat16 and float16.
+    """
+
+    def __init__(self, device_type: str, dtype: _dtype.dtype | None = None,
+                 enabled: bool = True, cache_enabled: bool | None = None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        _check_device(device_type)
+        self.device = device_type
+        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
+        self._cache_enabled = (is_autocast_cache_enabled() if cache_enabled is None
+                               else cache_enabled)
+        if enabled and device_type == "cuda":
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
+                          stacklevel=2)
+            enabled = False
+        elif enabled and self.fast_dtype not in _SUPPORTED_DTYPES:
+            name = device_type.upper()
+            warnings.warn(f"In {name} autocast, but the target dtype is not supported. "
+                          f"Disabling autocast.\n{name} Autocast only supports dtypes of "
+                          f"{', '.join(map(str, _SUPPORTED_DTYPES))} currently.", stacklevel=2)
+            enabled = False
+        self._enabled = bool(enabled)
+
+    def __enter__(self) -> "autocast":
+        self.prev_cache_enabled = is_autocast_cache_enabled()
+        self.prev = is_autocast_enabled(self.device)
+        self.prev_fastdtype = get_autocast_dtype(self.device)
+        set_autocast_enabled(self.device, self._enabled)
+        set_autocast_dtype(self.device, self.fast_dtype)
+        STATE.nesting += 1
+        set_autocast_cache_enabled(self._cache_enabled)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb) -> bool:
+        STATE.nesting -= 1
+        if STATE.nesting == 0:
+            clear_autocast_cache()
+        set_autocast_enabled(self.device, self.prev)
+        set_autocast_dtype(self.device, self.prev_fastdtype)
+        set_autocast_cache_enabled(self.prev_cache_enabled)
+        return False
+
+    def __call__(self, func):
+        if not callable(func):
+            raise TypeError(f"autocast()(func) requires a callable, but got "
+                            f"{type(func).__name__}. Did you mean to use autocast as a context "
+                            f"manager? For example:\n    with torch.autocast(device_type=...):\n"
+                            f"        output = model(input)")
+
+        @functools.wraps(func)
+        def decorated(*args, **kwargs):
+            with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
+                return func(*args, **kwargs)
+        return decorated

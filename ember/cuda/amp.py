@@ -1,0 +1,36 @@
+"""torch.cuda.amp: the deprecated CUDA spellings of autocast and GradScaler.
+
+ember has no CUDA, so both warn and disable themselves, exactly as torch does on a
+machine without a GPU; code written for CUDA still runs, in full precision.
+"""
+from __future__ import annotations
+
+import warnings
+
+from .. import _dtype
+from ..amp import autocast_mode, grad_scaler
+
+__all__ = ["autocast", "GradScaler"]
+
+
+def _deprecated(name: str, device: str) -> None:
+    warnings.warn(f"`torch.{device}.amp.{name}(args...)` is deprecated. Please use "
+                  f"`torch.amp.{name}('{device}', args...)` instead.", FutureWarning,
+                  stacklevel=3)
+
+
+class autocast(autocast_mode.autocast):
+    def __init__(self, enabled: bool = True, dtype: _dtype.dtype = _dtype.float16,
+                 cache_enabled: bool = True):
+        _deprecated("autocast", "cuda")
+        super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+
+class GradScaler(grad_scaler.GradScaler):
+    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
+                 backoff_factor: float = 0.5, growth_interval: int = 2000,
+                 enabled: bool = True) -> None:
+        _deprecated("GradScaler", "cuda")
+        super().__init__("cuda", init_scale=init_scale, growth_factor=growth_factor,
+                         backoff_factor=backoff_factor, growth_interval=growth_interval,
+                         enabled=enabled)
