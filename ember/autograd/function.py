@@ -88,12 +88,14 @@ class Function(Node):
         # Function's forward never records history of its own.
         if not cls._is_primitive:
             ctx.needs_input_grad = (False,) * len(args)
-        prev = GRAD_STATE.enabled
-        GRAD_STATE.enabled = False
-        try:
+        if GRAD_STATE.enabled:
+            GRAD_STATE.enabled = False
+            try:
+                out = cls.forward(ctx, *args, **kwargs)
+            finally:
+                GRAD_STATE.enabled = True
+        else:
             out = cls.forward(ctx, *args, **kwargs)
-        finally:
-            GRAD_STATE.enabled = prev
         result = _wrap(out) if type(out) is np.ndarray else _wrap_outputs(out, None)
         return _mark_views(result, args[0]) if cls.is_view else result
 
