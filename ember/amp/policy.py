@@ -118,3 +118,8 @@ def autocast_op(kind: str):
             return _run_autocast(kind, fn, args, kwargs)
         return op
     return decorate
+
+
+def autocast_float32(t):
+    """`t` cast as a float32-list op would cast it, for ops on that list only in some modes."""
+    return _cast_tensor(t, _dtype.float32) if STATE.enabled else t

@@ -43,6 +43,8 @@ def _root_grads(outputs, grad_outputs):
         elif g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{g.shape} and output[{i}] has a shape of {out.shape}.")
+        if g.dtype != out.dtype:
+            g = g.to(out.dtype)     # torch's engine casts each seed to its output's dtype
         grads.append(g)
     return grads
 

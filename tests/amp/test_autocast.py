@@ -31,7 +31,7 @@ def f(lib):
     return lib.nn.functional
 
 
-# name -> (fn(lib, *tensors), input specs, check gradients)
+# name -> (fn(lib, *tensors), input specs, check gradients: True/False or the input indices)
 CASES = {
     "matmul": (lambda lib, x, w: lib.matmul(x, w), [(4, 8), (8, 5)], True),
     "matmul_operator": (lambda lib, x, w: x @ w, [(4, 8), (8, 5)], True),
@@ -93,7 +93,7 @@ CASES = {
     "poisson_nll_loss": (lambda lib, x, y: f(lib).poisson_nll_loss(x, y.abs()),
                          [(4, 8), (4, 8)], True),
     "soft_margin_loss": (lambda lib, x, y: f(lib).soft_margin_loss(x, y), [(4, 8), (4, 8)],
-                         True),
+                         [0]),
     "hinge_embedding_loss": (lambda lib, x, y: f(lib).hinge_embedding_loss(x, y.sign()),
                              [(4, 8), (4, 8)], True),
     "margin_ranking_loss": (lambda lib, x, y, s: f(lib).margin_ranking_loss(x, y, s),
@@ -111,6 +111,14 @@ CASES = {
                     [(2, 3, 4, 4)], True),
     "pad_replicate": (lambda lib, x: f(lib).pad(x, (1, 1), mode="replicate"), [(2, 3, 4)],
                       True),
+    "linalg_inv": (lambda lib, a: lib.linalg.inv(a @ a.mT + 4 * lib.eye(3)), [(3, 3)], False),
+    "linalg_cholesky": (lambda lib, a: lib.linalg.cholesky(a @ a.mT + 4 * lib.eye(3)),
+                        [(3, 3)], False),
+    "linalg_solve": (lambda lib, a, b: lib.linalg.solve(a @ a.mT + 4 * lib.eye(3), b),
+                     [(3, 3), (3, 2)], False),
+    "linalg_eigvalsh": (lambda lib, a: lib.linalg.eigvalsh(a @ a.mT), [(3, 3)], False),
+    "linalg_svdvals": (lambda lib, a: lib.linalg.svdvals(a), [(3, 3)], False),
+    "linalg_vecdot": (lambda lib, x, y: lib.linalg.vecdot(x, y), [(4, 3), (4, 3)], True),
     # composites torch does not cast as a whole
     "gaussian_nll_loss": (lambda lib, x, y, v: f(lib).gaussian_nll_loss(x, y, v.abs() + 0.1),
                           [(4, 8), (4, 8), (4, 8)], True),
@@ -126,7 +134,11 @@ def test_op_dtype_and_values_match_torch(name, dtype):
     fn, specs, grad = CASES[name]
     if dtype == "float64" and name in ("prelu", "bilinear"):
         pytest.skip("weight dtype mixed with float64 input errors in both")
-    check(under_autocast(fn), *specs, dtype=dtype, grad=grad, **TOL)
+    if dtype == "float16" and name in ("cat", "stack"):
+        pytest.skip("float16 under bfloat16 autocast: see test_mixed_16_bit_cat_is_refused")
+    grad_inputs = None if isinstance(grad, bool) else grad
+    check(under_autocast(fn), *specs, dtype=dtype, grad=bool(grad), grad_inputs=grad_inputs,
+          **TOL)
 
 
 def test_bf16_result_feeding_float32_op_is_upcast():

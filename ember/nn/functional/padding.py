@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...amp.policy import autocast_float32
 
 __all__ = ["pad"]
 
@@ -55,6 +56,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
         return ConstantPad.apply(input, pairs, 0 if value is None else value)
     if mode not in _NUMPY_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "circular":
+        input = autocast_float32(input)     # torch's autocast pads reflect/replicate in float32
     padded_dims = len(pad) // 2
     if input.ndim - padded_dims not in (1, 2):
         raise NotImplementedError(

@@ -106,7 +106,7 @@ def _padded(x: np.ndarray, pads, fill) -> np.ndarray:
 def _max_pool_indices(x: np.ndarray, kernel, geo: Geometry, out) -> np.ndarray:
     """Flat (unpadded) spatial index of each window's maximum, first one on ties, NaN wins."""
     spatial = x.shape[2:]
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min   # V: bfloat16
     xp = _padded(x, geo.pads, fill)
     best = np.full(x.shape[:2] + out, fill, dtype=x.dtype)
     best_k = np.zeros(x.shape[:2] + out, dtype=np.int64)
