@@ -24,5 +24,7 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider tests
 
+# OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE work around old OpenBLAS builds on some machines and
+# slow a current NumPy's GEMM; the benchmark unsets them for its own run only.
 bench: $(VENV)/.installed-test
-	$(BIN)/python -m bench
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(BIN)/python -m bench

@@ -77,10 +77,14 @@ def _op_table() -> dict:
     return table
 
 
-def _reflected_operators() -> dict:
-    """`2 - x` and friends: Tensor's reflected operators, re-routed through the (patched)
-    forward op so they are recorded like `x - 2`."""
+def _operators() -> dict:
+    """Tensor's arithmetic operators re-routed through the (patched) public ops, so that
+    `x + y` and `2 - x` are recorded like `ember.add(x, y)` and `ember.sub(2, x)` however
+    the operators are bound for speed."""
     from ..ops import creation, linalg, pointwise
+
+    def forward(module, name):
+        return lambda self, other: getattr(module, name)(self, other)
 
     def reflected(module, name):
         def method(self, other):
@@ -89,12 +93,16 @@ def _reflected_operators() -> dict:
             return getattr(module, name)(other, self)
         return method
 
-    return {"__rsub__": reflected(pointwise, "sub"),
-            "__rtruediv__": reflected(pointwise, "div"),
-            "__rpow__": reflected(pointwise, "pow"),
-            "__rmatmul__": reflected(linalg, "matmul"),
-            "__rfloordiv__": reflected(pointwise, "floor_divide"),
-            "__rmod__": reflected(pointwise, "remainder")}
+    ops = {"add": pointwise, "sub": pointwise, "mul": pointwise, "truediv": pointwise,
+           "floordiv": pointwise, "pow": pointwise, "matmul": linalg, "mod": pointwise}
+    names = {"truediv": "div", "floordiv": "floor_divide", "mod": "remainder"}
+    table = {}
+    for op, module in ops.items():
+        table[f"__{op}__"] = forward(module, names.get(op, op))
+        table[f"__r{op}__"] = reflected(module, names.get(op, op))
+    table["__radd__"] = table["__add__"]
+    table["__rmul__"] = table["__mul__"]
+    return table
 
 
 # -------------------------------------------------------------------- argument handling
@@ -236,7 +244,7 @@ def _trace_model(model, args: tuple, kwargs: dict, opset: int, training, fold: b
         model.eval()
     _EXPORTING[0] = True
     try:
-        with _trace.recording(graph, _op_table(), _reflected_operators(),
+        with _trace.recording(graph, _op_table(), _operators(),
                               _model_modules(model)), \
                 _trace.module_scopes(graph, model), no_grad():
             result = model(*args, **kwargs)

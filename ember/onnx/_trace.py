@@ -195,10 +195,10 @@ def _owners(extra_modules) -> list:
 
 
 @contextlib.contextmanager
-def recording(graph: Graph, table: dict, reflected: dict, extra_modules=()):
+def recording(graph: Graph, table: dict, operators: dict, extra_modules=()):
     """Patch every reference to the ops in `table` (original function -> (public name,
     handler, signature source)) inside ember's modules, the Tensor class and
-    `extra_modules`, plus the reflected operators; restore everything on exit."""
+    `extra_modules`, and set Tensor's `operators`; restore everything on exit."""
     shims = {id(fn): _shim(graph, name, fn, handler, inspect.signature(sig_fn))
              for fn, (name, handler, sig_fn) in table.items()}
     saved = []
@@ -210,7 +210,7 @@ def recording(graph: Graph, table: dict, reflected: dict, extra_modules=()):
                 if shim is not None:
                     saved.append((owner, attr, value))
                     setattr(owner, attr, staticmethod(shim) if plain is not value else shim)
-        for attr, method in reflected.items():
+        for attr, method in operators.items():
             saved.append((Tensor, attr, vars(Tensor)[attr]))
             setattr(Tensor, attr, method)
         saved.append((Function, "apply", vars(Function)["apply"]))
