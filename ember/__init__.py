@@ -31,6 +31,7 @@ from . import autograd, cuda, backends  # noqa: F401
 from . import linalg  # noqa: F401
 from . import optim  # noqa: F401
 from . import nn  # noqa: F401
+from . import utils  # noqa: F401
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
 from . import amp, cpu  # noqa: F401
 from .cuda import amp as _cuda_amp  # noqa: F401  (binds ember.cuda.amp)

@@ -1,0 +1,435 @@
+"""DataLoader: batches from a dataset, in the main process or in worker processes.
+
+With num_workers > 0 each worker is a real process with its own duplex pipe. The main
+process keeps prefetch_factor * num_workers tasks (lists of indices) in flight, handed
+out round-robin; a worker answers each of its tasks in order, sending the collated batch
+through shared memory (see _utils/shared_memory.py) and only a small message through its
+pipe. Batches are delivered in sampler order (in_order=True) or as they come.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import multiprocessing
+import signal
+import time
+import warnings
+from collections import deque
+from multiprocessing.connection import wait as wait_for_connections
+
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, fresh_seed
+from .dataset import IterableDataset
+from ._utils.collate import default_collate, default_convert
+from ._utils.fetch import create_fetcher
+from ._utils.shared_memory import BlockReader, prepare_main_process
+from ._utils.worker import worker_loop
+
+__all__ = ["DataLoader"]
+
+SHUTDOWN_GRACE = 0.5  # seconds workers get to exit by themselves before being terminated
+LIVENESS_INTERVAL = 0.5  # seconds between checks that the awaited worker is alive
+
+
+class _InfiniteConstantSampler(Sampler):
+    """None forever: the 'indices' for an IterableDataset (its fetcher ignores them)."""
+
+    def __iter__(self):
+        return itertools.repeat(None)
+
+
+_FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+           "persistent_workers")
+
+
+def _check_context(multiprocessing_context, num_workers: int):
+    if multiprocessing_context is None:
+        return None
+    if num_workers == 0:
+        raise ValueError("multiprocessing_context can only be used with multi-process "
+                         f"loading (num_workers > 0), but got num_workers={num_workers}")
+    if isinstance(multiprocessing_context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if multiprocessing_context not in methods:
+            raise ValueError("multiprocessing_context option should specify a valid start "
+                             f"method in {methods!r}, but got "
+                             f"multiprocessing_context={multiprocessing_context!r}")
+        return multiprocessing.get_context(multiprocessing_context)
+    if not isinstance(multiprocessing_context, multiprocessing.context.BaseContext):
+        raise TypeError("multiprocessing_context option should be a valid context object or "
+                        "a string specifying the start method, but got "
+                        f"multiprocessing_context={multiprocessing_context}")
+    return multiprocessing_context
+
+
+class DataLoader:
+    """Iterate over `dataset` in batches (see torch.utils.data.DataLoader; pin_memory is
+    accepted and does nothing, as there is no accelerator)."""
+
+    def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None,
+                 sampler=None, batch_sampler=None, num_workers: int = 0, collate_fn=None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+                 prefetch_factor: int | None = None, persistent_workers: bool = False,
+                 pin_memory_device: str = "", in_order: bool = True) -> None:
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
+                             "disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in "
+                             "multiprocessing.let num_workers > 0 to enable multiprocessing, "
+                             "otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+
+        self.dataset = dataset
+        self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.in_order = in_order
+        self._is_iterable = isinstance(dataset, IterableDataset)
+
+        if self._is_iterable:
+            if shuffle not in (False, None):
+                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
+                                 f"option, but got shuffle={shuffle}")
+            if sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
+                                 f"option, but got sampler={sampler}")
+            if batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified "
+                                 f"batch_sampler option, but got batch_sampler={batch_sampler}")
+        else:
+            shuffle = bool(shuffle)
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                                 "shuffle, sampler, and drop_last")
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                             "exclusive with drop_last")
+
+        if sampler is None:
+            if self._is_iterable:
+                sampler = _InfiniteConstantSampler()
+            elif shuffle:
+                sampler = RandomSampler(dataset, generator=generator)
+            else:
+                sampler = SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.generator = generator
+        if collate_fn is None:
+            collate_fn = default_collate if batch_sampler is not None else default_convert
+        self.collate_fn = collate_fn
+        self.persistent_workers = persistent_workers
+        self.multiprocessing_context = _check_context(multiprocessing_context, num_workers)
+        self._IterableDataset_len_called = None
+        self._iterator = None
+        self.__initialized = True
+
+    def __setattr__(self, attr: str, value) -> None:
+        if attr in _FROZEN and getattr(self, "_DataLoader__initialized", False):
+            raise ValueError(f"{attr} attribute should not be set after "
+                             f"{self.__class__.__name__} is initialized")
+        super().__setattr__(attr, value)
+
+    @property
+    def _auto_collation(self) -> bool:
+        return self.batch_sampler is not None
+
+    @property
+    def _index_sampler(self):
+        """What yields each fetch's index: the batch sampler, or the sampler itself when
+        auto-batching is off."""
+        return self.batch_sampler if self._auto_collation else self.sampler
+
+    def _get_iterator(self):
+        if self.num_workers == 0:
+            return _SingleProcessDataLoaderIter(self)
+        return _MultiProcessingDataLoaderIter(self)
+
+    def __iter__(self):
+        if not (self.persistent_workers and self.num_workers > 0):
+            return self._get_iterator()
+        if self._iterator is None:
+            self._iterator = self._get_iterator()
+        else:
+            self._iterator._reset(self)
+        return self._iterator
+
+    def __len__(self) -> int:
+        if not self._is_iterable:
+            return len(self._index_sampler)
+        # An estimate from the dataset's own length; a warning follows if more batches
+        # come (e.g. workers each yielding the whole stream).
+        length = self._IterableDataset_len_called = len(self.dataset)
+        if self.batch_size is not None:
+            length = length // self.batch_size if self.drop_last else math.ceil(
+                length / self.batch_size)
+        return length
+
+
+class _BaseDataLoaderIter:
+    def __init__(self, loader: DataLoader) -> None:
+        self._dataset = loader.dataset
+        self._is_iterable = loader._is_iterable
+        self._auto_collation = loader._auto_collation
+        self._drop_last = loader.drop_last
+        self._index_sampler = loader._index_sampler
+        self._num_workers = loader.num_workers
+        self._timeout = loader.timeout
+        self._collate_fn = loader.collate_fn
+        self._persistent_workers = loader.persistent_workers
+        if loader.pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=3)
+        # Drawn before the sampler's own seed, as torch does, so a fixed generator gives
+        # the same batches whatever num_workers is.
+        self._base_seed = fresh_seed(loader.generator)
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+
+    def __iter__(self):
+        return self
+
+    def _reset(self, loader: DataLoader) -> None:
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+
+    def _next_index(self):
+        return next(self._sampler_iter)
+
+    def __next__(self):
+        data = self._next_data()
+        self._num_yielded += 1
+        reported = self._IterableDataset_len_called
+        if self._is_iterable and reported is not None and self._num_yielded > reported:
+            msg = (f"Length of IterableDataset {self._dataset} was reported to be {reported}"
+                   f"(when accessing len(dataloader)), but {self._num_yielded} samples have "
+                   "been fetched. ")
+            if self._num_workers > 0:
+                msg += ("For multiprocessing data-loading, this could be caused by not "
+                        "properly configuring the IterableDataset replica at each worker. "
+                        "Please see https://pytorch.org/docs/stable/data.html#torch.utils."
+                        "data.IterableDataset for examples.")
+            warnings.warn(msg, stacklevel=2)
+        return data
+
+    def __len__(self) -> int:
+        return len(self._index_sampler)
+
+    def __getstate__(self):
+        raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
+
+
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    def __init__(self, loader: DataLoader) -> None:
+        super().__init__(loader)
+        self._fetcher = create_fetcher(self._is_iterable, self._dataset, self._auto_collation,
+                                       self._collate_fn, self._drop_last)
+
+    def _next_data(self):
+        return self._fetcher.fetch(self._next_index())
+
+
+def _died_message(dead) -> str:
+    pids = ", ".join(str(p.pid) for p in dead)
+    causes = []
+    for p in dead:
+        code = p.exitcode
+        if code is not None and code < 0:
+            try:
+                causes.append(f"pid {p.pid} was killed by signal {signal.Signals(-code).name}")
+            except ValueError:
+                causes.append(f"pid {p.pid} was killed by signal {-code}")
+        elif code is not None:
+            causes.append(f"pid {p.pid} exited with code {code}")
+    hint = (f" ember: {'; '.join(causes)} (out of memory, os._exit or sys.exit in the "
+            "dataset or a crash in a C extension are the usual causes).") if causes else ""
+    return f"DataLoader worker (pid(s) {pids}) exited unexpectedly.{hint}"
+
+
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
+    def __init__(self, loader: DataLoader) -> None:
+        super().__init__(loader)
+        self._prefetch_factor = loader.prefetch_factor
+        self._in_order = loader.in_order
+        self._shutdown = True  # until the workers exist
+        context = loader.multiprocessing_context or multiprocessing
+        prepare_main_process()
+        self._workers, self._conns = [], []
+        for worker_id in range(self._num_workers):
+            ours, theirs = context.Pipe(duplex=True)
+            process = context.Process(
+                target=worker_loop, daemon=True,
+                args=(theirs, self._is_iterable, self._dataset, self._auto_collation,
+                      self._collate_fn, self._drop_last, self._base_seed,
+                      loader.worker_init_fn, worker_id, self._num_workers))
+            process.start()  # returns at once: workers boot in parallel
+            theirs.close()
+            self._workers.append(process)
+            self._conns.append(ours)
+        self._shutdown = False
+        self._reader = BlockReader()
+        self._released = [[] for _ in range(self._num_workers)]  # blocks to hand back
+        self._task_counter = itertools.count()
+        self._start_epoch()
+
+    def _start_epoch(self) -> None:
+        self._active = [True] * self._num_workers  # False once an iterable worker ended
+        self._next_worker = itertools.cycle(range(self._num_workers))
+        self._pending: deque[tuple[int, int]] = deque()  # (task, worker), in send order
+        for _ in range(self._prefetch_factor * self._num_workers):
+            self._try_put_index()
+
+    def _reset(self, loader: DataLoader) -> None:
+        """Start a new epoch on the same (persistent) workers."""
+        super()._reset(loader)
+        while self._pending:  # answers to the abandoned epoch's tasks: receive, drop
+            _, worker_id = self._pending.popleft()
+            self._unpack(worker_id, self._receive(worker_id))
+        for worker_id, conn in enumerate(self._conns):
+            conn.send(("reset", self._take_released(worker_id)))
+        self._start_epoch()
+
+    def _take_released(self, worker_id: int) -> list[int]:
+        released, self._released[worker_id] = self._released[worker_id], []
+        return released
+
+    def _try_put_index(self) -> None:
+        if not any(self._active):
+            return
+        try:
+            index = self._next_index()
+        except StopIteration:
+            return
+        worker_id = next(self._next_worker)
+        while not self._active[worker_id]:
+            worker_id = next(self._next_worker)
+        task = next(self._task_counter)
+        self._conns[worker_id].send((task, index, self._take_released(worker_id)))
+        self._pending.append((task, worker_id))
+
+    def _receive(self, worker_id: int):
+        """The next message from `worker_id`, raising when it died or timed out."""
+        conn, process = self._conns[worker_id], self._workers[worker_id]
+        deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
+        while True:
+            left = LIVENESS_INTERVAL if deadline is None else deadline - time.monotonic()
+            if conn.poll(max(0.0, min(left, LIVENESS_INTERVAL))):
+                try:
+                    return conn.recv()
+                except (EOFError, OSError):  # its end of the pipe closed: it is gone
+                    process.join(SHUTDOWN_GRACE)
+                    self._fail_dead_workers()
+            if not process.is_alive():
+                self._fail_dead_workers()
+            if deadline is not None and time.monotonic() >= deadline:
+                self._shutdown_workers()
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+
+    def _fail_dead_workers(self):
+        dead = [p for p in self._workers if not p.is_alive()]
+        self._shutdown_workers()
+        raise RuntimeError(_died_message(dead))
+
+    def _receive_any(self) -> tuple[int, tuple]:
+        """in_order=False: the first answer from any worker with tasks in flight."""
+        busy = {self._conns[w]: w for _, w in self._pending}
+        deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
+        while True:
+            left = LIVENESS_INTERVAL if deadline is None else deadline - time.monotonic()
+            ready = wait_for_connections(list(busy), max(0.0, min(left, LIVENESS_INTERVAL)))
+            if ready:
+                worker_id = busy[ready[0]]
+                return worker_id, self._receive(worker_id)
+            if not all(self._workers[w].is_alive() for w in busy.values()):
+                self._fail_dead_workers()
+            if deadline is not None and time.monotonic() >= deadline:
+                self._shutdown_workers()
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+
+    def _unpack(self, worker_id: int, message: tuple):
+        """The batch in `message` (freeing its block), or an exception re-raised."""
+        kind = message[0]
+        if kind == "data":
+            _, _, slot, name, blob = message
+            batch = self._reader.unpack(worker_id, slot, name, blob)
+            if slot is not None:
+                self._released[worker_id].append(slot)
+            return batch
+        if kind == "error":
+            return message[2]
+        return None  # "end": this worker's IterableDataset is exhausted
+
+    def _next_data(self):
+        while self._pending:
+            if self._in_order:
+                _, worker_id = self._pending.popleft()
+                message = self._receive(worker_id)
+            else:
+                worker_id, message = self._receive_any()
+                first = next(i for i, (_, w) in enumerate(self._pending) if w == worker_id)
+                del self._pending[first]
+            data = self._unpack(worker_id, message)
+            if message[0] == "end":
+                self._active[worker_id] = False
+                self._try_put_index()
+                continue
+            self._try_put_index()
+            if message[0] == "error":
+                self._shutdown_workers()
+                data.reraise()
+            return data
+        if not self._persistent_workers:
+            self._shutdown_workers()
+        raise StopIteration
+
+    def _shutdown_workers(self) -> None:
+        """Ask every worker to stop, give them a moment, then terminate the rest."""
+        if self._shutdown:
+            return
+        self._shutdown = True
+        for conn in self._conns:
+            try:
+                conn.send(None)
+            except OSError:  # BrokenPipeError: that worker is already gone
+                pass
+        deadline = time.monotonic() + SHUTDOWN_GRACE
+        for process in self._workers:
+            process.join(max(0.0, deadline - time.monotonic()))
+        stuck = [p for p in self._workers if p.is_alive()]
+        for process in stuck:
+            process.terminate()
+        for process in stuck:
+            process.join(SHUTDOWN_GRACE)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        dead = {i for i, p in enumerate(self._workers) if p.exitcode != 0}
+        self._reader.close(dead_workers=dead)
+        for conn in self._conns:
+            conn.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_shutdown", True):
+            self._shutdown_workers()
