@@ -52,28 +52,35 @@ def _op_table() -> dict:
                        reduction, shape, sorting)
     table = {}
 
-    def add(name, fn, handler, sig_fn=None):
-        if callable(fn) and not isinstance(fn, type) and fn not in table:
-            table[fn] = (name, handler, sig_fn or fn)
+    def add(name, fn, namespace, prefix=""):
+        """Enter fn; an in-place `name_` without its own mapping records as `name`, bound
+        with the out-of-place function's signature."""
+        if not callable(fn) or isinstance(fn, type) or fn in table:
+            return
+        handler = SYMBOLICS.get(prefix + name, SYMBOLICS.get(name))
+        sig_fn = fn
+        base = namespace.get(name[:-1]) if name.endswith("_") else None
+        if handler is None and base is not None:
+            handler = SYMBOLICS.get(prefix + name[:-1], SYMBOLICS.get(name[:-1]))
+            sig_fn = base
+        table[fn] = (name, handler, sig_fn)
 
     for module in (pointwise, pointwise_unary, pointwise_binary, reduction, shape, indexing,
                    linalg, sorting):
         for name in [*getattr(module, "__all__", ()), *getattr(module, "METHODS", ())]:
-            add(name, getattr(module, name, None), SYMBOLICS.get(name))
-    add("getitem", indexing.getitem, SYMBOLICS["getitem"])
-    add("setitem", indexing.setitem, None)
+            add(name, getattr(module, name, None), vars(module))
+    add("getitem", indexing.getitem, {})
+    add("setitem", indexing.setitem, {})
     for name in dir(F):
         fn = getattr(F, name)
         if getattr(fn, "__module__", "").startswith("ember.nn.functional"):
-            add(name, fn, SYMBOLICS.get("F." + name, SYMBOLICS.get(name)))
+            add(name, fn, vars(F), prefix="F.")
     methods = vars(Tensor)
     for name in _TENSOR_CONVERSIONS:
-        add(name, methods[name], SYMBOLICS.get("Tensor." + name))
+        add(name, methods[name], methods, prefix="Tensor.")
     for name, fn in list(methods.items()):
         if name.endswith("_") and not name.startswith("_") and name not in _NOT_OPS:
-            base = methods.get(name[:-1])
-            handler = table.get(base, (None, None))[1]
-            add(name, fn, handler, base if handler else fn)
+            add(name, fn, methods)
     return table
 
 
@@ -296,7 +303,7 @@ def _to_onnx(onnx, graph, inputs, outputs, input_names, output_names, dims, opse
             graph_inputs.append(helper.make_tensor_value_info(
                 name, _trace.onnx_type(array.dtype), list(array.shape)))
             continue
-        initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        initializers.append(numpy_helper.from_array(np.array(array, order="C"), name))
         if initializers_as_inputs:
             graph_inputs.append(helper.make_tensor_value_info(
                 name, _trace.onnx_type(array.dtype), list(array.shape)))

@@ -175,7 +175,7 @@ def _unmapped_apply(graph: Graph, original_apply):
 
     def apply(cls, *args, **kwargs):
         if not graph.depth and graph.any_live(args, kwargs):
-            name = getattr(cls, "__qualname__", cls.__name__)
+            name = cls.__qualname__.rsplit(".", 1)[-1]
             raise NotImplementedError(
                 f"ember.onnx.export: operator '{name}' has no ONNX mapping")
         return original_apply.__func__(cls, *args, **kwargs)
