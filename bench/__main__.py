@@ -4,7 +4,7 @@ import platform
 import sys
 import time
 
-SUITES = ["core", "nn"]
+SUITES = ["core", "nn", "data"]
 
 
 def main(argv) -> None:
