@@ -1,0 +1,108 @@
+"""The torch alias: make `import torch` and `import torchvision` give ember.
+
+    import ember.compat
+    ember.compat.install()
+    import torch                        # ember
+    import torch.nn.functional as F     # ember.nn.functional
+    from torchvision import transforms  # ember.vision.transforms
+
+`install()` puts a finder at the front of `sys.meta_path` that answers for `torch`,
+`torchvision` and all their submodules by importing the ember module of the same path
+(`torch.X.Y` -> `ember.X.Y`, `torchvision.X` -> `ember.vision.X`) and registering that
+very module object under the torch name, so `torch.nn.modules.module.Module is
+ember.nn.Module`. A submodule ember lacks raises the usual ModuleNotFoundError, naming
+the torch module and the ember module that would serve it. Mappings are resolved at
+import time, so `torchvision` works as soon as `ember.vision` exists.
+
+The real torch and ember cannot share one process under the same name: `install()`
+refuses with a RuntimeError when any `torch` or `torchvision` module is already
+imported (the objects already handed out would be real torch's, and mixing the two
+gives baffling type errors). `uninstall()` removes the finder and the aliases.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+
+__all__ = ["install", "uninstall", "is_installed", "ALIASES"]
+
+# torch's top-level package names and the ember packages that stand in for them.
+ALIASES = {"torch": "ember", "torchvision": "ember.vision"}
+
+
+def _ember_name(fullname: str) -> str | None:
+    """The ember module serving `fullname` ('torch.nn' -> 'ember.nn'), or None."""
+    top, _, rest = fullname.partition(".")
+    target = ALIASES.get(top)
+    if target is None:
+        return None
+    return f"{target}.{rest}" if rest else target
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Hands back the already-importable ember module instead of creating a new one."""
+
+    def __init__(self, ember_name: str):
+        self.ember_name = ember_name
+
+    def create_module(self, spec):
+        # importlib keeps the module's own __name__/__spec__ (it only fills missing ones).
+        return importlib.import_module(self.ember_name)
+
+    def exec_module(self, module) -> None:
+        """The ember module ran when it was imported."""
+
+
+class _TorchAliasFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        ember_name = _ember_name(fullname)
+        if ember_name is None:
+            return None
+        try:
+            found = importlib.util.find_spec(ember_name)
+        except ModuleNotFoundError:
+            found = None
+        if found is None:
+            raise ModuleNotFoundError(f"No module named '{fullname}' (ember has no "
+                                      f"'{ember_name}' to stand in for it)", name=fullname)
+        spec = importlib.machinery.ModuleSpec(fullname, _AliasLoader(ember_name),
+                                              is_package=found.submodule_search_locations
+                                              is not None)
+        return spec
+
+
+_FINDER = _TorchAliasFinder()
+
+
+def _aliased_names() -> list:
+    return [name for name in sys.modules if name.partition(".")[0] in ALIASES]
+
+
+def is_installed() -> bool:
+    return _FINDER in sys.meta_path
+
+
+def install() -> None:
+    """Make `import torch` / `import torchvision` (and their submodules) resolve to ember."""
+    if is_installed():
+        return
+    real = sorted(_aliased_names())
+    if real:
+        raise RuntimeError(f"ember.compat.install(): '{real[0]}' is already imported in this "
+                           f"process, so `import torch` cannot be redirected to ember. Call "
+                           f"install() before anything imports torch, or run the script with "
+                           f"`ember run script.py`.")
+    sys.meta_path.insert(0, _FINDER)
+
+
+def uninstall() -> None:
+    """Undo install(): forget the aliases so `import torch` finds the real torch again."""
+    if _FINDER in sys.meta_path:
+        sys.meta_path.remove(_FINDER)
+    for name in _aliased_names():
+        module = sys.modules[name]
+        if getattr(module, "__name__", "").partition(".")[0] == "ember":
+            del sys.modules[name]
