@@ -11,6 +11,8 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
                      set_default_dtype, short, uint8)
 from ._device import device
 from ._size import Size
+from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401
+                             memory_format, preserve_format)
 from ._tensor import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,
                       FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor, Tensor)
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,

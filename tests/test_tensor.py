@@ -245,3 +245,13 @@ def test_is_floating_point_complex_signed():
             (t.is_floating_point(), t.is_complex(), t.is_signed())
         assert ember.is_floating_point(e) == torch.is_floating_point(t)
         assert ember.is_tensor(e) and not ember.is_tensor([1]) and ember.numel(e) == 1
+
+
+def test_clone_preserves_layout_and_contiguous_does_not():
+    import torch
+    for lib in (torch, ember):
+        t = lib.ones(3, 4).t()
+        assert t.clone().stride() == (1, 4)
+        assert t.contiguous().stride() == (3, 1)
+        assert t.clone(memory_format=lib.contiguous_format).stride() == (3, 1)
+    assert repr(ember.contiguous_format) == "torch.contiguous_format"

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._memory_format import contiguous_format
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
@@ -165,7 +166,9 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx, x, memory_format=None):
-        return x._data.copy()
+        # torch's preserve_format keeps a dense permuted layout (e.g. a transpose);
+        # contiguous_format (what .contiguous() asks for) gives row-major memory.
+        return x._data.copy(order="C" if memory_format == "contiguous" else "K")
 
     @staticmethod
     def backward(ctx, grad):
@@ -173,7 +176,7 @@ class Clone(Function):
 
 
 def clone(input: Tensor, *, memory_format=None) -> Tensor:
-    return Clone.apply(input)
+    return Clone.apply(input, "contiguous" if memory_format is contiguous_format else None)
 
 
 # ---------------------------------------------------------------- arithmetic

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _dtype
 from .._size import Size
+from .._memory_format import contiguous_format
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .indexing import Index, index, put_into_zeros
@@ -256,7 +257,8 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 def contiguous(input: Tensor, memory_format=None) -> Tensor:
     if input._data.flags.c_contiguous:
         return input
-    return input.clone()
+    from .pointwise import clone
+    return clone(input, memory_format=contiguous_format)
 
 
 # ---------------------------------------------------------------- joining
