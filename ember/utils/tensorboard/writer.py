@@ -1,0 +1,207 @@
+"""SummaryWriter: torch.utils.tensorboard's API on the tensorboard package's event writer.
+
+Events go through tensorboard's EventFileWriter, which queues them and writes from a
+background thread every `flush_secs`. Every open writer is also flushed when the
+interpreter exits (atexit), so a script that never calls close(), or is stopped with
+Ctrl-C, keeps the points it logged.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import time
+from datetime import datetime
+
+try:
+    from tensorboard.compat.proto.event_pb2 import Event, SessionLog
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+except ImportError as e:
+    raise ImportError("ember.utils.tensorboard needs the 'tensorboard' package: pip install "
+                      "ember[tensorboard]") from e
+
+from . import summary as _summary
+
+_OPEN_WRITERS = set()      # FileWriters not closed yet, flushed at exit
+
+
+@atexit.register
+def _flush_open_writers() -> None:
+    for writer in list(_OPEN_WRITERS):
+        writer.flush()
+
+
+class FileWriter:
+    """Writes Summary protos as Events to one event file in `log_dir`."""
+
+    def __init__(self, log_dir: str, max_queue: int = 10, flush_secs: int = 120,
+                 filename_suffix: str = "") -> None:
+        self.event_writer = EventFileWriter(str(log_dir), max_queue, flush_secs,
+                                            filename_suffix)
+        _OPEN_WRITERS.add(self)
+
+    def get_logdir(self) -> str:
+        return self.event_writer.get_logdir()
+
+    def add_event(self, event: Event, step=None, walltime=None) -> None:
+        event.wall_time = time.time() if walltime is None else walltime
+        if step is not None:
+            event.step = int(step)
+        self.event_writer.add_event(event)
+
+    def add_summary(self, summary, global_step=None, walltime=None) -> None:
+        self.add_event(Event(summary=summary), global_step, walltime)
+
+    def flush(self) -> None:
+        self.event_writer.flush()
+
+    def close(self) -> None:
+        self.event_writer.close()
+        _OPEN_WRITERS.discard(self)
+
+
+class SummaryWriter:
+    """Log scalars, histograms, images, text and hyperparameters for TensorBoard.
+
+    Each instance writes one event file under `log_dir` (default
+    'runs/<date>_<time>_<hostname><comment>'); `tensorboard --logdir runs` shows it.
+    """
+
+    def __init__(self, log_dir=None, comment: str = "", purge_step=None, max_queue: int = 10,
+                 flush_secs: int = 120, filename_suffix: str = "") -> None:
+        if not log_dir:
+            stamp = datetime.now().strftime("%b%d_%H-%M-%S")
+            log_dir = os.path.join("runs", f"{stamp}_{socket.gethostname()}{comment}")
+        self.log_dir = str(log_dir)
+        self.purge_step = purge_step
+        self.max_queue = max_queue
+        self.flush_secs = flush_secs
+        self.filename_suffix = filename_suffix
+        self.file_writer = self.all_writers = None
+        self._get_file_writer()
+
+    def _get_file_writer(self) -> FileWriter:
+        """The writer of log_dir, created again if the SummaryWriter was closed."""
+        if self.file_writer is None:
+            self.file_writer = FileWriter(self.log_dir, self.max_queue, self.flush_secs,
+                                          self.filename_suffix)
+            self.all_writers = {self.file_writer.get_logdir(): self.file_writer}
+            if self.purge_step is not None:
+                # TensorBoard drops the events at steps >= purge_step written by earlier
+                # runs into this directory (resuming after a crash).
+                step = self.purge_step
+                self.file_writer.add_event(Event(step=step, file_version="brain.Event:2"))
+                self.file_writer.add_event(Event(step=step, session_log=SessionLog(
+                    status=SessionLog.START)))
+                self.purge_step = None
+        return self.file_writer
+
+    def get_logdir(self) -> str:
+        return self.log_dir
+
+    # ------------------------------------------------------------ scalars
+    def add_scalar(self, tag: str, scalar_value, global_step=None, walltime=None,
+                   new_style: bool = False, double_precision: bool = False) -> None:
+        self._get_file_writer().add_summary(
+            _summary.scalar(tag, scalar_value, new_style, double_precision), global_step,
+            walltime)
+
+    def add_scalars(self, main_tag: str, tag_scalar_dict: dict, global_step=None,
+                    walltime=None) -> None:
+        """One run per key (a writer in the subfolder '<main_tag>_<key>'), so TensorBoard
+        draws the curves on one chart named main_tag."""
+        walltime = time.time() if walltime is None else walltime
+        base = self._get_file_writer().get_logdir()
+        for tag, value in tag_scalar_dict.items():
+            run_dir = os.path.join(base, main_tag.replace("/", "_") + "_" + tag)
+            writer = self.all_writers.get(run_dir)
+            if writer is None:
+                writer = FileWriter(run_dir, self.max_queue, self.flush_secs,
+                                    self.filename_suffix)
+                self.all_writers[run_dir] = writer
+            writer.add_summary(_summary.scalar(main_tag, value), global_step, walltime)
+
+    # ------------------------------------------------------------ histograms
+    def add_histogram(self, tag: str, values, global_step=None, bins="tensorflow",
+                      walltime=None, max_bins=None) -> None:
+        if isinstance(bins, str) and bins == "tensorflow":
+            bins = _summary.default_bins()
+        self._get_file_writer().add_summary(
+            _summary.histogram(tag, values, bins, max_bins), global_step, walltime)
+
+    def add_histogram_raw(self, tag: str, min, max, num, sum, sum_squares, bucket_limits,
+                          bucket_counts, global_step=None, walltime=None) -> None:
+        if len(bucket_limits) != len(bucket_counts):
+            raise ValueError("len(bucket_limits) != len(bucket_counts), see the document.")
+        self._get_file_writer().add_summary(
+            _summary.histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits,
+                                   bucket_counts), global_step, walltime)
+
+    # ------------------------------------------------------------ images
+    def add_image(self, tag: str, img_tensor, global_step=None, walltime=None,
+                  dataformats: str = "CHW") -> None:
+        self._get_file_writer().add_summary(
+            _summary.image(tag, img_tensor, dataformats), global_step, walltime)
+
+    def add_images(self, tag: str, img_tensor, global_step=None, walltime=None,
+                   dataformats: str = "NCHW") -> None:
+        """A batch of images, tiled into one grid image (8 per row)."""
+        self.add_image(tag, img_tensor, global_step, walltime, dataformats)
+
+    def add_figure(self, tag: str, figure, global_step=None, close: bool = True,
+                   walltime=None) -> None:
+        """A matplotlib figure (or a list of them, tiled) rendered as an image."""
+        images = _summary.figure_to_image(figure, close)
+        self.add_image(tag, images, global_step, walltime,
+                       "NCHW" if images.ndim == 4 else "CHW")
+
+    # ------------------------------------------------------------ text and hparams
+    def add_text(self, tag: str, text_string: str, global_step=None, walltime=None) -> None:
+        self._get_file_writer().add_summary(_summary.text(tag, text_string), global_step,
+                                            walltime)
+
+    def add_hparams(self, hparam_dict: dict, metric_dict: dict, hparam_domain_discrete=None,
+                    run_name=None, global_step=None) -> None:
+        """Hyperparameters and their final metrics, written as torch does into a new run
+        (subfolder `run_name`, default the current time) for the HPARAMS tab."""
+        if type(hparam_dict) is not dict or type(metric_dict) is not dict:
+            raise TypeError("hparam_dict and metric_dict should be dictionary.")
+        summaries = _summary.hparams(hparam_dict, metric_dict, hparam_domain_discrete)
+        run_dir = os.path.join(self._get_file_writer().get_logdir(),
+                               run_name or str(time.time()))
+        with SummaryWriter(log_dir=run_dir) as run:
+            for s in summaries:
+                run.file_writer.add_summary(s, global_step)
+            for k, v in metric_dict.items():
+                run.add_scalar(k, v, global_step)
+
+    # ------------------------------------------------------------ not supported
+    def add_graph(self, model, input_to_model=None, verbose: bool = False,
+                  use_strict_trace: bool = True) -> None:
+        raise NotImplementedError("SummaryWriter.add_graph is not supported by ember; export "
+                                  "the model with ember.onnx.export and open it in Netron")
+
+    def add_embedding(self, mat, metadata=None, label_img=None, global_step=None,
+                      tag: str = "default", metadata_header=None) -> None:
+        raise NotImplementedError("SummaryWriter.add_embedding is not supported by ember")
+
+    def add_pr_curve(self, tag: str, labels, predictions, global_step=None,
+                     num_thresholds: int = 127, weights=None, walltime=None) -> None:
+        raise NotImplementedError("SummaryWriter.add_pr_curve is not supported by ember")
+
+    # ------------------------------------------------------------ lifetime
+    def flush(self) -> None:
+        for writer in (self.all_writers or {}).values():
+            writer.flush()
+
+    def close(self) -> None:
+        for writer in (self.all_writers or {}).values():
+            writer.flush()
+            writer.close()
+        self.file_writer = self.all_writers = None
+
+    def __enter__(self) -> "SummaryWriter":
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+        self.close()
