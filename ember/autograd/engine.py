@@ -15,6 +15,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode
+from .anomaly_mode import STATE as ANOMALY
 from .grad_mode import STATE as GRAD_STATE
 from .graph import AccumulateGrad
 
@@ -91,7 +92,7 @@ def _call_node(node, grads):
             result = hook(out, tuple(grads))
             if result is not None:
                 out = tuple(result)
-    if anomaly_mode.STATE.enabled and anomaly_mode.STATE.check_nan:
+    if ANOMALY.enabled and ANOMALY.check_nan:
         for i, g in enumerate(out):
             if g is not None and np.isnan(g._data).any():
                 anomaly_mode.report_nan(node, i)
@@ -168,7 +169,7 @@ def _run_node(node, grads, needed, capture, capture_set, captured, accumulate, c
                     hook((), tuple(grads))
         return None
     outs = _call_node(node, grads)
-    if not retain_graph:
+    if not retain_graph and (node._saved or "_outputs_saved" in node.__dict__):
         node._free()
     return outs
 

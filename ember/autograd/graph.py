@@ -91,13 +91,13 @@ class Node:
 
     # ---------------------------------------------------------------- saved tensors
     def save_for_backward(self, *tensors) -> None:
-        self._saved = tuple(None if t is None else SavedTensor(t) for t in tensors)
+        self._saved = tuple([None if t is None else SavedTensor(t) for t in tensors])
 
     @property
     def saved_tensors(self) -> tuple:
         if self._freed:
             raise RuntimeError(_FREED_MESSAGE)
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
     def _free(self) -> None:
         if self._saved or self.__dict__.get("_outputs_saved"):

@@ -18,7 +18,6 @@ import numpy as np
 
 from ...._tensor import Tensor
 
-MIN_SHARED_BYTES = 1024  # smaller arrays travel inside the pickle: cheaper than a copy
 ALIGN = 64
 
 
@@ -47,8 +46,6 @@ class _ArrayPickler(pickle.Pickler):
         elif type(obj) is np.ndarray and not obj.dtype.hasobject:
             array, kind, flag = obj, "ndarray", False
         else:
-            return None
-        if array.nbytes < MIN_SHARED_BYTES:
             return None
         offset = self.nbytes
         self.arrays.append((offset, array))
