@@ -9,3 +9,4 @@ from .normalization import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from .local_norm import *  # noqa: F401,F403

@@ -1,0 +1,133 @@
+"""Padding layers: constant (and zero), reflection, replication and circular, over F.pad."""
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+__all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d",
+           "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d",
+           "CircularPad2d", "CircularPad3d"]
+
+
+def _pads(padding, dims: int) -> tuple:
+    """An int as 2*dims equal pads; a sequence as a tuple (F.pad's order)."""
+    return tuple(padding) if isinstance(padding, (tuple, list)) else (padding,) * (2 * dims)
+
+
+class _PadNd(Module):
+    _dims = 0
+    mode = ""
+
+    def __init__(self, padding) -> None:
+        super().__init__()
+        self.padding = _pads(padding, self._dims)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pad(input, self.padding, self.mode)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class _ReflectionPadNd(_PadNd):
+    mode = "reflect"
+
+
+class _ReplicationPadNd(_PadNd):
+    mode = "replicate"
+
+
+class _CircularPadNd(_PadNd):
+    mode = "circular"
+
+    def forward(self, input: Tensor) -> Tensor:
+        n = self._dims
+        if input.dim() not in (n + 1, n + 2):
+            raise ValueError(f"expected {n + 1}D or {n + 2}D input (got {input.dim()}D input)")
+        return F.pad(input, self.padding, "circular")
+
+
+class _ConstantPadNd(_PadNd):
+    mode = "constant"
+
+    def __init__(self, padding, value: float) -> None:
+        super().__init__(padding)
+        self.value = value
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    _dims = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    _dims = 2
+
+
+class ConstantPad3d(_ConstantPadNd):
+    _dims = 3
+
+
+class _ZeroPad:
+    """Mixin turning ConstantPadNd into ZeroPadNd (value 0, shorter repr)."""
+
+    def __init__(self, padding) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPad, ConstantPad1d):
+    pass
+
+
+class ZeroPad2d(_ZeroPad, ConstantPad2d):
+    pass
+
+
+class ZeroPad3d(_ZeroPad, ConstantPad3d):
+    pass
+
+
+class ReflectionPad1d(_ReflectionPadNd):
+    _dims = 1
+
+
+class ReflectionPad2d(_ReflectionPadNd):
+    _dims = 2
+
+
+class ReflectionPad3d(_ReflectionPadNd):
+    _dims = 3
+
+
+class ReplicationPad1d(_ReplicationPadNd):
+    _dims = 1
+
+
+class ReplicationPad2d(_ReplicationPadNd):
+    _dims = 2
+
+
+class ReplicationPad3d(_ReplicationPadNd):
+    _dims = 3
+
+
+class CircularPad1d(_CircularPadNd):
+    _dims = 1
+
+
+class CircularPad2d(_CircularPadNd):
+    _dims = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    _dims = 3
