@@ -1,0 +1,350 @@
+"""DataLoader against torch.utils.data.DataLoader: argument rules, batching, ordering,
+worker processes (info, sharding, seeding, errors, crashes, timeout, shutdown)."""
+import gc
+import os
+import random
+import signal
+import time
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember.utils.data._utils.worker import numpy_seed
+from oracle import check_error
+
+X = np.arange(40, dtype=np.float32).reshape(10, 4)
+Y = np.arange(10)
+
+
+def data(lib):
+    return lib.utils.data
+
+
+def tensor_dataset(lib, n=10):
+    return data(lib).TensorDataset(lib.tensor(X[:n]), lib.tensor(Y[:n]))
+
+
+def plain(batches):
+    """Batches as nested Python lists, comparable across libraries."""
+    if isinstance(batches, (torch.Tensor, ember.Tensor)):
+        return batches.tolist()
+    if isinstance(batches, (list, tuple)):
+        return [plain(b) for b in batches]
+    if isinstance(batches, dict):
+        return {k: plain(v) for k, v in batches.items()}
+    return batches
+
+
+class Stream:
+    """An iterable dataset sharded across workers with get_worker_info (torch's doc
+    example); mixed into each library's IterableDataset."""
+
+    def __init__(self, lib, start, end):
+        self.lib, self.start, self.end = lib, start, end
+
+    def __iter__(self):
+        info = self.lib.utils.data.get_worker_info()
+        if info is None:
+            return iter(range(self.start, self.end))
+        per_worker = -(-(self.end - self.start) // info.num_workers)
+        lo = self.start + info.id * per_worker
+        return iter(range(lo, min(lo + per_worker, self.end)))
+
+
+def stream(lib, start, end, length=None):
+    attrs = {} if length is None else {"__len__": lambda self: length}
+    return type("S", (Stream, data(lib).IterableDataset), attrs)(lib, start, end)
+
+
+class Probe(ember.utils.data.Dataset):
+    """Samples that report where and how they were made; misbehaves on request."""
+
+    def __init__(self, n=8, fail_at=None, how="raise"):
+        self.n, self.fail_at, self.how = n, fail_at, how
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if i == self.fail_at:
+            if self.how == "raise":
+                raise ValueError(f"bad sample {i}")
+            if self.how == "exit":
+                os._exit(3)
+            if self.how == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            if self.how == "sleep":
+                time.sleep(5)
+        info = ember.utils.data.get_worker_info()
+        wid = -1 if info is None else info.id
+        return {"i": i, "worker": wid, "pid": os.getpid(),
+                "rand": [random.random(), float(np.random.rand()), ember.rand(1).item()]}
+
+
+# ---------------------------------------------------------------- arguments
+@pytest.mark.parametrize("kwargs,match", [
+    ({"num_workers": -1}, "num_workers option should be non-negative; use num_workers=0"),
+    ({"timeout": -1}, "timeout option should be non-negative"),
+    ({"prefetch_factor": 2}, "prefetch_factor option could only be specified in "
+                             "multiprocessing"),
+    ({"num_workers": 1, "prefetch_factor": -1}, "prefetch_factor option should be "
+                                                "non-negative"),
+    ({"persistent_workers": True}, "persistent_workers option needs num_workers > 0"),
+    ({"sampler": [0, 1], "shuffle": True}, "sampler option is mutually exclusive with shuffle"),
+    ({"batch_sampler": [[0]], "batch_size": 2}, "batch_sampler option is mutually exclusive "
+                                                "with batch_size, shuffle, sampler, and "
+                                                "drop_last"),
+    ({"batch_sampler": [[0]], "shuffle": True}, "batch_sampler option is mutually exclusive"),
+    ({"batch_sampler": [[0]], "sampler": [0]}, "batch_sampler option is mutually exclusive"),
+    ({"batch_sampler": [[0]], "drop_last": True}, "batch_sampler option is mutually exclusive"),
+    ({"batch_size": None, "drop_last": True}, "batch_size=None option disables auto-batching "
+                                              "and is mutually exclusive with drop_last"),
+    ({"multiprocessing_context": "fork"}, "multiprocessing_context can only be used with "
+                                          "multi-process loading"),
+    ({"num_workers": 1, "multiprocessing_context": "nope"}, "multiprocessing_context option "
+                                                            "should specify a valid start "
+                                                            "method in"),
+])
+def test_argument_errors(kwargs, match):
+    check_error(lambda lib: data(lib).DataLoader(tensor_dataset(lib), **kwargs), ValueError,
+                match)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"shuffle": True}, "DataLoader with IterableDataset: expected unspecified shuffle option, "
+                        "but got shuffle=True"),
+    ({"sampler": [0]}, "DataLoader with IterableDataset: expected unspecified sampler option, "
+                       r"but got sampler=\[0\]"),
+    ({"batch_sampler": [[0]]}, "DataLoader with IterableDataset: expected unspecified "
+                               r"batch_sampler option, but got batch_sampler=\[\[0\]\]")])
+def test_iterable_argument_errors(kwargs, match):
+    check_error(lambda lib: data(lib).DataLoader(stream(lib, 0, 3), **kwargs), ValueError,
+                match)
+
+
+def test_context_type_error_and_frozen_attributes():
+    check_error(lambda lib: data(lib).DataLoader(tensor_dataset(lib), num_workers=1,
+                                                 multiprocessing_context=3),
+                TypeError, "multiprocessing_context option should be a valid context object")
+
+    def set_batch_size(lib):
+        data(lib).DataLoader(tensor_dataset(lib)).batch_size = 3
+    check_error(set_batch_size, ValueError,
+                "batch_size attribute should not be set after DataLoader is initialized")
+
+
+# ---------------------------------------------------------------- single process
+@pytest.mark.parametrize("kwargs", [{}, {"batch_size": 3}, {"batch_size": 3, "drop_last": True},
+                                    {"batch_size": None}, {"batch_size": 4, "sampler": [9, 0, 4]},
+                                    {"batch_sampler": [[1, 2], [7], [0, 3, 5]]}])
+def test_batches_and_len_as_torch(kwargs):
+    def run(lib):
+        loader = data(lib).DataLoader(tensor_dataset(lib), **kwargs)
+        return plain(list(loader)), len(loader)
+    assert run(ember) == run(torch)
+
+
+def test_batch_size_none_converts_numpy():
+    def run(lib):
+        return plain(list(data(lib).DataLoader(list(X[:3]), batch_size=None)))
+    assert run(ember) == run(torch)
+    batch = next(iter(data(ember).DataLoader(list(X[:3]), batch_size=None)))
+    assert isinstance(batch, ember.Tensor) and batch.dtype == ember.float32
+
+
+@pytest.mark.parametrize("kwargs", [{"batch_size": 2}, {"batch_size": 2, "drop_last": True},
+                                    {"batch_size": None}])
+def test_iterable_dataset_as_torch(kwargs):
+    def run(lib):
+        return plain(list(data(lib).DataLoader(stream(lib, 3, 8), **kwargs)))
+    assert run(ember) == run(torch)
+
+
+def test_iterable_len_and_warning():
+    def run(lib):
+        loader = data(lib).DataLoader(stream(lib, 0, 5, length=2), batch_size=1)
+        n = len(loader)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            list(loader)
+        return n, str(caught[0].message).split(" was reported")[1]
+    assert run(ember) == run(torch)
+    lengths = [len(data(ember).DataLoader(stream(ember, 0, 5, 7), batch_size=2, drop_last=d))
+               for d in (False, True)]
+    assert lengths == [4, 3]
+
+
+def test_getitems_fetches_whole_batch():
+    calls = []
+
+    class Batched(ember.utils.data.Dataset):
+        def __len__(self):
+            return 6
+
+        def __getitems__(self, indices):
+            calls.append(list(indices))
+            return [i * 10 for i in indices]
+    batches = plain(list(ember.utils.data.DataLoader(Batched(), batch_size=4)))
+    assert batches == [[0, 10, 20, 30], [40, 50]] and calls == [[0, 1, 2, 3], [4, 5]]
+
+
+def test_shuffle_reproducible():
+    def epoch(**kwargs):
+        return plain(list(ember.utils.data.DataLoader(tensor_dataset(ember), batch_size=3,
+                                                      shuffle=True, **kwargs)))
+    ember.manual_seed(7)
+    first = epoch()
+    ember.manual_seed(7)
+    assert epoch() == first
+    assert sorted(sum((b[1] for b in first), [])) == list(range(10))
+    assert epoch(generator=ember.Generator().manual_seed(1)) == \
+        epoch(generator=ember.Generator().manual_seed(1))
+
+
+# ---------------------------------------------------------------- worker processes
+def test_two_workers_equal_zero_workers():
+    def epoch(workers):
+        return plain(list(ember.utils.data.DataLoader(
+            tensor_dataset(ember), batch_size=3, shuffle=True, num_workers=workers,
+            generator=ember.Generator().manual_seed(5))))
+    assert epoch(2) == epoch(0)
+
+
+def test_worker_info_seeds_and_init_fn():
+    seen = []
+    loader = ember.utils.data.DataLoader(Probe(8), batch_size=2, num_workers=2,
+                                         generator=ember.Generator().manual_seed(3),
+                                         worker_init_fn=seen.append)
+    batches = list(loader)
+    assert ember.utils.data.get_worker_info() is None
+    assert [b["worker"].tolist() for b in batches] == [[0, 0], [1, 1], [0, 0], [1, 1]]
+    assert [b["i"].tolist() for b in batches] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert len({b["pid"][0].item() for b in batches} - {os.getpid()}) == 2
+    again = list(ember.utils.data.DataLoader(Probe(8), batch_size=2, num_workers=2,
+                                             generator=ember.Generator().manual_seed(3)))
+    rands = [[r.tolist() for r in b["rand"]] for b in batches]
+    assert rands == [[r.tolist() for r in b["rand"]] for b in again]  # seeded per epoch
+    assert rands[0] != rands[1]  # workers seeded differently
+
+
+def test_worker_info_fields():
+    class Info(ember.utils.data.Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            info = ember.utils.data.get_worker_info()
+            return [info.id, info.num_workers, info.seed, info.dataset is self]
+    gen = ember.Generator().manual_seed(11)
+    base = int(gen.np.integers(0, 1 << 63, dtype=np.int64))
+    out = list(ember.utils.data.DataLoader(Info(), batch_size=None, num_workers=2,
+                                           generator=ember.Generator().manual_seed(11)))
+    assert out == [[0, 2, base, True], [1, 2, base + 1, True]]
+
+
+def test_numpy_seed_as_torch():
+    from torch.utils.data._utils.worker import _generate_state
+    for base, wid in [(0, 0), (123456789123, 1), ((1 << 63) - 1, 3)]:
+        assert numpy_seed(base, wid).tolist() == list(_generate_state(base, wid))
+
+
+def test_iterable_sharding_interleaves_as_torch():
+    def run(lib):
+        return plain(list(data(lib).DataLoader(stream(lib, 3, 10), batch_size=2,
+                                               num_workers=2)))
+    assert run(ember) == run(torch)
+
+
+def test_in_order_false_delivers_everything():
+    batches = ember.utils.data.DataLoader(tensor_dataset(ember), batch_size=2, num_workers=2,
+                                          in_order=False)
+    assert sorted(sum((b[1].tolist() for b in batches), [])) == list(range(10))
+
+
+def test_worker_exception_reraised():
+    loader = ember.utils.data.DataLoader(Probe(6, fail_at=3), batch_size=2, num_workers=2)
+    with pytest.raises(ValueError) as err:
+        list(loader)
+    message = str(err.value)
+    assert message.startswith("Caught ValueError in DataLoader worker process 1.\n"
+                              "Original Traceback (most recent call last):")
+    assert "ValueError: bad sample 3" in message and "__getitem__" in message
+
+
+@pytest.mark.parametrize("how", ["exit", "kill"])
+def test_worker_crash_reported(how):
+    loader = ember.utils.data.DataLoader(Probe(6, fail_at=0, how=how), num_workers=1)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited "
+                                           r"unexpectedly"):
+        list(loader)
+    assert time.monotonic() - start < 3
+
+
+def test_timeout():
+    loader = ember.utils.data.DataLoader(Probe(4, fail_at=0, how="sleep"), num_workers=1,
+                                         timeout=0.3)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"^DataLoader timed out after 0.3 seconds"):
+        next(iter(loader))
+    assert time.monotonic() - start < 2
+
+
+def test_early_exit_is_prompt():
+    loader = ember.utils.data.DataLoader(Probe(200), batch_size=2, num_workers=2)
+    iterator = iter(loader)
+    next(iterator)
+    workers = iterator._workers
+    start = time.monotonic()
+    for _ in iterator:
+        break
+    del iterator
+    assert time.monotonic() - start < 1
+    assert not any(p.is_alive() for p in workers)
+
+
+def test_exception_in_loop_body_stops_workers():
+    def train(loader):
+        for _ in loader:
+            raise KeyError("in the loop")
+    loader = ember.utils.data.DataLoader(Probe(20), num_workers=2)
+    procs_before = set(p.pid for p in __import__("multiprocessing").active_children())
+    with pytest.raises(KeyError):
+        train(loader)
+    gc.collect()
+    alive = set(p.pid for p in __import__("multiprocessing").active_children()) - procs_before
+    assert not alive
+
+
+def test_persistent_workers():
+    loader = ember.utils.data.DataLoader(Probe(6), batch_size=2, num_workers=2,
+                                         persistent_workers=True)
+    first = list(loader)
+    iterator = loader._iterator
+    for _ in loader:  # an epoch abandoned half way
+        break
+    second = list(loader)
+    assert loader._iterator is iterator
+    assert [b["i"].tolist() for b in second] == [[0, 1], [2, 3], [4, 5]]
+    assert {b["pid"][0].item() for b in first} == {b["pid"][0].item() for b in second}
+    workers = iterator._workers
+    del loader, iterator
+    gc.collect()
+    time.sleep(0.1)
+    assert not any(p.is_alive() for p in workers)
+
+
+def test_persistent_workers_restart_iterable():
+    loader = ember.utils.data.DataLoader(stream(ember, 0, 6), batch_size=2, num_workers=2,
+                                         persistent_workers=True)
+    assert plain(list(loader)) == plain(list(loader)) == [[0, 1], [3, 4], [2], [5]]
+
+
+def test_spawn_context():
+    loader = ember.utils.data.DataLoader(tensor_dataset(ember), batch_size=4, num_workers=2,
+                                         multiprocessing_context="spawn")
+    assert plain(list(loader)) == plain(list(ember.utils.data.DataLoader(
+        tensor_dataset(ember), batch_size=4)))
