@@ -1,0 +1,388 @@
+"""Image operations on tensors of shape (..., C, H, W), computed on their NumPy arrays.
+
+These are data-pipeline operations: they transform values and do not record autograd
+history (torchvision's normalize and erase, which do, live in functional.py on ember ops).
+Integer images are processed in float and rounded back, as torchvision does.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+
+# ITU-R 601-2 luma weights as torchvision writes them for tensors.
+_LUMA = (0.2989, 0.587, 0.114)
+
+
+def _wrap(array: np.ndarray) -> Tensor:
+    return Tensor._wrap(np.ascontiguousarray(array))
+
+
+def assert_image_tensor(img: Tensor) -> None:
+    if img.ndim < 2:
+        raise TypeError("Tensor is not a torch image.")
+
+
+def get_dimensions(img: Tensor) -> list:
+    assert_image_tensor(img)
+    channels = 1 if img.ndim == 2 else img.shape[-3]
+    return [channels, img.shape[-2], img.shape[-1]]
+
+
+def assert_channels(img: Tensor, permitted: list) -> None:
+    c = get_dimensions(img)[0]
+    if c not in permitted:
+        raise TypeError(f"Input image tensor permitted channel values are {permitted}, "
+                        f"but found {c}")
+
+
+def max_value(dt: _dtype.dtype) -> float | int:
+    """The value of full intensity: 1.0 for float images, the type's maximum for integers."""
+    if dt.is_floating_point:
+        return 1.0
+    if dt is _dtype.bool:
+        return 1
+    return int(np.iinfo(dt.numpy).max)
+
+
+def _float_array(img: Tensor) -> tuple[np.ndarray, np.dtype]:
+    """img's values as a float array to compute on, and the dtype to give the result."""
+    data = img._data
+    if data.dtype.kind == "f":
+        return data, data.dtype
+    return data.astype(np.float32), data.dtype
+
+
+def _cast_back(result: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype.kind == "f":
+        return result.astype(dtype, copy=False)
+    info = np.iinfo(dtype)
+    return np.clip(np.round(result), info.min, info.max).astype(dtype)
+
+
+def convert_image_dtype(image: Tensor, dtype: _dtype.dtype) -> Tensor:
+    src = image.dtype
+    if src is dtype:
+        return image
+    data = image._data
+    if src.is_floating_point:
+        if dtype.is_floating_point:
+            return _wrap(data.astype(dtype.numpy))
+        if (src is _dtype.float32 and dtype in (_dtype.int32, _dtype.int64)) or \
+                (src is _dtype.float64 and dtype is _dtype.int64):
+            raise RuntimeError(f"The cast from {src} to {dtype} cannot be performed safely.")
+        # Scale by max + 1 - eps so that 1.0 maps to max and the bins stay equally wide.
+        return _wrap((data * (max_value(dtype) + 1.0 - 1e-3)).astype(dtype.numpy))
+    input_max = max_value(src)
+    if dtype.is_floating_point:
+        return _wrap(data.astype(dtype.numpy) / dtype.numpy.type(input_max))
+    output_max = max_value(dtype)
+    if input_max > output_max:
+        factor = (input_max + 1) // (output_max + 1)
+        return _wrap((data // factor).astype(dtype.numpy))
+    factor = (output_max + 1) // (input_max + 1)
+    return _wrap(data.astype(dtype.numpy) * dtype.numpy.type(factor))
+
+
+def hflip(img: Tensor) -> Tensor:
+    assert_image_tensor(img)
+    return _wrap(img._data[..., ::-1])
+
+
+def vflip(img: Tensor) -> Tensor:
+    assert_image_tensor(img)
+    return _wrap(img._data[..., ::-1, :])
+
+
+def crop(img: Tensor, top: int, left: int, height: int, width: int) -> Tensor:
+    """The box [top, top + height) x [left, left + width); parts outside the image are 0."""
+    assert_image_tensor(img)
+    _, h, w = get_dimensions(img)
+    right, bottom = left + width, top + height
+    if left < 0 or top < 0 or right > w or bottom > h:
+        inside = img._data[..., max(top, 0):max(bottom, 0), max(left, 0):max(right, 0)]
+        ltrb = [max(-left + min(0, right), 0), max(-top + min(0, bottom), 0),
+                max(right - max(w, left), 0), max(bottom - max(h, top), 0)]
+        return _wrap(pad_array(inside, ltrb, 0, "constant", channels_last=False))
+    return _wrap(img._data[..., top:bottom, left:right])
+
+
+def pad_array(arr: np.ndarray, ltrb: list, fill, mode: str, channels_last: bool) -> np.ndarray:
+    """Pad (or, for negative amounts, crop) the two spatial axes of an image array.
+
+    channels_last=False: (..., H, W) tensors; True: (H, W[, C]) arrays from PIL images,
+    where fill may give one value per channel.
+    """
+    left, top, right, bottom = ltrb
+    h_axis = 0 if channels_last else arr.ndim - 2
+    index = [slice(None)] * arr.ndim
+    index[h_axis] = slice(max(-top, 0), arr.shape[h_axis] - max(-bottom, 0))
+    index[h_axis + 1] = slice(max(-left, 0), arr.shape[h_axis + 1] - max(-right, 0))
+    arr = arr[tuple(index)]
+    widths = [(0, 0)] * arr.ndim
+    widths[h_axis] = (max(top, 0), max(bottom, 0))
+    widths[h_axis + 1] = (max(left, 0), max(right, 0))
+    if mode != "constant":
+        return np.pad(arr, widths, mode=mode)
+    out_shape = [n + a + b for n, (a, b) in zip(arr.shape, widths)]
+    out = np.empty(out_shape, dtype=arr.dtype)
+    out[...] = np.asarray(fill).astype(arr.dtype)
+    out[tuple(slice(a, a + n) for n, (a, _) in zip(arr.shape, widths))] = arr
+    return out
+
+
+def pad(img: Tensor, ltrb: list, fill, padding_mode: str) -> Tensor:
+    assert_image_tensor(img)
+    if not isinstance(fill, (int, float)):
+        raise TypeError("Got inappropriate fill arg")
+    return _wrap(pad_array(img._data, ltrb, fill, padding_mode, channels_last=False))
+
+
+def rgb_to_grayscale(img: Tensor, num_output_channels: int = 1) -> Tensor:
+    if img.ndim < 3:
+        raise TypeError(f"Input image tensor should have at least 3 dimensions, but found "
+                        f"{img.ndim}")
+    assert_channels(img, [1, 3])
+    if num_output_channels not in (1, 3):
+        raise ValueError("num_output_channels should be either 1 or 3")
+    gray = _gray_array(img._data)
+    if num_output_channels == 3:
+        gray = np.broadcast_to(gray, img.shape)
+    return _wrap(gray)
+
+
+def _gray_array(data: np.ndarray) -> np.ndarray:
+    """Luma of (..., C, H, W) data, keeping the channel axis; integer types truncate."""
+    if data.shape[-3] == 1:
+        return data.copy()
+    r, g, b = data[..., 0:1, :, :], data[..., 1:2, :, :], data[..., 2:3, :, :]
+    luma = _LUMA[0] * r + _LUMA[1] * g + _LUMA[2] * b
+    return luma.astype(data.dtype)
+
+
+def _blend(img: np.ndarray, other: np.ndarray | float, ratio: float) -> np.ndarray:
+    """ratio * img + (1 - ratio) * other, clamped to the image's intensity range."""
+    bound = 1.0 if img.dtype.kind == "f" else float(np.iinfo(img.dtype).max)
+    out = ratio * img.astype(np.float32 if img.dtype.kind != "f" else img.dtype) + \
+        (1.0 - ratio) * other
+    return np.clip(out, 0, bound).astype(img.dtype)
+
+
+def adjust_brightness(img: Tensor, factor: float) -> Tensor:
+    assert_image_tensor(img)
+    assert_channels(img, [1, 3])
+    return _wrap(_blend(img._data, 0.0, factor))
+
+
+def adjust_contrast(img: Tensor, factor: float) -> Tensor:
+    assert_image_tensor(img)
+    assert_channels(img, [1, 3])
+    data = img._data
+    work = data.dtype if data.dtype.kind == "f" else np.float32
+    mean = _gray_array(data).astype(work).mean(axis=(-3, -2, -1), keepdims=True)
+    return _wrap(_blend(data, mean, factor))
+
+
+def adjust_saturation(img: Tensor, factor: float) -> Tensor:
+    assert_image_tensor(img)
+    assert_channels(img, [1, 3])
+    if get_dimensions(img)[0] == 1:
+        return img
+    return _wrap(_blend(img._data, _gray_array(img._data), factor))
+
+
+def adjust_hue(img: Tensor, factor: float) -> Tensor:
+    assert_image_tensor(img)
+    assert_channels(img, [1, 3])
+    if get_dimensions(img)[0] == 1:
+        return img
+    float_img = convert_image_dtype(img, _dtype.float32)._data
+    h, s, v = rgb_to_hsv(float_img)
+    rgb = hsv_to_rgb((h + factor) % 1.0, s, v)
+    return convert_image_dtype(_wrap(rgb), img.dtype)
+
+
+def rgb_to_hsv(img: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hue, saturation and value planes (each in [0, 1]) of (..., 3, H, W) RGB in [0, 1]."""
+    r, g, b = img[..., 0, :, :], img[..., 1, :, :], img[..., 2, :, :]
+    maxc = np.maximum(np.maximum(r, g), b)
+    minc = np.minimum(np.minimum(r, g), b)
+    chroma = maxc - minc
+    flat = chroma == 0  # grey pixels: hue and saturation are 0
+    s = chroma / np.where(flat, 1.0, maxc)
+    divisor = np.where(flat, 1.0, chroma)
+    rc, gc, bc = (maxc - r) / divisor, (maxc - g) / divisor, (maxc - b) / divisor
+    h = np.where(maxc == r, bc - gc, np.where(maxc == g, 2.0 + rc - bc, 4.0 + gc - rc))
+    h = np.fmod(h / 6.0 + 1.0, 1.0)
+    return h.astype(img.dtype), s.astype(img.dtype), maxc
+
+
+def hsv_to_rgb(h: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    sector = np.floor(h * 6.0)
+    f = h * 6.0 - sector
+    sector = sector.astype(np.int64) % 6
+    p = np.clip(v * (1.0 - s), 0.0, 1.0)
+    q = np.clip(v * (1.0 - s * f), 0.0, 1.0)
+    t = np.clip(v * (1.0 - s * (1.0 - f)), 0.0, 1.0)
+    # (r, g, b) for each of the six hue sectors
+    table = np.stack([np.stack(c) for c in ((v, q, p, p, t, v), (t, v, v, q, p, p),
+                                            (p, p, t, v, v, q))])
+    rgb = np.take_along_axis(table, sector[None, None], axis=1)[:, 0]
+    return np.moveaxis(rgb, 0, -3).astype(v.dtype)
+
+
+# --- resampling -----------------------------------------------------------------------
+
+def _cubic(x: np.ndarray, a: float) -> np.ndarray:
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = (((x - 5) * x + 8) * x - 4) * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
+
+
+def _antialias_matrix(in_size: int, out_size: int, mode: str) -> np.ndarray:
+    """Pillow's (and torch's antialias=True) downsampling weights: the filter is
+    stretched over `scale` input pixels and each row normalised to sum to 1."""
+    scale = in_size / out_size
+    centers = (np.arange(out_size) + 0.5) * scale
+    x = (np.arange(in_size)[None, :] + 0.5 - centers[:, None]) / scale
+    weights = np.maximum(1 - np.abs(x), 0) if mode == "bilinear" else _cubic(x, -0.5)
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+def _interp_matrix(in_size: int, out_size: int, mode: str) -> np.ndarray:
+    """torch.nn.functional.interpolate's weights (align_corners=False) as a matrix."""
+    scale = in_size / out_size
+    rows = np.arange(out_size)
+    matrix = np.zeros((out_size, in_size))
+    if mode in ("nearest", "nearest-exact"):
+        offset = 0.5 if mode == "nearest-exact" else 0.0
+        src = np.minimum(np.floor((rows + offset) * scale).astype(np.int64), in_size - 1)
+        matrix[rows, src] = 1.0
+        return matrix
+    src = (rows + 0.5) * scale - 0.5
+    if mode == "bilinear":
+        src = np.maximum(src, 0.0)
+        base = np.floor(src).astype(np.int64)
+        frac = src - base
+        taps, weights = [base, base + 1], [1 - frac, frac]
+    else:  # bicubic, a = -0.75 as torch
+        base = np.floor(src).astype(np.int64)
+        frac = src - base
+        taps = [base - 1, base, base + 1, base + 2]
+        weights = [_cubic(frac + 1, -0.75), _cubic(frac, -0.75), _cubic(1 - frac, -0.75),
+                   _cubic(2 - frac, -0.75)]
+    for tap, weight in zip(taps, weights):  # 2 or 4 taps, each vectorised over rows
+        np.add.at(matrix, (rows, np.clip(tap, 0, in_size - 1)), weight)
+    return matrix
+
+
+def _resize_matrix(in_size: int, out_size: int, mode: str, antialias: bool) -> np.ndarray:
+    if antialias and in_size > out_size and mode in ("bilinear", "bicubic"):
+        return _antialias_matrix(in_size, out_size, mode)
+    return _interp_matrix(in_size, out_size, mode)
+
+
+def resize(img: Tensor, size: list, interpolation: str, antialias: bool) -> Tensor:
+    assert_image_tensor(img)
+    if interpolation not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        raise ValueError(f"Interpolation mode '{interpolation}' is unsupported for tensor "
+                         "images; use nearest, nearest-exact, bilinear or bicubic")
+    data, dtype = _float_array(img)
+    (h, w), (new_h, new_w) = data.shape[-2:], size
+    rows = _resize_matrix(h, new_h, interpolation, antialias).astype(data.dtype)
+    cols = _resize_matrix(w, new_w, interpolation, antialias).astype(data.dtype)
+    out = np.matmul(np.matmul(rows, data), cols.T)
+    return _wrap(_cast_back(out, dtype))
+
+
+def affine_output_size(matrix: list, w: int, h: int) -> tuple[int, int]:
+    """Width and height of the box holding the whole transformed image (rotate's expand)."""
+    corners = np.array([[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0],
+                        [0.5 * w, 0.5 * h, 1.0], [0.5 * w, -0.5 * h, 1.0]])
+    theta = np.array(matrix, dtype=np.float64).reshape(2, 3)
+    points = corners @ theta.T
+    tol = 1e-4  # ignore float noise before rounding outward
+    hi = np.ceil(np.trunc(points.max(axis=0) / tol) * tol)
+    lo = np.floor(np.trunc(points.min(axis=0) / tol) * tol)
+    size = hi - lo
+    return int(size[0]), int(size[1])
+
+
+def affine_sample(img: Tensor, matrix: list, out_w: int, out_h: int, interpolation: str,
+                  fill: list | None) -> Tensor:
+    """Sample img at matrix @ (x, y, 1) for every output pixel, coordinates taken from the
+    image centres; points outside the image take `fill` (grid_sample, zero padding)."""
+    if interpolation not in ("nearest", "bilinear"):
+        raise ValueError(f"Interpolation mode '{interpolation}' is unsupported for tensor "
+                         "images; use nearest or bilinear")
+    data, dtype = _float_array(img)
+    h, w = data.shape[-2:]
+    xs = np.arange(out_w) + 0.5 - out_w / 2
+    ys = np.arange(out_h) + 0.5 - out_h / 2
+    gx, gy = np.meshgrid(xs, ys)
+    a, b, c, d, e, f = matrix
+    src_x = a * gx + b * gy + c + w / 2 - 0.5
+    src_y = d * gx + e * gy + f + h / 2 - 0.5
+    padded = np.pad(data, [(0, 0)] * (data.ndim - 2) + [(1, 1), (1, 1)])
+    inside = np.ones((h + 2, w + 2), dtype=data.dtype)
+    inside[0], inside[-1], inside[:, 0], inside[:, -1] = 0, 0, 0, 0
+
+    def at(iy, ix, plane):  # index the zero-bordered plane, clipping far points to the border
+        return plane[..., np.clip(iy, -1, h) + 1, np.clip(ix, -1, w) + 1]
+
+    if interpolation == "nearest":
+        iy, ix = np.rint(src_y).astype(np.int64), np.rint(src_x).astype(np.int64)
+        out, mask = at(iy, ix, padded), at(iy, ix, inside)
+    else:
+        x0, y0 = np.floor(src_x).astype(np.int64), np.floor(src_y).astype(np.int64)
+        fx, fy = (src_x - x0).astype(data.dtype), (src_y - y0).astype(data.dtype)
+        corners = [(y0, x0, (1 - fy) * (1 - fx)), (y0, x0 + 1, (1 - fy) * fx),
+                   (y0 + 1, x0, fy * (1 - fx)), (y0 + 1, x0 + 1, fy * fx)]
+        out = sum(at(iy, ix, padded) * wt for iy, ix, wt in corners)
+        mask = sum(at(iy, ix, inside) * wt for iy, ix, wt in corners)
+    if fill is not None:
+        fill_img = np.asarray(fill, dtype=data.dtype).reshape(-1, 1, 1)
+        if interpolation == "nearest":
+            out = np.where(mask < 0.5, fill_img, out)
+        else:
+            out = out * mask + (1.0 - mask) * fill_img
+    return _wrap(_cast_back(out, dtype))
+
+
+def gaussian_kernel1d(kernel_size: int, sigma: float) -> np.ndarray:
+    half = (kernel_size - 1) * 0.5
+    x = np.linspace(-half, half, kernel_size)
+    pdf = np.exp(-0.5 * (x / sigma) ** 2)
+    return pdf / pdf.sum()
+
+
+def gaussian_blur(img: Tensor, kernel_size: list, sigma: list) -> Tensor:
+    """Separable Gaussian blur with reflect padding (torchvision's 2-D kernel is the outer
+    product of the same two 1-D kernels)."""
+    assert_image_tensor(img)
+    data, dtype = _float_array(img)
+    kx = gaussian_kernel1d(kernel_size[0], sigma[0]).astype(data.dtype)
+    ky = gaussian_kernel1d(kernel_size[1], sigma[1]).astype(data.dtype)
+    px, py = kernel_size[0] // 2, kernel_size[1] // 2
+    padded = pad_array(data, [px, py, px, py], 0, "reflect", channels_last=False)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, kernel_size[0], axis=-1)
+    rows = windows @ kx
+    windows = np.lib.stride_tricks.sliding_window_view(rows, kernel_size[1], axis=-2)
+    out = windows @ ky
+    return _wrap(_cast_back(out, dtype))
+
+
+def rotation_matrix(angle: float, center: list) -> list:
+    """Inverse affine matrix (output -> input coordinates) of a rotation by `angle` degrees
+    counter-clockwise about `center`, given relative to the image centre."""
+    rot = math.radians(-angle)
+    cx, cy = center
+    cos, sin = math.cos(rot), math.sin(rot)
+    matrix = [cos, sin, 0.0, -sin, cos, 0.0]
+    matrix[2] = matrix[0] * -cx + matrix[1] * -cy + cx
+    matrix[5] = matrix[3] * -cx + matrix[4] * -cy + cy
+    return matrix

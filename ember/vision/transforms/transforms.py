@@ -1,0 +1,616 @@
+"""torchvision.transforms (the v1 API): callable classes around transforms.functional.
+
+Random transforms draw from ember's default generator, so ember.manual_seed makes a
+pipeline reproducible. Transforms that are nn.Modules in torchvision are ember Modules.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ... import _dtype, empty, log, rand, randint, randperm, tensor
+from ..._tensor import Tensor
+from ...nn import Module
+from . import functional as F
+from .functional import InterpolationMode
+
+__all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtype",
+           "Normalize", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop",
+           "RandomHorizontalFlip", "RandomVerticalFlip", "RandomRotation", "Pad",
+           "ColorJitter", "Grayscale", "RandomGrayscale", "GaussianBlur", "RandomErasing",
+           "Lambda", "RandomApply", "RandomChoice", "RandomOrder", "InterpolationMode"]
+
+
+def _uniform(low: float, high: float) -> float:
+    return float(empty(1).uniform_(low, high).item())
+
+
+def _randint(low: int, high: int) -> int:
+    return int(randint(low, high, size=(1,)).item())
+
+
+def _coin(p: float) -> bool:
+    """True with probability p (torchvision's `torch.rand(1) < p`)."""
+    return bool(rand(1).item() < p)
+
+
+def _setup_size(size, error_msg: str):
+    if isinstance(size, numbers.Number):
+        return int(size), int(size)
+    if isinstance(size, Sequence) and len(size) == 1:
+        return size[0], size[0]
+    if len(size) != 2:
+        raise ValueError(error_msg)
+    return size
+
+
+def _format_list(name: str, transforms: Sequence, header: str = "") -> str:
+    lines = [name + "(" + header] + [f"    {t}" for t in transforms]
+    return "\n".join(lines) + "\n)"
+
+
+class Compose:
+    """Apply transforms one after the other."""
+
+    def __init__(self, transforms: Sequence[Callable]):
+        self.transforms = transforms
+
+    def __call__(self, img):
+        for t in self.transforms:
+            img = t(img)
+        return img
+
+    def __repr__(self) -> str:
+        return _format_list(self.__class__.__name__, self.transforms)
+
+
+class ToTensor:
+    """PIL image or HWC ndarray -> CHW float tensor in [0, 1] (uint8 input is divided by
+    255; other types keep their values)."""
+
+    def __call__(self, pic) -> Tensor:
+        return F.to_tensor(pic)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}()"
+
+
+class PILToTensor:
+    """PIL image -> CHW tensor with the image's own pixel type."""
+
+    def __call__(self, pic) -> Tensor:
+        return F.pil_to_tensor(pic)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}()"
+
+
+class ToPILImage:
+    def __init__(self, mode: str | None = None):
+        self.mode = mode
+
+    def __call__(self, pic):
+        return F.to_pil_image(pic, self.mode)
+
+    def __repr__(self) -> str:
+        mode = "" if self.mode is None else f"mode={self.mode}"
+        return f"{self.__class__.__name__}({mode})"
+
+
+class ConvertImageDtype(Module):
+    def __init__(self, dtype: _dtype.dtype) -> None:
+        super().__init__()
+        self.dtype = dtype
+
+    def forward(self, image: Tensor) -> Tensor:
+        return F.convert_image_dtype(image, self.dtype)
+
+
+class Normalize(Module):
+    """output[c] = (input[c] - mean[c]) / std[c] for a float tensor image."""
+
+    def __init__(self, mean: Sequence[float], std: Sequence[float], inplace: bool = False):
+        super().__init__()
+        self.mean = mean
+        self.std = std
+        self.inplace = inplace
+
+    def forward(self, tensor: Tensor) -> Tensor:
+        return F.normalize(tensor, self.mean, self.std, self.inplace)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(mean={self.mean}, std={self.std})"
+
+
+class Resize(Module):
+    """Resize to (h, w), or scale the smaller edge to an int size keeping the aspect ratio."""
+
+    def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None,
+                 antialias: bool | None = True):
+        super().__init__()
+        if not isinstance(size, (int, Sequence)):
+            raise TypeError(f"Size should be int or sequence. Got {type(size)}")
+        if isinstance(size, Sequence) and len(size) not in (1, 2):
+            raise ValueError("If size is a sequence, it should have 1 or 2 values")
+        self.size = size
+        self.max_size = max_size
+        self.interpolation = F._interpolation(interpolation)
+        self.antialias = antialias
+
+    def forward(self, img):
+        return F.resize(img, self.size, self.interpolation, self.max_size, self.antialias)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}(size={self.size}, "
+                f"interpolation={self.interpolation.value}, max_size={self.max_size}, "
+                f"antialias={self.antialias})")
+
+
+class CenterCrop(Module):
+    def __init__(self, size):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+
+    def forward(self, img):
+        return F.center_crop(img, self.size)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(size={self.size})"
+
+
+class Pad(Module):
+    def __init__(self, padding, fill=0, padding_mode: str = "constant"):
+        super().__init__()
+        if not isinstance(padding, (numbers.Number, tuple, list)):
+            raise TypeError("Got inappropriate padding arg")
+        if not isinstance(fill, (numbers.Number, tuple, list)):
+            raise TypeError("Got inappropriate fill arg")
+        if padding_mode not in ("constant", "edge", "reflect", "symmetric"):
+            raise ValueError("Padding mode should be either constant, edge, reflect or "
+                             "symmetric")
+        if isinstance(padding, Sequence) and len(padding) not in (1, 2, 4):
+            raise ValueError("Padding must be an int or a 1, 2, or 4 element tuple, not a "
+                             f"{len(padding)} element tuple")
+        self.padding = padding
+        self.fill = fill
+        self.padding_mode = padding_mode
+
+    def forward(self, img):
+        return F.pad(img, self.padding, self.fill, self.padding_mode)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}(padding={self.padding}, fill={self.fill}, "
+                f"padding_mode={self.padding_mode})")
+
+
+class RandomCrop(Module):
+    """Crop a random (h, w) box, after optional padding (pad_if_needed pads images smaller
+    than the crop)."""
+
+    @staticmethod
+    def get_params(img, output_size: tuple) -> tuple:
+        _, h, w = F.get_dimensions(img)
+        th, tw = output_size
+        if h < th or w < tw:
+            raise ValueError(f"Required crop size {(th, tw)} is larger than input image size "
+                             f"{(h, w)}")
+        if w == tw and h == th:
+            return 0, 0, h, w
+        return _randint(0, h - th + 1), _randint(0, w - tw + 1), th, tw
+
+    def __init__(self, size, padding=None, pad_if_needed: bool = False, fill=0,
+                 padding_mode: str = "constant"):
+        super().__init__()
+        self.size = tuple(_setup_size(size, "Please provide only two dimensions (h, w) for "
+                                            "size."))
+        self.padding = padding
+        self.pad_if_needed = pad_if_needed
+        self.fill = fill
+        self.padding_mode = padding_mode
+
+    def forward(self, img):
+        if self.padding is not None:
+            img = F.pad(img, self.padding, self.fill, self.padding_mode)
+        _, height, width = F.get_dimensions(img)
+        if self.pad_if_needed and width < self.size[1]:
+            img = F.pad(img, [self.size[1] - width, 0], self.fill, self.padding_mode)
+        if self.pad_if_needed and height < self.size[0]:
+            img = F.pad(img, [0, self.size[0] - height], self.fill, self.padding_mode)
+        i, j, h, w = self.get_params(img, self.size)
+        return F.crop(img, i, j, h, w)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(size={self.size}, padding={self.padding})"
+
+
+class RandomResizedCrop(Module):
+    """Crop a random box of random area (scale) and aspect ratio (ratio), resized to size."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
+                 interpolation=InterpolationMode.BILINEAR, antialias: bool | None = True):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+        if not isinstance(scale, Sequence):
+            raise TypeError("Scale should be a sequence")
+        if not isinstance(ratio, Sequence):
+            raise TypeError("Ratio should be a sequence")
+        if scale[0] > scale[1] or ratio[0] > ratio[1]:
+            warnings.warn("Scale and ratio should be of kind (min, max)")
+        self.interpolation = F._interpolation(interpolation)
+        self.antialias = antialias
+        self.scale = scale
+        self.ratio = ratio
+
+    @staticmethod
+    def get_params(img, scale: Sequence[float], ratio: Sequence[float]) -> tuple:
+        """(top, left, height, width): up to 10 random tries, then the centre crop with the
+        aspect ratio clamped into `ratio`."""
+        _, height, width = F.get_dimensions(img)
+        area = height * width
+        log_ratio = log(tensor(ratio)).tolist()
+        for _ in range(10):
+            target_area = area * _uniform(scale[0], scale[1])
+            aspect_ratio = math.exp(_uniform(log_ratio[0], log_ratio[1]))
+            w = int(round(math.sqrt(target_area * aspect_ratio)))
+            h = int(round(math.sqrt(target_area / aspect_ratio)))
+            if 0 < w <= width and 0 < h <= height:
+                return _randint(0, height - h + 1), _randint(0, width - w + 1), h, w
+        in_ratio = float(width) / float(height)
+        if in_ratio < min(ratio):
+            w = width
+            h = int(round(w / min(ratio)))
+        elif in_ratio > max(ratio):
+            h = height
+            w = int(round(h * max(ratio)))
+        else:
+            w, h = width, height
+        return (height - h) // 2, (width - w) // 2, h, w
+
+    def forward(self, img):
+        i, j, h, w = self.get_params(img, self.scale, self.ratio)
+        return F.resized_crop(img, i, j, h, w, self.size, self.interpolation,
+                              antialias=self.antialias)
+
+    def __repr__(self) -> str:
+        scale = tuple(round(s, 4) for s in self.scale)
+        ratio = tuple(round(r, 4) for r in self.ratio)
+        return (f"{self.__class__.__name__}(size={self.size}, scale={scale}, ratio={ratio}, "
+                f"interpolation={self.interpolation.value}, antialias={self.antialias})")
+
+
+class _RandomFlip(Module):
+    _flip = None
+
+    def __init__(self, p: float = 0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, img):
+        return type(self)._flip(img) if _coin(self.p) else img
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(p={self.p})"
+
+
+class RandomHorizontalFlip(_RandomFlip):
+    _flip = staticmethod(F.hflip)
+
+
+class RandomVerticalFlip(_RandomFlip):
+    _flip = staticmethod(F.vflip)
+
+
+def _setup_angle(x, name: str) -> list:
+    if isinstance(x, numbers.Number):
+        if x < 0:
+            raise ValueError(f"If {name} is a single number, it must be positive.")
+        return [float(-x), float(x)]
+    if not isinstance(x, Sequence) or len(x) != 2:
+        raise ValueError(f"If {name} is a sequence its length should be one of (2,).")
+    return [float(d) for d in x]
+
+
+class RandomRotation(Module):
+    """Rotate by an angle drawn uniformly from degrees ((-d, d) for a number d)."""
+
+    def __init__(self, degrees, interpolation=InterpolationMode.NEAREST, expand: bool = False,
+                 center=None, fill=0):
+        super().__init__()
+        self.degrees = _setup_angle(degrees, name="degrees")
+        if center is not None and (not isinstance(center, Sequence) or len(center) != 2):
+            raise ValueError("If center is a sequence its length should be one of (2,).")
+        if fill is None:
+            fill = 0
+        elif not isinstance(fill, (Sequence, numbers.Number)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        self.interpolation = F._interpolation(interpolation)
+        self.expand = expand
+        self.center = center
+        self.fill = fill
+
+    @staticmethod
+    def get_params(degrees: list) -> float:
+        return _uniform(float(degrees[0]), float(degrees[1]))
+
+    def forward(self, img):
+        fill = self.fill
+        if isinstance(img, Tensor):
+            channels = F.get_dimensions(img)[0]
+            fill = [float(fill)] * channels if isinstance(fill, (int, float)) else \
+                [float(f) for f in fill]
+        angle = self.get_params(self.degrees)
+        return F.rotate(img, angle, self.interpolation, self.expand, self.center, fill)
+
+    def __repr__(self) -> str:
+        text = (f"{self.__class__.__name__}(degrees={self.degrees}, "
+                f"interpolation={self.interpolation.value}, expand={self.expand}")
+        if self.center is not None:
+            text += f", center={self.center}"
+        if self.fill is not None:
+            text += f", fill={self.fill}"
+        return text + ")"
+
+
+class ColorJitter(Module):
+    """Random brightness, contrast, saturation and hue changes, applied in random order."""
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0) -> None:
+        super().__init__()
+        self.brightness = self._check_input(brightness, "brightness")
+        self.contrast = self._check_input(contrast, "contrast")
+        self.saturation = self._check_input(saturation, "saturation")
+        self.hue = self._check_input(hue, "hue", center=0, bound=(-0.5, 0.5),
+                                     clip_first_on_zero=False)
+
+    @staticmethod
+    def _check_input(value, name: str, center: float = 1, bound=(0, float("inf")),
+                     clip_first_on_zero: bool = True):
+        """A factor range (min, max), or None when it can only be the identity."""
+        if isinstance(value, numbers.Number):
+            if value < 0:
+                raise ValueError(f"If {name} is a single number, it must be non negative.")
+            value = [center - float(value), center + float(value)]
+            if clip_first_on_zero:
+                value[0] = max(value[0], 0.0)
+        elif isinstance(value, (tuple, list)) and len(value) == 2:
+            value = [float(value[0]), float(value[1])]
+        else:
+            raise TypeError(f"{name} should be a single number or a list/tuple with length 2.")
+        if not bound[0] <= value[0] <= value[1] <= bound[1]:
+            raise ValueError(f"{name} values should be between {bound}, but got {value}.")
+        if value[0] == value[1] == center:
+            return None
+        return tuple(value)
+
+    @staticmethod
+    def get_params(brightness, contrast, saturation, hue) -> tuple:
+        """The order of the four adjustments and each factor (None: not applied)."""
+        order = randperm(4)
+        factors = [None if r is None else _uniform(r[0], r[1])
+                   for r in (brightness, contrast, saturation, hue)]
+        return (order, *factors)
+
+    def forward(self, img):
+        order, *factors = self.get_params(self.brightness, self.contrast, self.saturation,
+                                          self.hue)
+        adjust = (F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, F.adjust_hue)
+        for index in order.tolist():
+            if factors[index] is not None:
+                img = adjust[index](img, factors[index])
+        return img
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}(brightness={self.brightness}, "
+                f"contrast={self.contrast}, saturation={self.saturation}, hue={self.hue})")
+
+
+class Grayscale(Module):
+    def __init__(self, num_output_channels: int = 1):
+        super().__init__()
+        self.num_output_channels = num_output_channels
+
+    def forward(self, img):
+        return F.rgb_to_grayscale(img, num_output_channels=self.num_output_channels)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(num_output_channels={self.num_output_channels})"
+
+
+class RandomGrayscale(Module):
+    """With probability p, grey the image keeping its number of channels."""
+
+    def __init__(self, p: float = 0.1):
+        super().__init__()
+        self.p = p
+
+    def forward(self, img):
+        channels = F.get_dimensions(img)[0]
+        if _coin(self.p):
+            return F.rgb_to_grayscale(img, num_output_channels=channels)
+        return img
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(p={self.p})"
+
+
+class GaussianBlur(Module):
+    """Blur with a kernel_size Gaussian whose sigma is drawn uniformly from sigma."""
+
+    def __init__(self, kernel_size, sigma=(0.1, 2.0)):
+        super().__init__()
+        self.kernel_size = _setup_size(kernel_size, "Kernel size should be a tuple/list of "
+                                                    "two integers")
+        for ks in self.kernel_size:
+            if ks <= 0 or ks % 2 == 0:
+                raise ValueError("Kernel size value should be an odd and positive number.")
+        if isinstance(sigma, numbers.Number):
+            if sigma <= 0:
+                raise ValueError("If sigma is a single number, it must be positive.")
+            sigma = (sigma, sigma)
+        elif isinstance(sigma, Sequence) and len(sigma) == 2:
+            if not 0.0 < sigma[0] <= sigma[1]:
+                raise ValueError("sigma values should be positive and of the form (min, max).")
+        else:
+            raise ValueError("sigma should be a single number or a list/tuple with length 2.")
+        self.sigma = sigma
+
+    @staticmethod
+    def get_params(sigma_min: float, sigma_max: float) -> float:
+        return _uniform(sigma_min, sigma_max)
+
+    def forward(self, img):
+        sigma = self.get_params(self.sigma[0], self.sigma[1])
+        return F.gaussian_blur(img, self.kernel_size, [sigma, sigma])
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(kernel_size={self.kernel_size}, sigma={self.sigma})"
+
+
+class RandomErasing(Module):
+    """With probability p, overwrite a random box of a tensor image (value: a number, one
+    per channel, or "random" for standard normal noise)."""
+
+    def __init__(self, p: float = 0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0,
+                 inplace: bool = False):
+        super().__init__()
+        if not isinstance(value, (numbers.Number, str, tuple, list)):
+            raise TypeError("Argument value should be either a number or str or a sequence")
+        if isinstance(value, str) and value != "random":
+            raise ValueError("If value is str, it should be 'random'")
+        if not isinstance(scale, Sequence):
+            raise TypeError("Scale should be a sequence")
+        if not isinstance(ratio, Sequence):
+            raise TypeError("Ratio should be a sequence")
+        if scale[0] > scale[1] or ratio[0] > ratio[1]:
+            warnings.warn("Scale and ratio should be of kind (min, max)")
+        if scale[0] < 0 or scale[1] > 1:
+            raise ValueError("Scale should be between 0 and 1")
+        if p < 0 or p > 1:
+            raise ValueError("Random erasing probability should be between 0 and 1")
+        self.p = p
+        self.scale = scale
+        self.ratio = ratio
+        self.value = value
+        self.inplace = inplace
+
+    @staticmethod
+    def get_params(img: Tensor, scale, ratio, value=None) -> tuple:
+        """(i, j, h, w, v): the box and what to write; the whole image itself when 10 tries
+        find no box that fits."""
+        img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
+        area = img_h * img_w
+        log_ratio = log(tensor(ratio)).tolist()
+        for _ in range(10):
+            erase_area = area * _uniform(scale[0], scale[1])
+            aspect_ratio = math.exp(_uniform(log_ratio[0], log_ratio[1]))
+            h = int(round(math.sqrt(erase_area * aspect_ratio)))
+            w = int(round(math.sqrt(erase_area / aspect_ratio)))
+            if not (h < img_h and w < img_w):
+                continue
+            if value is None:
+                v = empty([img_c, h, w], dtype=_dtype.float32).normal_()
+            else:
+                v = tensor(value)[:, None, None]
+            return _randint(0, img_h - h + 1), _randint(0, img_w - w + 1), h, w, v
+        return 0, 0, img_h, img_w, img
+
+    def forward(self, img: Tensor) -> Tensor:
+        if not _coin(self.p):
+            return img
+        if isinstance(self.value, (int, float)):
+            value = [float(self.value)]
+        elif isinstance(self.value, str):
+            value = None
+        else:
+            value = list(self.value)
+        if value is not None and len(value) not in (1, img.shape[-3]):
+            raise ValueError("If value is a sequence, it should have either a single value or "
+                             f"{img.shape[-3]} (number of input channels)")
+        x, y, h, w, v = self.get_params(img, scale=self.scale, ratio=self.ratio, value=value)
+        return F.erase(img, x, y, h, w, v, self.inplace)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}(p={self.p}, scale={self.scale}, "
+                f"ratio={self.ratio}, value={self.value}, inplace={self.inplace})")
+
+
+class Lambda:
+    """Wrap a user function as a transform."""
+
+    def __init__(self, lambd: Callable):
+        if not callable(lambd):
+            raise TypeError(f"Argument lambd should be callable, got "
+                            f"{repr(type(lambd).__name__)}")
+        self.lambd = lambd
+
+    def __call__(self, img):
+        return self.lambd(img)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}()"
+
+
+class RandomApply(Module):
+    """Apply the list of transforms, all together, with probability p."""
+
+    def __init__(self, transforms, p: float = 0.5):
+        super().__init__()
+        self.transforms = transforms
+        self.p = p
+
+    def forward(self, img):
+        if self.p < rand(1).item():
+            return img
+        for t in self.transforms:
+            img = t(img)
+        return img
+
+    def __repr__(self) -> str:
+        return _format_list(self.__class__.__name__, self.transforms, f"\n    p={self.p}")
+
+
+class RandomTransforms:
+    def __init__(self, transforms: Sequence):
+        if not isinstance(transforms, Sequence):
+            raise TypeError("Argument transforms should be a sequence")
+        self.transforms = transforms
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError()
+
+    def __repr__(self) -> str:
+        return _format_list(self.__class__.__name__, self.transforms)
+
+
+class RandomOrder(RandomTransforms):
+    """Apply all the transforms in a random order."""
+
+    def __call__(self, img):
+        for i in randperm(len(self.transforms)).tolist():
+            img = self.transforms[i](img)
+        return img
+
+
+class RandomChoice(RandomTransforms):
+    """Apply one transform picked at random (with weights p, uniform by default)."""
+
+    def __init__(self, transforms: Sequence, p: list | None = None) -> None:
+        super().__init__(transforms)
+        if p is not None and not isinstance(p, Sequence):
+            raise TypeError("Argument p should be a sequence")
+        if p and len(p) != len(transforms):
+            raise ValueError(f"Length of p doesn't match the number of transforms: "
+                             f"{len(p)} != {len(transforms)}")
+        self.p = p
+
+    def __call__(self, *args):
+        weights = np.cumsum(self.p if self.p else [1.0] * len(self.transforms))
+        pick = int(np.searchsorted(weights, rand(1).item() * weights[-1], side="right"))
+        return self.transforms[min(pick, len(self.transforms) - 1)](*args)
+
+    def __repr__(self) -> str:
+        return f"{super().__repr__()}(p={self.p})"
