@@ -21,7 +21,7 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, fr
 from .dataset import IterableDataset
 from ._utils.collate import default_collate, default_convert
 from ._utils.fetch import create_fetcher
-from ._utils.shared_memory import BlockReader, prepare_main_process
+from ._utils.shared_memory import BlockReader, Channel, prepare_main_process
 from ._utils.worker import worker_loop
 
 __all__ = ["DataLoader"]
@@ -287,7 +287,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             process.start()  # returns at once: workers boot in parallel
             theirs.close()
             self._workers.append(process)
-            self._conns.append(ours)
+            self._conns.append(Channel(ours))
         self._shutdown = False
         self._reader = BlockReader()
         self._released = [[] for _ in range(self._num_workers)]  # blocks to hand back
@@ -354,7 +354,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _receive_any(self) -> tuple[int, tuple]:
         """in_order=False: the first answer from any worker with tasks in flight."""
-        busy = {self._conns[w]: w for _, w in self._pending}
+        busy = {self._conns[w].conn: w for _, w in self._pending}
         deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
         while True:
             left = LIVENESS_INTERVAL if deadline is None else deadline - time.monotonic()

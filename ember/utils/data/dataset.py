@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import _random
 from ..._tensor import Tensor
+from ._utils.shared_memory import shared_empty
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
@@ -72,11 +73,21 @@ class BatchedSamples(Sequence):
 
 
 def _take_rows(tensor: Tensor, indices: list) -> Tensor:
-    """tensor[indices] for a list of row indices: one NumPy fancy index, no autograd
-    bookkeeping unless the tensor needs it."""
+    """tensor[indices] for a list of row indices: one NumPy gather, no autograd
+    bookkeeping unless the tensor needs it (in a worker, written to shared memory)."""
     if tensor.requires_grad:
         return tensor[indices]
-    return Tensor._wrap(tensor._data[np.asarray(indices, dtype=np.int64)])
+    data, rows = tensor._data, np.asarray(indices, dtype=np.int64)
+    out = shared_empty(rows.shape + data.shape[1:], data.dtype)
+    if out is None:
+        return Tensor._wrap(data[rows])
+    n = len(data)
+    if rows.size and (rows.max() >= n or rows.min() < -n):
+        bad = rows[(rows >= n) | (rows < -n)][0]
+        raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {n}")
+    # mode="wrap" (negative indices count from the end; bounds checked above) avoids the
+    # buffered copy NumPy makes for out= with the default mode="raise"
+    return Tensor._wrap(np.take(data, rows, axis=0, out=out, mode="wrap"))
 
 
 class TensorDataset(Dataset):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import select
 from multiprocessing import resource_tracker
 from multiprocessing.shared_memory import SharedMemory
 
@@ -25,6 +26,15 @@ def _aligned(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
+_current_pool: BlockPool | None = None  # set in a worker while it serves a task
+
+
+def shared_empty(shape: tuple, dtype) -> np.ndarray | None:
+    """In a worker serving a task, an uninitialised array in shared memory for batch
+    data (saving a copy when the batch is sent); None elsewhere or when it won't fit."""
+    return None if _current_pool is None else _current_pool.empty(shape, dtype)
+
+
 def prepare_main_process() -> None:
     """Start the resource tracker before workers fork, so that the main process and
     every worker register their blocks with the same one."""
@@ -32,13 +42,14 @@ def prepare_main_process() -> None:
 
 
 class _ArrayPickler(pickle.Pickler):
-    """Pickles an object, replacing large arrays by (kind, offset, dtype, shape, flag)
-    references and collecting the arrays to be written at those offsets."""
+    """Pickles an object, replacing arrays by (kind, offset, dtype, shape, flag)
+    references and collecting the arrays still to be written at those offsets (arrays
+    the pool handed out are already in place)."""
 
-    def __init__(self, file):
+    def __init__(self, file, pool: "BlockPool"):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.pool = pool
         self.arrays: list[tuple[int, np.ndarray]] = []
-        self.nbytes = 0
 
     def persistent_id(self, obj):
         if type(obj) is Tensor:
@@ -47,55 +58,94 @@ class _ArrayPickler(pickle.Pickler):
             array, kind, flag = obj, "ndarray", False
         else:
             return None
-        offset = self.nbytes
-        self.arrays.append((offset, array))
-        self.nbytes = _aligned(offset + array.nbytes)
+        offset = self.pool.placed.get(id(array))
+        if offset is None:
+            offset = self.pool.reserve(array.nbytes)
+            self.arrays.append((offset, array))
         return (kind, offset, array.dtype, array.shape, flag)
 
 
 class BlockPool:
-    """A worker's shared-memory blocks: `pack` writes a batch into a free one."""
+    """A worker's shared-memory blocks. While a task runs, `empty` hands out arrays that
+    already live in a free block (the task's arena), so a dataset can write its batch
+    straight into shared memory; `pack` then writes whatever else the batch holds."""
 
     def __init__(self) -> None:
         self.blocks: list[SharedMemory] = []
         self.free: set[int] = set()
+        self.arena: int | None = None
+        self.cursor = 0
+        self.placed: dict[int, int] = {}  # id(array handed out) -> its offset
+        self._keep: list[np.ndarray] = []  # keeps those ids valid until `pack`
 
     def release(self, slots) -> None:
         self.free.update(slots)
 
+    def start_task(self) -> None:
+        """Make the largest free block this task's arena."""
+        self.arena = max(self.free, key=lambda s: self.blocks[s].size, default=None)
+        self.cursor = 0
+
+    def reserve(self, nbytes: int) -> int:
+        offset = self.cursor
+        self.cursor = _aligned(offset + nbytes)
+        return offset
+
+    def empty(self, shape: tuple, dtype) -> np.ndarray | None:
+        """An uninitialised array in the arena, or None when it does not fit."""
+        dtype = np.dtype(dtype)
+        nbytes = int(np.prod(shape)) * dtype.itemsize
+        if self.arena is None or self.cursor + nbytes > self.blocks[self.arena].size:
+            return None
+        out = np.ndarray(shape, dtype, self.blocks[self.arena].buf, self.reserve(nbytes))
+        self.placed[id(out)] = self.cursor - _aligned(nbytes)
+        self._keep.append(out)
+        return out
+
     def _acquire(self, nbytes: int) -> int:
-        """A free block of at least `nbytes`: reused, grown (replaced) or added."""
-        fitting = [s for s in self.free if self.blocks[s].size >= nbytes]
+        """A free block of at least `nbytes`, other than the arena: reused, grown
+        (replaced) or added."""
+        candidates = self.free - {self.arena}
+        fitting = [s for s in candidates if self.blocks[s].size >= nbytes]
         if fitting:
-            slot = fitting[0]
-        elif self.free:
-            slot = self.free.pop()
+            return fitting[0]
+        if candidates:
+            slot = candidates.pop()
             self._unlink(self.blocks[slot])
-            self.blocks[slot] = SharedMemory(create=True, size=nbytes)
         else:
             slot = len(self.blocks)
-            self.blocks.append(SharedMemory(create=True, size=nbytes))
-        self.free.discard(slot)
+            self.blocks.append(None)
+        self.blocks[slot] = SharedMemory(create=True, size=nbytes)
         return slot
 
     def pack(self, batch) -> tuple[int | None, str | None, bytes]:
-        """(block id, block name, pickle) for `batch`; no block when nothing is large."""
+        """(block id, block name, pickle) for `batch`; no block when it holds no array."""
         buffer = io.BytesIO()
-        pickler = _ArrayPickler(buffer)
+        pickler = _ArrayPickler(buffer, self)
         pickler.dump(batch)
-        if not pickler.arrays:
-            return None, None, buffer.getvalue()
-        slot = self._acquire(pickler.nbytes)
+        placed = [(offset, self._keep[i]) for i, offset in enumerate(self.placed.values())]
+        in_use = bool(pickler.arrays or placed)
+        if self.arena is not None and self.cursor <= self.blocks[self.arena].size:
+            slot, to_copy = self.arena, pickler.arrays
+        else:  # a larger block, holding everything at the same offsets
+            slot, to_copy = self._acquire(self.cursor), pickler.arrays + placed
         block = self.blocks[slot]
-        for offset, array in pickler.arrays:
+        for offset, array in to_copy:
             target = np.ndarray(array.shape, array.dtype, block.buf, offset)
             np.copyto(target, array, casting="no")
             del target  # drop the export of block.buf so the block can be closed later
+        self.arena, self.placed, self._keep = None, {}, []
+        if not in_use:
+            return None, None, buffer.getvalue()
+        self.free.discard(slot)
         return slot, block.name, buffer.getvalue()
 
     @staticmethod
     def _unlink(block: SharedMemory) -> None:
-        block.close()
+        try:
+            block.close()
+        except BufferError:  # an array the dataset kept still maps it; unlinking is enough
+            pass
         try:
             block.unlink()
         except FileNotFoundError:
@@ -146,3 +196,28 @@ class BlockReader:
                 except FileNotFoundError:
                     pass
         self.mapped = {}
+
+
+class Channel:
+    """One end of a worker's pipe, carrying plain pickles. A poll object is made once
+    (Connection.poll builds a selector on every call, which costs more than the batch's
+    own message)."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+        self._poller = select.poll()
+        self._poller.register(conn.fileno(), select.POLLIN)
+
+    def send(self, message) -> None:
+        self.conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def recv(self):
+        """The next message; EOFError once the other end has closed."""
+        return pickle.loads(self.conn.recv_bytes())
+
+    def poll(self, timeout: float) -> bool:
+        """Whether a message (or the other end's closing) arrived within `timeout` s."""
+        return bool(self._poller.poll(timeout * 1000))
+
+    def close(self) -> None:
+        self.conn.close()

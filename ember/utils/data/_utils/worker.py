@@ -12,7 +12,8 @@ import numpy as np
 
 from .... import _random
 from .fetch import create_fetcher
-from .shared_memory import BlockPool
+from . import shared_memory
+from .shared_memory import BlockPool, Channel
 
 WATCHDOG_INTERVAL = 1.0  # seconds between checks that the main process is still alive
 
@@ -103,7 +104,7 @@ class _Watchdog:
         return os.getppid() == self.parent
 
 
-def _next_message(conn, watchdog: _Watchdog):
+def _next_message(conn: Channel, watchdog: _Watchdog):
     """The next message from the main process, or None when it asks us to stop or is
     gone."""
     while not conn.poll(WATCHDOG_INTERVAL):
@@ -123,10 +124,11 @@ def worker_loop(conn, is_iterable: bool, dataset, auto_collation: bool, collate_
     ("data", task, block, block name, pickle), ("error", task, ExceptionWrapper) or
     ("end", task) once an iterable dataset is exhausted."""
     global _worker_info
+    conn = Channel(conn)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the cleanup below
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C
     watchdog = _Watchdog()
-    pool = BlockPool()
+    pool = shared_memory._current_pool = BlockPool()
     where = f"in DataLoader worker process {worker_id}"
     init_error = fetcher = None
     try:
@@ -158,6 +160,7 @@ def worker_loop(conn, is_iterable: bool, dataset, auto_collation: bool, collate_
                 conn.send(("end", task))
                 continue
             try:
+                pool.start_task()
                 conn.send(("data", task, *pool.pack(fetcher.fetch(index))))
             except StopIteration:
                 exhausted = is_iterable
