@@ -109,13 +109,14 @@ class BlockPool:
         fitting = [s for s in candidates if self.blocks[s].size >= nbytes]
         if fitting:
             return fitting[0]
+        block = SharedMemory(create=True, size=max(nbytes, ALIGN))
         if candidates:
             slot = candidates.pop()
             self._unlink(self.blocks[slot])
+            self.blocks[slot] = block
         else:
             slot = len(self.blocks)
-            self.blocks.append(None)
-        self.blocks[slot] = SharedMemory(create=True, size=nbytes)
+            self.blocks.append(block)
         return slot
 
     def pack(self, batch) -> tuple[int | None, str | None, bytes]:
@@ -124,7 +125,9 @@ class BlockPool:
         pickler = _ArrayPickler(buffer, self)
         pickler.dump(batch)
         placed = [(offset, self._keep[i]) for i, offset in enumerate(self.placed.values())]
-        in_use = bool(pickler.arrays or placed)
+        if not (pickler.arrays or placed):
+            self.arena = None
+            return None, None, buffer.getvalue()
         if self.arena is not None and self.cursor <= self.blocks[self.arena].size:
             slot, to_copy = self.arena, pickler.arrays
         else:  # a larger block, holding everything at the same offsets
@@ -135,8 +138,6 @@ class BlockPool:
             np.copyto(target, array, casting="no")
             del target  # drop the export of block.buf so the block can be closed later
         self.arena, self.placed, self._keep = None, {}, []
-        if not in_use:
-            return None, None, buffer.getvalue()
         self.free.discard(slot)
         return slot, block.name, buffer.getvalue()
 
