@@ -244,11 +244,11 @@ def _cubic(x: np.ndarray, a: float) -> np.ndarray:
 
 
 def _antialias_matrix(in_size: int, out_size: int, mode: str) -> np.ndarray:
-    """Pillow's (and torch's antialias=True) downsampling weights: the filter is
-    stretched over `scale` input pixels and each row normalised to sum to 1."""
+    """Pillow's (and torch's antialias=True) weights: when downsampling the filter is
+    stretched over `scale` input pixels; each row is normalised to sum to 1."""
     scale = in_size / out_size
     centers = (np.arange(out_size) + 0.5) * scale
-    x = (np.arange(in_size)[None, :] + 0.5 - centers[:, None]) / scale
+    x = (np.arange(in_size)[None, :] + 0.5 - centers[:, None]) / max(scale, 1.0)
     weights = np.maximum(1 - np.abs(x), 0) if mode == "bilinear" else _cubic(x, -0.5)
     return weights / weights.sum(axis=1, keepdims=True)
 
@@ -281,7 +281,7 @@ def _interp_matrix(in_size: int, out_size: int, mode: str) -> np.ndarray:
 
 
 def _resize_matrix(in_size: int, out_size: int, mode: str, antialias: bool) -> np.ndarray:
-    if antialias and in_size > out_size and mode in ("bilinear", "bicubic"):
+    if antialias and mode in ("bilinear", "bicubic"):
         return _antialias_matrix(in_size, out_size, mode)
     return _interp_matrix(in_size, out_size, mode)
 
