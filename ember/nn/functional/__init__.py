@@ -13,3 +13,4 @@ from .local_norm import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403

@@ -17,3 +17,5 @@ from .normalization import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
