@@ -1,5 +1,5 @@
 """Resampling: interpolate/upsample (nearest, nearest-exact, linear family, bicubic, area)
-and pixel_shuffle / pixel_unshuffle.
+pixel_shuffle / pixel_unshuffle and channel_shuffle.
 
 Interpolation is separable: each spatial dim is resampled on its own. Along one dim an
 output position j reads a few input positions idx_t[j] (t = taps: 1 for nearest, 2 for
@@ -21,7 +21,7 @@ from ...autograd.function import Function
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-           "pixel_unshuffle"]
+           "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
 _CUBIC_A = -0.75     # torch's (and OpenCV's) bicubic convolution parameter
@@ -315,3 +315,21 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     if out._grad_fn is not None:
         out._grad_fn.backward_name = "PixelUnshuffleBackward0"
     return out
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, g*k, *) -> (N, k*g, *): interleave the channels of the g groups (ShuffleNet)."""
+    if input.dim() < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.dim()} dimension(s)")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
+
+
+native_channel_shuffle = channel_shuffle

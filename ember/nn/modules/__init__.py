@@ -19,3 +19,7 @@ from .padding import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
