@@ -1,0 +1,78 @@
+"""Layer oracle: build the same layer in torch and ember, copy torch's weights across,
+then compare reprs, state_dict keys, outputs, input and parameter gradients and buffers.
+
+    check_module(lambda lib: lib.nn.Conv2d(3, 6, 5), (2, 3, 8, 8))
+
+`make(lib)` builds the layer; each spec is a shape (random data, fresh per step) or a
+fixed array (index tensors, masks). `call(module, *inputs)` defaults to module(*inputs).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+import ember
+from oracle import TOL, assert_same, rng
+
+
+def copy_weights(tmod, emod) -> None:
+    emod.load_state_dict({k: ember.tensor(v.detach().numpy())
+                          for k, v in tmod.state_dict().items()})
+
+
+def build_pair(make, dtype: str = "float32"):
+    """(torch module, ember module) with equal reprs, state_dict keys and weights."""
+    torch.manual_seed(0)
+    tmod, emod = make(torch), make(ember)
+    assert repr(emod) == repr(tmod)
+    assert list(emod.state_dict()) == list(tmod.state_dict())
+    if dtype == "float64":
+        tmod, emod = tmod.double(), emod.double()
+    copy_weights(tmod, emod)
+    return tmod, emod
+
+
+def _inputs(specs, dtype, seed):
+    r = rng(seed)
+    arrays = [r.standard_normal(s).astype(dtype) if isinstance(s, tuple) else np.asarray(s)
+              for s in specs]
+    floating = [a.dtype.kind == "f" for a in arrays]
+    tin = [torch.tensor(a, requires_grad=f) for a, f in zip(arrays, floating)]
+    ein = [ember.tensor(a, requires_grad=f) for a, f in zip(arrays, floating)]
+    return tin, ein
+
+
+def _first(out):
+    return out[0] if isinstance(out, tuple) else out
+
+
+def check_module(make, *specs, dtype: str = "float32", train: bool = True, steps: int = 1,
+                 call=None, atol=None, rtol=None, grad: bool = True):
+    """Run `steps` forward/backward passes on both; compare everything after each."""
+    atol = TOL[dtype][0] if atol is None else atol
+    rtol = TOL[dtype][1] if rtol is None else rtol
+    call = call or (lambda m, *x: m(*x))
+    tmod, emod = build_pair(make, dtype)
+    tmod.train(train)
+    emod.train(train)
+    for step in range(steps):
+        tin, ein = _inputs(specs, dtype, seed=step)
+        tout, eout = call(tmod, *tin), call(emod, *ein)
+        assert_same(eout, tout, atol, rtol)
+        if grad:
+            seed = rng(100 + step).standard_normal(tuple(_first(tout).shape)).astype(dtype)
+            _first(tout).backward(torch.tensor(seed))
+            _first(eout).backward(ember.tensor(seed))
+            for i, (t, e) in enumerate(zip(tin, ein)):
+                if t.grad is not None:
+                    assert_same(e.grad, t.grad, atol * 10, rtol * 10, f"grad of input {i}")
+            for (name, tp), (_, ep) in zip(tmod.named_parameters(), emod.named_parameters()):
+                if tp.grad is None:
+                    assert ep.grad is None, f"{name}: ember has a grad, torch has none"
+                else:
+                    assert_same(ep.grad, tp.grad, atol * 10, rtol * 10, f"grad of {name}")
+            tmod.zero_grad()
+            emod.zero_grad()
+        for (name, tb), (_, eb) in zip(tmod.named_buffers(), emod.named_buffers()):
+            assert_same(eb, tb, atol, rtol, f"buffer {name}")
+    return tmod, emod
