@@ -7,9 +7,12 @@ leaf. The engine (engine.py) walks these edges backwards from the loss.
 """
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 
 from . import anomaly_mode
+
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 
 class RemovableHandle:
@@ -154,12 +157,15 @@ class SavedTensor:
             t = self.tensor
             data = self.data if t is None else t._data
             kind = _BY_NUMPY[data.dtype]._legacy_name
-            producer = node.name() if t is None else \
-                (t._grad_fn.name() if t._grad_fn is not None else "AccumulateGrad")
+            # torch names the producing node without its "Backward0" suffix and says
+            # nothing about a producer for a leaf.
+            fn = node if t is None else t._grad_fn
+            output_nr = self.output_nr if t is None else t._output_nr
+            produced = "" if fn is None else \
+                f", which is output {output_nr} of {_BACKWARD_SUFFIX.sub('', fn.name())},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [torch.{kind} {list(data.shape)}], which is output "
-                f"{self.output_nr if t is None else t._output_nr} of {producer}, is at version "
+                f"inplace operation: [torch.{kind} {list(data.shape)}]{produced} is at version "
                 f"{self.vc[0]}; expected version {self.version} instead. Hint: the tensor was "
                 "changed in place (x += ..., x.add_(), x[idx] = ..., relu(inplace=True)) after "
                 "it was used; use the out-of-place form (x = x + ...) instead.")

@@ -6,6 +6,8 @@ method names in METHODS and the ops that get a `name_` in-place variant in INPLA
 """
 from __future__ import annotations
 
+import warnings
+
 from .._tensor import Tensor
 from . import creation, indexing, linalg, pointwise, random, reduction, shape, sorting
 
@@ -87,9 +89,25 @@ Tensor.__rrshift__ = _reflected(pointwise.bitwise_right_shift)
 Tensor.__irshift__ = Tensor.bitwise_right_shift_
 Tensor.__getitem__ = indexing.getitem
 Tensor.__setitem__ = indexing.setitem
-Tensor.T = property(lambda self: self.permute(*reversed(range(self.ndim))))
+
+
+def _reversed_dims(self: Tensor) -> Tensor:
+    """x.T: torch still reverses every dim of a non-matrix, with a deprecation warning."""
+    if self.ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+    elif self.ndim != 2:
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                      "shape is deprecated and it will throw an error in a future release. "
+                      "Consider `x.mT` to transpose batches of matrices or "
+                      "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
+                      "of a tensor.", UserWarning, stacklevel=2)
+    return self.permute(*reversed(range(self.ndim)))
+
+
+Tensor.T = property(_reversed_dims)
 Tensor.mT = property(lambda self: self.transpose(-2, -1))
-Tensor.H = property(lambda self: self.T)
+Tensor.H = property(lambda self: self.permute(*reversed(range(self.ndim))))
 Tensor.mH = property(lambda self: self.mT)
 Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: \
     creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)

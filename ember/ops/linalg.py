@@ -34,10 +34,30 @@ __all__ = ["matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "addr",
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
 
 
+# torch's mm kernel names dtypes by their C++ types.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
 def _check_same_dtype(a: Tensor, b: Tensor) -> None:
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{a.dtype.name} != {b.dtype.name}")
+    """torch's words for mixed dtypes depend on the kernel matmul picks (dot, mv, bmm, mm)."""
+    if a._data.dtype == b._data.dtype:
+        return
+    sa, sb = (t.dtype._legacy_name[:-len("Tensor")] for t in (a, b))
+    if a.ndim == 1 and b.ndim == 1:
+        message = f"dot : expected both vectors to have same dtype, but found {sa} and {sb}"
+    elif b.ndim == 1:
+        message = f"addmv input tensors must have the same dtype, but got {sb}, {sa}, and {sb}"
+    elif b.ndim >= 3:
+        message = f"expected scalar type {sa} but found {sb}"
+    else:
+        message = (f"expected m1 and m2 to have the same dtype, but got: "
+                   f"{_CPP_NAMES[a.dtype.name]} != {_CPP_NAMES[b.dtype.name]}")
+    raise RuntimeError(message + ". Hint: convert one operand, e.g. b.to(a.dtype) "
+                       "(float64 usually comes from NumPy arrays).")
 
 
 def _shape_error(a: Tensor, b: Tensor) -> RuntimeError:

@@ -409,9 +409,18 @@ def _softmax_like(fn_cls, name, input, dim, stacklevel, dtype, negate=False) -> 
         dim = _softmax_dim(name, input.ndim, stacklevel + 1)
     if dtype is not None:
         input = input.to(dtype)
+    dim = input._wrap_dim(dim)
+    if not (input.is_floating_point() or input.is_complex()):
+        kernel = "log_softmax" if fn_cls is LogSoftmax else "softmax"
+        last = "_lastdim" if dim == max(input.ndim - 1, 0) else ""
+        raise NotImplementedError(
+            f'"{kernel}{last}_kernel_impl" not implemented for '
+            f"'{input.dtype._legacy_name[:-len('Tensor')]}'. Hint: {name} needs a floating-point "
+            "input (use .float()); inside a loss, check the argument order: "
+            "criterion(output, target).")
     if negate:
         input = -input
-    return fn_cls.apply(input, input._wrap_dim(dim))
+    return fn_cls.apply(input, dim)
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
@@ -427,3 +436,17 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     return _softmax_like(LogSoftmax, "log_softmax", input, dim, _stacklevel, dtype)
+
+
+# torch.softmax(input, dim, dtype=None) and Tensor.softmax(dim, dtype=None): dim is required.
+def _softmax_op(input: Tensor, dim: int, dtype=None) -> Tensor:
+    return softmax(input, dim, dtype=dtype)
+
+
+def _log_softmax_op(input: Tensor, dim: int, dtype=None) -> Tensor:
+    return log_softmax(input, dim, dtype=dtype)
+
+
+_softmax_op.__name__, _log_softmax_op.__name__ = "softmax", "log_softmax"
+Tensor.softmax = _softmax_op
+Tensor.log_softmax = _log_softmax_op

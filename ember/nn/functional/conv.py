@@ -23,6 +23,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...amp.policy import LOWER, autocast_op
+from ...ops.linalg import _CPP_NAMES
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d"]
@@ -212,7 +213,8 @@ def _tuple(value, n: int, name: str) -> tuple:
     return value
 
 
-def _check_input(input: Tensor, weight: Tensor, n: int, groups: int, name: str) -> bool:
+def _check_input(input: Tensor, weight: Tensor, bias: Tensor | None, n: int, groups: int,
+                 name: str) -> bool:
     """Validate shapes with torch's messages; returns whether input was unbatched."""
     dims = input.ndim
     if dims not in (n + 1, n + 2):
@@ -220,14 +222,19 @@ def _check_input(input: Tensor, weight: Tensor, n: int, groups: int, name: str) 
                            f"{name}, but got input of size: {list(input.shape)}")
     if weight.ndim != n + 2:
         raise RuntimeError(f"weight should have at least three dimensions")
+    hint = (" Hint: the input and the layer's parameters have different dtypes; convert one "
+            "side, e.g. model.float() or input.float().")
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({_CPP_NAMES[input.dtype.name]}) and bias type "
+                           f"({_CPP_NAMES[bias.dtype.name]}) should be the same." + hint)
     if input.dtype != weight.dtype:
-        raise RuntimeError(f"Input type ({_legacy(input)}) and weight type ({_legacy(weight)}) "
-                           "should be the same")
+        raise RuntimeError(f"expected scalar type {_short(input)} but found {_short(weight)}."
+                           + hint)
     return dims == n + 1
 
 
-def _legacy(t: Tensor) -> str:
-    return "torch." + t.dtype._legacy_name
+def _short(t: Tensor) -> str:
+    return t.dtype._legacy_name[:-len("Tensor")]
 
 
 def _resolve_padding(padding, kernel, dilation, stride, n: int):
@@ -248,7 +255,7 @@ def _resolve_padding(padding, kernel, dilation, stride, n: int):
 
 
 def _convnd(n: int, name: str, input, weight, bias, stride, padding, dilation, groups):
-    unbatched = _check_input(input, weight, n, groups, name)
+    unbatched = _check_input(input, weight, bias, n, groups, name)
     if unbatched:
         input = input.unsqueeze(0)
     stride = _tuple(stride, n, "stride")

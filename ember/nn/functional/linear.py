@@ -56,15 +56,18 @@ def _check_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     def name(t: Tensor) -> str:
         return t.dtype._legacy_name[:-len("Tensor")]
 
+    hint = (" Hint: the input and the layer's parameters have different dtypes (float64 "
+            "usually comes from a NumPy array through torch.from_numpy); convert one side, "
+            "e.g. model.float() or input.float().")
+    if bias is not None and bias.dtype != weight.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {name(bias)} and "
+                           f"{name(weight)}." + hint)
     if x.dtype != weight.dtype:
         if bias is None:
             raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
-                               f"{name(x).lower()} != {name(weight).lower()}")
+                               f"{name(x).lower()} != {name(weight).lower()}." + hint)
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {name(x)} and "
-                           f"{name(weight)}")
-    if bias is not None and bias.dtype != x.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {name(bias)} and "
-                           f"{name(x)}")
+                           f"{name(weight)}." + hint)
 
 
 @autocast_op(LOWER)
