@@ -33,6 +33,8 @@ from . import autograd, cuda, backends  # noqa: F401
 from . import linalg  # noqa: F401
 from . import optim  # noqa: F401
 from . import nn  # noqa: F401
+from .nn.functional.activation import (_log_softmax_op as log_softmax,  # noqa: F401
+                                      _softmax_op as softmax)
 from . import utils  # noqa: F401
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
 from . import amp, cpu  # noqa: F401
