@@ -22,6 +22,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import STATE as GRAD_STATE
 from ...ops.pointwise import operands, to_dtype
 from ...amp.policy import FP32, autocast_op
+from .activation import log_softmax
 
 __all__ = ["l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
@@ -481,6 +482,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average=None, ignore_index: int = -100, reduce=None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     reduction = _pick_reduction(size_average, reduce, reduction)
+    if not (input.is_floating_point() or input.is_complex()):
+        log_softmax(input, 1 if input.ndim > 1 else 0)  # raises torch's kernel error
     if input.shape == target.shape:
         if not target.is_floating_point():
             raise RuntimeError("Expected floating point type for target with class "
