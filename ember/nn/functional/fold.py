@@ -25,9 +25,9 @@ def _pair(value, name: str) -> tuple:
 
 
 def _unfold_array(x: np.ndarray, kernel, geo: Geometry) -> np.ndarray:
-    cols, _ = _im2col(x, kernel, geo)                   # (C, K, N, *out)
+    cols, out = _im2col(x, kernel, geo)                 # (C, K, N, *out)
     c, k, n = cols.shape[:3]
-    return np.ascontiguousarray(np.moveaxis(cols, 2, 0)).reshape(n, c * k, -1)
+    return np.ascontiguousarray(np.moveaxis(cols, 2, 0)).reshape(n, c * k, math.prod(out))
 
 
 def _fold_array(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.ndarray:
