@@ -47,9 +47,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     """softmax(q k^T * scale + mask) v over (..., L, E) queries and (..., S, E) keys.
 
     A bool attn_mask keeps positions where it is True; a float mask is added to the
-    scores; is_causal also hides keys after each query. Like torch's CPU kernel, a query
+    scores; is_causal (without attn_mask) hides keys after each query. Like torch's CPU kernel, a query
     that can see no key at all gets a zero output (not NaN).
     """
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
     length, source = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa and query.dim() >= 3:
@@ -60,10 +63,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     blocked = None      # NumPy bool array of hidden (query, key) pairs, broadcastable
     if is_causal:
         blocked = ~np.tril(np.ones((length, source), dtype=bool))
-    if attn_mask is not None:
+    elif attn_mask is not None:
         if attn_mask.dtype == bool_:
-            hidden = ~attn_mask._data
-            blocked = hidden if blocked is None else (blocked | hidden)
+            blocked = ~attn_mask._data
         else:
             scores = scores + attn_mask
     if blocked is not None:
