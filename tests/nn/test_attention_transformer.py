@@ -187,7 +187,6 @@ def test_encoder_decoder_stacks_eval():
 
 def test_full_transformer_eval_with_masks():
     def call(m, src, tgt, pad):
-        lib = torch if isinstance(src, torch.Tensor) else ember
         return m(src, tgt, tgt_mask=m.generate_square_subsequent_mask(3),
                  src_key_padding_mask=pad, memory_key_padding_mask=pad)
     with warnings.catch_warnings():

@@ -47,8 +47,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     """softmax(q k^T * scale + mask) v over (..., L, E) queries and (..., S, E) keys.
 
     A bool attn_mask keeps positions where it is True; a float mask is added to the
-    scores; is_causal (without attn_mask) hides keys after each query. Like torch's CPU kernel, a query
-    that can see no key at all gets a zero output (not NaN).
+    scores; is_causal (without attn_mask) hides keys after each query. Like torch's CPU
+    kernel, a query that can see no key at all gets a zero output (not NaN).
     """
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
