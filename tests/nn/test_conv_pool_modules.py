@@ -132,8 +132,8 @@ def test_max_unpool_modules(n):
     unpool = {1: "MaxUnpool1d", 2: "MaxUnpool2d", 3: "MaxUnpool3d"}[n]
 
     def run(m, x):
-        y, idx = getattr(type(m).__module__.startswith("torch") and torch.nn or ember.nn,
-                         pool)(2, return_indices=True)(x)
+        lib = torch if isinstance(x, torch.Tensor) else ember
+        y, idx = getattr(lib.nn, pool)(2, return_indices=True)(x)
         return m(y, idx, output_size=x.shape)
     check_module(lambda lib: getattr(lib.nn, unpool)(2), shape, call=run)
 

@@ -2,8 +2,7 @@
 BatchNorm1d/2d/3d over F.batch_norm."""
 from __future__ import annotations
 
-from ... import empty, ones, tensor, zeros
-from ... import int64
+from ... import empty, int64, ones, tensor, zeros
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
