@@ -19,6 +19,10 @@ from .anomaly_mode import STATE as ANOMALY
 from .grad_mode import STATE as GRAD_STATE
 from .graph import AccumulateGrad
 
+# Functions to call once when the running backward pass has propagated every gradient
+# (torch's queue_callback; DistributedDataParallel waits for its all-reduces there).
+_final_callbacks: list = []
+
 
 def _discover(roots) -> dict:
     """Number of incoming edges of each node reachable from `roots`."""
@@ -145,7 +149,10 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
                              if capture is not None else None, captured, accumulate,
                              create_graph, retain_graph)
             _send_gradients(node, outs, buffers, deps, ready)
+        while _final_callbacks:
+            _final_callbacks.pop(0)()
     finally:
+        _final_callbacks.clear()
         GRAD_STATE.enabled = prev
     return captured
 
