@@ -1,0 +1,359 @@
+"""save / load in PyTorch's checkpoint formats, safe loading by default, and safetensors.
+
+`ember.save` writes the zip format torch.save writes (torch.load reads it, and sees
+tensors that shared memory in ember sharing a storage); `ember.load` reads files written
+by torch.save, zip or legacy, into ember tensors. By default `load` only unpickles
+tensors, containers and plain values: a checkpoint cannot run code on your machine.
+"""
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import sys
+import warnings
+import zipfile
+from contextlib import contextmanager
+
+import numpy as np
+
+from .._device import check_device, device
+from . import _pickling, _zip_format
+from ._pickling import TorchPickler, TorchUnpickler, StorageTable, WeightsUnpicklerError
+from ._safetensors import load_safetensors, save_safetensors
+
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals", "get_unsafe_globals_in_checkpoint", "save_safetensors",
+           "load_safetensors"]
+
+DEFAULT_PROTOCOL = 2
+# The legacy (pre-1.6, non-zip) format opens with these two pickled numbers.
+MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
+PROTOCOL_VERSION = 1001
+
+
+# ---------------------------------------------------------------- save
+def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Save `obj` (tensors, state_dicts, any picklable object) to a path or a binary
+    file object, in torch.save's format.
+
+    Tensors, dtypes, devices and sizes are written under torch's names so real torch
+    loads the file; other objects (ember modules...) are pickled under their ember
+    names. Saving to a path is atomic: the data goes to a temporary file in the same
+    folder, which replaces `f` only once complete.
+    """
+    if pickle_module is not pickle:
+        raise NotImplementedError("ember.save: pickle_module other than the standard pickle "
+                                  "module is not supported")
+    legacy = not _use_new_zipfile_serialization
+
+    def write(fileobj) -> None:
+        if legacy:
+            _save_legacy(obj, fileobj, pickle_protocol)
+        else:
+            _save_zip(obj, fileobj, _zip_format.archive_name(f), pickle_protocol,
+                      not _disable_byteorder_record)
+
+    if isinstance(f, (str, os.PathLike)):
+        _write_atomically(os.fspath(f), write)
+    elif hasattr(f, "write"):
+        write(f)
+    else:
+        raise AttributeError(f"expected 'f' to be string, path, or a file-like object with a "
+                             f"'write' attribute, got {type(f).__name__}")
+
+
+def _pickle_with_storages(obj, protocol: int, legacy: bool) -> tuple[bytes, dict]:
+    storages = StorageTable(legacy)
+    buffer = io.BytesIO()
+    TorchPickler(buffer, protocol, storages).dump(obj)
+    return buffer.getvalue(), storages.records
+
+
+def _save_zip(obj, fileobj, name: str, protocol: int, byteorder_record: bool) -> None:
+    data, records = _pickle_with_storages(obj, protocol, legacy=False)
+    writer = _zip_format.ZipWriter(fileobj, name)
+    writer.write_record("data.pkl", data)
+    writer.write_record(".format_version", b"1")
+    writer.write_record(".storage_alignment", str(_zip_format.ALIGNMENT).encode())
+    if byteorder_record:
+        writer.write_record("byteorder", sys.byteorder.encode())
+    for key, flat in records.items():
+        writer.write_record(f"data/{key}", flat.view(np.uint8))
+    writer.finish()
+
+
+def _save_legacy(obj, fileobj, protocol: int) -> None:
+    """torch's pre-1.6 layout: three header pickles, the object, the list of storage
+    keys, then each storage as its element count (int64) followed by its bytes."""
+    sys_info = {"protocol_version": PROTOCOL_VERSION, "little_endian": sys.byteorder == "little",
+                "type_sizes": {"short": 2, "int": 4, "long": 4}}
+    for header in (MAGIC_NUMBER, PROTOCOL_VERSION, sys_info):
+        pickle.dump(header, fileobj, protocol=protocol)
+    data, records = _pickle_with_storages(obj, protocol, legacy=True)
+    fileobj.write(data)
+    pickle.dump(list(records), fileobj, protocol=protocol)
+    for flat in records.values():
+        fileobj.write(np.int64(flat.size).tobytes())
+        fileobj.write(flat.view(np.uint8).data)
+
+
+def _write_atomically(path: str, write) -> None:
+    """Run write(file) on a temporary file next to `path`, then move it into place; on
+    any failure the temporary file is removed and an existing `path` is left intact."""
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise RuntimeError(f"Parent directory {folder} does not exist.")
+    temp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    # os.open applies the umask to 0o666, so the result has the permissions a plain
+    # open() would have given it.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.remove(temp)
+        raise
+
+
+# ---------------------------------------------------------------- load
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = True,
+         mmap: bool | None = None, **pickle_load_args):
+    """Load an object saved with torch.save or ember.save; tensors come back as ember
+    tensors (Parameters as ember.nn.Parameter), on the CPU.
+
+    weights_only=True (the default) unpickles only tensors, containers, plain values and
+    globals allowlisted with add_safe_globals; weights_only=False unpickles anything,
+    which can run arbitrary code: use it only for files you trust. `map_location` may be
+    None, 'cpu', an ember.device, a dict of locations or a callable(storage, location);
+    tensors saved on a GPU load onto the CPU (with a warning unless mapped there).
+    """
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if pickle_module is not None and pickle_module is not pickle:
+        raise NotImplementedError("ember.load: pickle_module other than the standard pickle "
+                                  "module is not supported")
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    pickle_load_args.setdefault("encoding", "utf-8")
+    restore = _location_restorer(map_location)
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    with _open_for_reading(f) as (stream, name):
+        try:
+            if zipfile.is_zipfile(stream):
+                return _load_zip(stream, name, restore, weights_only,
+                                 os.fspath(f) if mmap else None, pickle_load_args)
+            if mmap:
+                raise RuntimeError(
+                    "mmap can only be used with files saved with `torch.save(_use_new_zipfile_"
+                    "serialization=True), please torch.save your checkpoint with this option in "
+                    "order to use mmap.")
+            return _load_legacy(stream, name, restore, weights_only, pickle_load_args)
+        except WeightsUnpicklerError as e:
+            raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
+
+
+@contextmanager
+def _open_for_reading(f):
+    """(seekable binary stream, name for messages) for a path or a file object."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as stream:
+            yield stream, os.fspath(f)
+        return
+    if not hasattr(f, "read"):
+        raise AttributeError(f"expected 'f' to be string, path, or a file-like object with a "
+                             f"'read' attribute, got {type(f).__name__}")
+    name = getattr(f, "name", None)
+    name = name if isinstance(name, str) else f"<{type(f).__name__}>"
+    seekable = getattr(f, "seekable", None)
+    yield (f if seekable is not None and seekable() else io.BytesIO(f.read())), name
+
+
+def _not_a_checkpoint(name: str, detail: str) -> RuntimeError:
+    return RuntimeError(
+        f"ember.load: '{name}' is not a PyTorch checkpoint (expected a zip archive written by "
+        f"torch.save or a legacy torch.save pickle); {detail}")
+
+
+_DAMAGED = "the file may be truncated or corrupt"
+# What a damaged pickle or zip raises while being read.
+_CORRUPTION_ERRORS = (EOFError, pickle.UnpicklingError, zipfile.BadZipFile, ValueError,
+                      KeyError, OSError, OverflowError, IndexError)
+
+
+def _load_zip(stream, name, restore, weights_only, mmap_path, pickle_load_args):
+    try:
+        archive = zipfile.ZipFile(stream)
+    except zipfile.BadZipFile as e:
+        raise _not_a_checkpoint(name, f"{_DAMAGED} ({e})") from e
+    prefix = _zip_format.record_prefix(archive)
+    if prefix is None:
+        raise _not_a_checkpoint(name, "it is a zip archive without a data.pkl record (a "
+                                      "TorchScript archive? ember cannot load those)")
+    swap = prefix + "byteorder" in archive.namelist() and \
+        archive.read(prefix + "byteorder").decode() != sys.byteorder
+    storages = {}
+
+    def load_storage(pid):
+        _, storage_type, key, location, numel = pid[:5]
+        if key not in storages:
+            dtype = _storage_dtype(storage_type)
+            array = _zip_format.read_record(archive, f"{prefix}data/{key}", dtype.numpy,
+                                            numel, mmap_path)
+            storages[key] = restore(array.byteswap() if swap else array, location)
+        return storages[key]
+
+    try:
+        with archive.open(prefix + "data.pkl") as data:
+            return TorchUnpickler(io.BytesIO(data.read()), load_storage, weights_only,
+                                  **pickle_load_args).load()
+    except WeightsUnpicklerError:
+        raise
+    except _CORRUPTION_ERRORS as e:
+        raise RuntimeError(f"ember.load: '{name}' is a damaged PyTorch checkpoint: {e}; "
+                           f"{_DAMAGED}") from e
+
+
+def _load_legacy(stream, name, restore, weights_only, pickle_load_args):
+    def header():
+        return TorchUnpickler(stream, _no_storage, True, **pickle_load_args).load()
+
+    try:
+        magic = header()
+    except Exception as e:
+        raise _not_a_checkpoint(name, _DAMAGED) from e
+    if magic != MAGIC_NUMBER:
+        raise _not_a_checkpoint(name, _DAMAGED)
+    storages = {}
+
+    def load_storage(pid):
+        _, storage_type, key, location, numel, view_metadata = pid
+        if view_metadata is not None:
+            raise NotImplementedError("ember.load: storage views of the pre-1.0 legacy "
+                                      "format are not supported")
+        if key not in storages:
+            # Filled from the file after the pickle, through the same array.
+            storages[key] = restore(np.empty(numel, _storage_dtype(storage_type).numpy),
+                                    location)
+        return storages[key]
+
+    try:
+        if header() != PROTOCOL_VERSION:
+            raise ValueError("unsupported legacy protocol version")
+        header()                                        # sys_info
+        result = TorchUnpickler(stream, load_storage, weights_only, **pickle_load_args).load()
+        for key in header():
+            array = storages[key]
+            numel = int(np.frombuffer(stream.read(8), np.int64)[0])
+            if numel != array.size or stream.readinto(array.view(np.uint8)) != array.nbytes:
+                raise ValueError(f"storage {key} is truncated")
+    except WeightsUnpicklerError:
+        raise
+    except _CORRUPTION_ERRORS as e:
+        raise RuntimeError(f"ember.load: '{name}' is a damaged legacy PyTorch checkpoint: "
+                           f"{e}; {_DAMAGED}") from e
+    return result
+
+
+def _no_storage(pid):
+    raise pickle.UnpicklingError("unexpected storage in a legacy header")
+
+
+def _storage_dtype(storage_type):
+    if not isinstance(storage_type, _pickling.StorageType):
+        raise pickle.UnpicklingError(f"expected a storage type, got {storage_type!r:.60}")
+    return storage_type.dtype
+
+
+def _location_restorer(map_location):
+    """restore(storage array, saved location) -> the storage to use, per map_location.
+
+    ember computes on the CPU only: a storage saved on a GPU loads onto the CPU, with a
+    warning unless map_location asked for the CPU. Mapping explicitly to a GPU fails as
+    a CPU-only torch build does.
+    """
+    warned = []
+
+    def on_cpu(storage, location) -> np.ndarray:
+        if not str(location).startswith("cpu") and not warned:
+            warned.append(location)
+            warnings.warn(f"ember.load: the checkpoint holds tensors saved on '{location}'; "
+                          "ember runs on the CPU and loads them there. Pass "
+                          "map_location='cpu' to silence this warning.", UserWarning,
+                          stacklevel=4)
+        return storage
+
+    if map_location is None:
+        return on_cpu
+    if isinstance(map_location, (str, device)):
+        check_device(map_location)
+        return lambda storage, location: storage
+    if isinstance(map_location, dict):
+        for target in map_location.values():
+            check_device(target)
+        return lambda storage, location: on_cpu(storage, map_location.get(location, location))
+    if callable(map_location):
+        def call(storage, location):
+            result = map_location(storage, location)
+            if result is None:
+                return on_cpu(storage, location)
+            return result._data.reshape(-1) if hasattr(result, "_data") else np.asarray(result)
+        return call
+    raise TypeError(f"map_location should be None, a string, a torch.device, a dict or a "
+                    f"callable, got {type(map_location).__name__}")
+
+
+def _weights_only_message(error: str) -> str:
+    return ("Weights only load failed. This file can still be loaded with "
+            "`weights_only=False`, but do it only if you trust the source of the checkpoint: "
+            "unpickling can run arbitrary code.\n\tWeightsUnpickler error: " + error)
+
+
+# ---------------------------------------------------------------- safe globals
+def add_safe_globals(safe_globals: list) -> None:
+    """Allowlist functions/classes (or (object, 'full.name') pairs) for weights_only load."""
+    _pickling._user_globals.extend(safe_globals)
+
+
+def get_safe_globals() -> list:
+    """The globals the user allowlisted for weights_only load."""
+    return list(_pickling._user_globals)
+
+
+def clear_safe_globals() -> None:
+    """Forget every allowlisted global."""
+    _pickling._user_globals.clear()
+
+
+class safe_globals:
+    """Context manager allowlisting `safe_globals` for weights_only load inside it."""
+
+    def __init__(self, safe_globals: list):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        _pickling._user_globals.extend(self.safe_globals)
+
+    def __exit__(self, *exc) -> None:
+        for entry in self.safe_globals:
+            _pickling._user_globals.remove(entry)
+
+
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """The globals in a zip checkpoint that weights_only load would refuse."""
+    import pickletools
+    with _open_for_reading(f) as (stream, name):
+        archive = zipfile.ZipFile(stream)
+        data = archive.read(_zip_format.record_prefix(archive) + "data.pkl")
+    allowed = {**_pickling.PYTHON_GLOBALS, **_pickling.TORCH_GLOBALS, **_pickling.user_globals()}
+    found = {".".join(_pickling.python3_name(*arg.split(" ")))
+             for op, arg, _ in pickletools.genops(data) if op.name == "GLOBAL"}
+    return sorted(found - set(allowed))
