@@ -9,7 +9,7 @@ import torch
 
 import ember
 import ember.vision.models as M
-from ember.vision.ops import Conv2dNormActivation
+from ember.vision.ops import Conv2dNormActivation, StochasticDepth, stochastic_depth
 
 
 def count(model):
@@ -27,7 +27,7 @@ def values(param):
     ("wide_resnet50_2", 68_883_240), ("mobilenet_v2", 3_504_872), ("alexnet", 61_100_840),
     ("squeezenet1_0", 1_248_424), ("squeezenet1_1", 1_235_496),
     ("densenet121", 7_978_856), ("densenet169", 14_149_480), ("densenet201", 20_013_928),
-    ("densenet161", 28_681_000)])
+    ("densenet161", 28_681_000), ("efficientnet_b0", 5_288_548)])
 def test_parameter_counts(name, params):
     assert count(getattr(M, name)()) == params
 
@@ -75,6 +75,11 @@ def test_vgg11_count_init_and_pass():
     ("squeezenet1_0", {"features.3.squeeze.weight": (16, 96, 1, 1),
                        "features.12.expand3x3.weight": (256, 64, 3, 3),
                        "classifier.1.weight": (1000, 512, 1, 1)}),
+    ("efficientnet_b0", {"features.1.0.block.0.0.weight": (32, 1, 3, 3),
+                         "features.1.0.block.1.fc1.weight": (8, 32, 1, 1),
+                         "features.2.0.block.0.0.weight": (96, 16, 1, 1),
+                         "features.8.0.weight": (1280, 320, 1, 1),
+                         "classifier.1.weight": (1000, 1280)}),
     ("alexnet", {"features.0.weight": (64, 3, 11, 11), "classifier.1.weight": (4096, 9216),
                  "classifier.6.bias": (1000,)}),
 ])
@@ -123,7 +128,8 @@ def test_squeezenet_and_densenet_init():
 @pytest.mark.parametrize("name,shape", [
     ("resnet18", (2, 3, 64, 64)), ("resnet50", (2, 3, 32, 32)), ("mobilenet_v2", (2, 3, 32, 32)),
     ("densenet121", (2, 3, 32, 32)), ("squeezenet1_0", (1, 3, 64, 64)),
-    ("squeezenet1_1", (1, 3, 64, 64)), ("alexnet", (1, 3, 64, 64))])
+    ("squeezenet1_1", (1, 3, 64, 64)), ("alexnet", (1, 3, 64, 64)),
+    ("efficientnet_b0", (2, 3, 32, 32))])
 def test_forward_backward(name, shape):
     ember.manual_seed(0)
     model = getattr(M, name)(num_classes=7)
@@ -195,3 +201,18 @@ def test_constructor_errors():
         M.SqueezeNet("2_0")
     with pytest.raises(ValueError, match="stride should be 1 or 2 instead of 3"):
         M.InvertedResidual(8, 8, 3, 6)
+
+
+def test_stochastic_depth():
+    x = ember.ones(200, 3)
+    assert stochastic_depth(x, 0.5, "row", training=False) is x
+    ember.manual_seed(0)
+    out = StochasticDepth(0.25, "row")(x).numpy()
+    rows = out[:, 0]
+    assert np.allclose(np.unique(rows), [0.0, 1 / 0.75])
+    assert (out == rows[:, None]).all() and 0.1 < (rows == 0).mean() < 0.4
+    assert repr(StochasticDepth(0.25, "row")) == "StochasticDepth(p=0.25, mode=row)"
+    with pytest.raises(ValueError, match="drop probability has to be between 0 and 1, but got 2"):
+        stochastic_depth(x, 2, "row")
+    blocks = [m for m in M.efficientnet_b0().modules() if isinstance(m, StochasticDepth)]
+    assert blocks[0].p == 0 and blocks[-1].p == pytest.approx(0.2 * 15 / 16)
