@@ -192,6 +192,8 @@ def test_resize_errors_and_repr():
         T.Resize([1, 2, 3])
     with pytest.raises(TypeError, match="Argument interpolation should be a InterpolationMode"):
         F.resize(tens(), 3, interpolation="bilinear")
+    with pytest.warns(UserWarning, match="Anti-alias option is always applied for PIL Image"):
+        F.resize(pil(), 3, antialias=False)
     assert repr(T.Resize(256)) == \
         "Resize(size=256, interpolation=bilinear, max_size=None, antialias=True)"
 

@@ -3,6 +3,7 @@ of shape (..., C, H, W) and dispatches to the PIL or the tensor implementation."
 from __future__ import annotations
 
 import numbers
+import warnings
 from enum import Enum
 from typing import Sequence
 
@@ -225,8 +226,8 @@ def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size: int | 
     if isinstance(img, Tensor):
         return F_t.resize(img, output, interpolation.value, bool(antialias))
     if antialias is False:
-        raise NotImplementedError("antialias=False is not supported for PIL images: Pillow "
-                                  "always antialiases")
+        warnings.warn("Anti-alias option is always applied for PIL Image input. Argument "
+                      "antialias is ignored.")
     return F_pil.resize(img, output, _PIL_RESAMPLE[interpolation])
 
 
