@@ -182,8 +182,8 @@ def result_type(*operands) -> dtype:
     dims = zero = scalar = None
     for op in operands:
         d = getattr(op, "dtype", None)
-        if d is None:
-            d = _scalar_dtype(op)
+        if not isinstance(d, dtype):  # a Python scalar, or a NumPy scalar acting as one
+            d = _scalar_dtype(op.item() if isinstance(op, np.generic) else op)
             scalar = d if scalar is None else _PROMOTE[scalar, d]
         elif op.ndim:
             dims = d if dims is None else _PROMOTE[dims, d]

@@ -97,8 +97,11 @@ def _cast(x, target: np.dtype):
         return d if d.dtype == target else d.astype(target)
     if isinstance(x, np.ndarray):
         return x if x.dtype == target else x.astype(target)
-    if isinstance(x, complex) or target.kind == "b" or target == _dtype.bfloat16.numpy:
-        return np.asarray(x, dtype=target)  # NumPy would widen these with a Python scalar
+    if isinstance(x, (complex, np.generic)) or target.kind == "b" or \
+            target == _dtype.bfloat16.numpy:
+        # NumPy would widen these with a Python scalar; a NumPy scalar is strong in NumPy
+        # but weak (a plain number) in torch.
+        return np.asarray(x, dtype=target)
     return x
 
 

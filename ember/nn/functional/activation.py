@@ -36,9 +36,12 @@ def _mask(condition: Tensor, like: Tensor) -> Tensor:
     return condition.to(like.dtype)
 
 
-def _activation(name: str, forward, derivative, from_output: bool = False):
+def _activation(name: str, forward, derivative, from_output: bool = False,
+                gate: bool = False):
     """Build the Function of y = forward(x, *params) with dy/dx = derivative(s, *params),
-    where s is the input tensor (or the output when from_output)."""
+    where s is the input tensor (or the output when from_output). With `gate`, derivative
+    returns a bool condition: the gradient passes where it holds and is +0 elsewhere (as
+    torch's threshold_backward; multiplying by a 0/1 mask would give -0 for negatives)."""
 
     def fwd(ctx, x, *params):
         ctx.params = params
@@ -49,7 +52,9 @@ def _activation(name: str, forward, derivative, from_output: bool = False):
 
     def bwd(ctx, grad):
         saved = ctx.output(0) if from_output else ctx.saved_tensors[0]
-        return (grad * derivative(saved, *ctx.params),) + (None,) * len(ctx.params)
+        slope = derivative(saved, *ctx.params)
+        grad = grad.masked_fill(~slope, 0) if gate else grad * slope
+        return (grad,) + (None,) * len(ctx.params)
 
     return type(name, (Function,), {"backward_name": name + "Backward0",
                                      "saves_outputs": from_output,
@@ -65,13 +70,13 @@ def _run(fn_cls, input: Tensor, inplace: bool, *params) -> Tensor:
 
 # ---------------------------------------------------------------- rectifiers
 _Relu = _activation("Relu", lambda a: np.maximum(a, a.dtype.type(0)),
-                    lambda y: _mask(y > 0, y), from_output=True)
+                    lambda y: y > 0, from_output=True, gate=True)
 _LeakyRelu = _activation("LeakyRelu", lambda a, s: np.where(a > 0, a, a * s),
                          lambda x, s: _mask(x > 0, x) * (1 - s) + s)
 _Hardtanh = _activation("Hardtanh", lambda a, lo, hi: np.clip(a, lo, hi),
-                        lambda x, lo, hi: _mask(x > lo, x) * _mask(x < hi, x))
+                        lambda x, lo, hi: (x > lo) & (x < hi), gate=True)
 _Threshold = _activation("Threshold", lambda a, t, v: np.where(a > t, a, a.dtype.type(v)),
-                         lambda x, t, v: _mask(x > t, x))
+                         lambda x, t, v: x > t, gate=True)
 
 
 def _elu_forward(a, alpha, scale, input_scale):
