@@ -151,6 +151,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
             if zipfile.is_zipfile(stream):
                 return _load_zip(stream, name, restore, weights_only,
                                  os.fspath(f) if mmap else None, pickle_load_args)
+            stream.seek(0)
             if mmap:
                 raise RuntimeError(
                     "mmap can only be used with files saved with `torch.save(_use_new_zipfile_"
