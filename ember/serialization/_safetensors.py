@@ -29,7 +29,7 @@ def save_safetensors(tensors: dict, path: str | os.PathLike,
         if not isinstance(tensor, Tensor):
             raise TypeError(f"save_safetensors: '{name}' is a {type(tensor).__name__}, "
                             "expected a Tensor")
-        arrays[name] = np.ascontiguousarray(tensor._data)
+        arrays[name] = np.array(tensor._data, order="C", copy=None)   # keeps zero-dim
     _numpy_api().save_file(arrays, os.fspath(path), metadata=metadata)
 
 
