@@ -37,6 +37,7 @@ from . import distributed  # noqa: F401  (imports mpi4py only when first used)
 from .nn.functional.activation import (_log_softmax_op as log_softmax,  # noqa: F401
                                       _softmax_op as softmax)
 from . import utils  # noqa: F401
+from .serialization import save, load  # noqa: F401
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
 from . import amp, cpu  # noqa: F401
 from .cuda import amp as _cuda_amp  # noqa: F401  (binds ember.cuda.amp)

@@ -498,3 +498,14 @@ def test_failed_save_leaves_old_file_intact(tmp_path):
 def test_save_into_missing_folder(tmp_path):
     with pytest.raises(RuntimeError, match="Parent directory .*missing does not exist"):
         ember.save(ember.ones(1), tmp_path / "missing" / "x.pt")
+
+
+def test_whole_torch_module_loads_as_ember_module():
+    net = torch_mlp()
+    model = ember.load(torch_bytes(net), weights_only=False)
+    assert type(model) is ember.nn.Sequential and type(model[0]) is ember.nn.Linear
+    x = np.random.default_rng(3).standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_allclose(model(ember.from_numpy(x))._data,
+                               net(torch.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
+    with pytest.raises(pickle.UnpicklingError, match="uses torch.nn.NoSuchLayer, which ember"):
+        ember.load(with_data_pkl(b"\x80\x02ctorch.nn\nNoSuchLayer\n."), weights_only=False)

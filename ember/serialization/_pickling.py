@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import _compat_pickle
 import codecs
+import importlib
 import pickle
 from collections import Counter, OrderedDict
 
@@ -318,6 +319,16 @@ def user_globals() -> dict:
     return named
 
 
+def _ember_counterpart(module: str, name: str):
+    """ember's object for torch's `module.name` (torch.nn.modules.linear.Linear ->
+    ember.nn.modules.linear.Linear), so whole torch modules load as ember modules."""
+    try:
+        return getattr(importlib.import_module("ember" + module[len("torch"):]), name)
+    except (ImportError, AttributeError):
+        raise pickle.UnpicklingError(f"ember.load: the checkpoint uses {module}.{name}, which "
+                                     "ember does not provide") from None
+
+
 def python3_name(module: str, name: str) -> tuple[str, str]:
     """Protocol 2 pickles name Python 2 globals ('__builtin__.set'): translate them."""
     if (module, name) in _compat_pickle.NAME_MAPPING:
@@ -357,6 +368,8 @@ class TorchUnpickler(pickle._Unpickler):
         if full in self._allowed:
             return self._allowed[full]
         if not self._weights_only:
+            if module == "torch" or module.startswith("torch."):
+                return _ember_counterpart(module, name)
             return super().find_class(module, name)
         raise WeightsUnpicklerError(
             f"Unsupported global: GLOBAL {full} was not an allowed global by default. Please "

@@ -103,26 +103,73 @@ def _padded(x: np.ndarray, pads, fill) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- max pooling
-def _max_pool_indices(x: np.ndarray, kernel, geo: Geometry, out) -> np.ndarray:
-    """Flat (unpadded) spatial index of each window's maximum, first one on ties, NaN wins."""
-    spatial = x.shape[2:]
-    fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min   # V: bfloat16
-    xp = _padded(x, geo.pads, fill)
-    best = np.full(x.shape[:2] + out, fill, dtype=x.dtype)
-    best_k = np.zeros(x.shape[:2] + out, dtype=np.int64)
+def _stacked_windows(xp: np.ndarray, kernel, geo: Geometry, out) -> np.ndarray:
+    """(K, N, C, *out): every kernel offset's window of the padded input, stacked."""
+    windows = np.empty((math.prod(kernel),) + xp.shape[:2] + tuple(out), dtype=xp.dtype)
     for k, window in enumerate(geo.windows(kernel, out)):
-        v = xp[(slice(None), slice(None)) + window]
-        better = (v > best) | (np.isnan(v) & ~np.isnan(best))
-        np.copyto(best, v, where=better)
-        best_k[better] = k
-    # Convert the winning kernel offset to a flat index into the unpadded input.
+        windows[k] = xp[(slice(None), slice(None)) + window]
+    return windows
+
+
+class WindowSelect(Function):
+    """out = each window's element at kernel offset `arg` (the winner of max pooling)."""
+    backward_name = "MaxPool2DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(ctx, x, arg, kernel, geo, out, selected=None):
+        ctx.args = (arg, kernel, geo, x._data.shape)
+        if selected is not None:      # max pooling already has the values
+            return selected
+        windows = _stacked_windows(_padded(x._data, geo.pads, 0), kernel, geo, out)
+        return np.take_along_axis(windows, arg[None], 0)[0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        arg, kernel, geo, x_shape = ctx.args
+        return WindowScatter.apply(grad, arg, kernel, geo, x_shape), None, None, None, None, None
+
+
+class WindowScatter(Function):
+    """The adjoint of WindowSelect: each g goes to its window's element at offset `arg`."""
+    backward_name = "MaxPool2DWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, arg, kernel, geo, x_shape):
+        out = g._data.shape[2:]
+        ctx.args = (arg, kernel, geo, out)
+        padded = np.zeros(x_shape[:2] + tuple(s + lo + hi for s, (lo, hi) in
+                                              zip(x_shape[2:], geo.pads)), dtype=g._data.dtype)
+        zero = np.zeros((), dtype=g._data.dtype)
+        for k, window in enumerate(geo.windows(kernel, out)):
+            padded[(slice(None), slice(None)) + window] += np.where(arg == k, g._data, zero)
+        return padded[(slice(None), slice(None)) + tuple(
+            slice(lo, lo + s) for s, (lo, _) in zip(x_shape[2:], geo.pads))].copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        arg, kernel, geo, out = ctx.args
+        return WindowSelect.apply(grad, arg, kernel, geo, out), None, None, None, None
+
+
+def _max_pool_arg(x: np.ndarray, kernel, geo: Geometry, out):
+    """(winning kernel offset, max value) of every window; first offset on ties, NaN wins."""
+    fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min   # V: bfloat16
+    windows = _stacked_windows(_padded(x, geo.pads, fill), kernel, geo, out)
+    if windows.dtype.kind == "V":     # bfloat16: compare in float32
+        windows = windows.astype(np.float32)
+    arg = windows.argmax(0)           # NumPy's argmax picks the first NaN, like torch
+    best = np.take_along_axis(windows, arg[None], 0)[0]
+    return arg, best.astype(x.dtype, copy=False)
+
+
+def _flat_indices(arg: np.ndarray, spatial, kernel, geo: Geometry, out) -> np.ndarray:
+    """torch's `indices`: the winning offset as a flat index into the unpadded input."""
     offsets = np.array(list(itertools.product(*(range(k) for k in kernel))))
-    flat = np.zeros_like(best_k)
+    flat = np.zeros_like(arg)
     for d, (size, s, dil, (lo, _)) in enumerate(zip(spatial, geo.stride, geo.dilation,
                                                     geo.pads)):
         pos = np.arange(out[d]).reshape((-1,) + (1,) * (len(out) - d - 1)) * s - lo
-        coord = pos + offsets[best_k, d] * dil
-        flat = flat * size + coord
+        flat = flat * size + pos + offsets[arg, d] * dil
     return flat
 
 
@@ -139,15 +186,17 @@ def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mod
         raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[1:]))}). Calculated "
                            f"output size: ({'x'.join(map(str, (x.shape[1],) + out))}). Output "
                            "size is too small")
-    indices = _max_pool_indices(x._data, kernel, geo, out)
-    y = Gather.apply(x, indices, x.shape[:2] + out)
+    arg, best = _max_pool_arg(x._data, kernel, geo, out)
+    y = WindowSelect.apply(x, arg, kernel, geo, out, best)
     if y._grad_fn is not None:
         y._grad_fn.backward_name = f"MaxPool{n}DWithIndicesBackward0" if n > 1 \
             else "SqueezeBackward1"
-    idx = Tensor._wrap(indices)
+    if not return_indices:
+        return y.squeeze(0) if unbatched else y
+    idx = Tensor._wrap(_flat_indices(arg, tuple(x.shape[2:]), kernel, geo, out))
     if unbatched:
         y, idx = y.squeeze(0), idx.squeeze(0)
-    return (y, idx) if return_indices else y
+    return y, idx
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
