@@ -143,23 +143,26 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                            "specified")
     pickle_load_args.setdefault("encoding", "utf-8")
-    restore = _location_restorer(map_location)
+    restore = _LocationRestorer(map_location)
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
     with _open_for_reading(f) as (stream, name):
         try:
             if zipfile.is_zipfile(stream):
-                return _load_zip(stream, name, restore, weights_only,
-                                 os.fspath(f) if mmap else None, pickle_load_args)
-            stream.seek(0)
-            if mmap:
+                result = _load_zip(stream, name, restore, weights_only,
+                                   os.fspath(f) if mmap else None, pickle_load_args)
+            elif mmap:
                 raise RuntimeError(
                     "mmap can only be used with files saved with `torch.save(_use_new_zipfile_"
                     "serialization=True), please torch.save your checkpoint with this option in "
                     "order to use mmap.")
-            return _load_legacy(stream, name, restore, weights_only, pickle_load_args)
+            else:
+                stream.seek(0)
+                result = _load_legacy(stream, name, restore, weights_only, pickle_load_args)
         except WeightsUnpicklerError as e:
             raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
+    restore.warn()
+    return result
 
 
 @contextmanager
@@ -274,42 +277,46 @@ def _storage_dtype(storage_type):
     return storage_type.dtype
 
 
-def _location_restorer(map_location):
-    """restore(storage array, saved location) -> the storage to use, per map_location.
+class _LocationRestorer:
+    """restorer(storage array, saved location) -> the storage to use, per map_location.
 
-    ember computes on the CPU only: a storage saved on a GPU loads onto the CPU, with a
-    warning unless map_location asked for the CPU. Mapping explicitly to a GPU fails as
-    a CPU-only torch build does.
+    ember computes on the CPU only: a storage saved on a GPU loads onto the CPU, and
+    `elsewhere` remembers its location so that load() can warn, unless map_location
+    mapped it to the CPU. Mapping explicitly to a GPU fails as a CPU-only torch build does.
     """
-    warned = []
 
-    def on_cpu(storage, location) -> np.ndarray:
-        if not str(location).startswith("cpu") and not warned:
-            warned.append(location)
-            warnings.warn(f"ember.load: the checkpoint holds tensors saved on '{location}'; "
-                          "ember runs on the CPU and loads them there. Pass "
-                          "map_location='cpu' to silence this warning.", UserWarning,
-                          stacklevel=4)
+    def __init__(self, map_location):
+        if isinstance(map_location, (str, device)):
+            check_device(map_location)
+        elif isinstance(map_location, dict):
+            for target in map_location.values():
+                check_device(target)
+        elif map_location is not None and not callable(map_location):
+            raise TypeError(f"map_location should be None, a string, a torch.device, a dict "
+                            f"or a callable, got {type(map_location).__name__}")
+        self.map_location = map_location
+        self.elsewhere = None          # the first non-CPU location left unmapped
+
+    def __call__(self, storage: np.ndarray, location: str) -> np.ndarray:
+        mapping = self.map_location
+        if isinstance(mapping, (str, device)):
+            return storage
+        if isinstance(mapping, dict):
+            location = mapping.get(location, location)
+        elif callable(mapping):
+            result = mapping(storage, location)
+            if result is not None:
+                return result._data.reshape(-1) if hasattr(result, "_data") else result
+        if not str(location).startswith("cpu") and self.elsewhere is None:
+            self.elsewhere = location
         return storage
 
-    if map_location is None:
-        return on_cpu
-    if isinstance(map_location, (str, device)):
-        check_device(map_location)
-        return lambda storage, location: storage
-    if isinstance(map_location, dict):
-        for target in map_location.values():
-            check_device(target)
-        return lambda storage, location: on_cpu(storage, map_location.get(location, location))
-    if callable(map_location):
-        def call(storage, location):
-            result = map_location(storage, location)
-            if result is None:
-                return on_cpu(storage, location)
-            return result._data.reshape(-1) if hasattr(result, "_data") else np.asarray(result)
-        return call
-    raise TypeError(f"map_location should be None, a string, a torch.device, a dict or a "
-                    f"callable, got {type(map_location).__name__}")
+    def warn(self) -> None:
+        if self.elsewhere is not None:
+            warnings.warn(f"ember.load: the checkpoint holds tensors saved on "
+                          f"'{self.elsewhere}'; ember runs on the CPU and loaded them there. "
+                          "Pass map_location='cpu' to silence this warning.", UserWarning,
+                          stacklevel=3)
 
 
 def _weights_only_message(error: str) -> str:

@@ -325,8 +325,8 @@ def _ember_counterpart(module: str, name: str):
     try:
         return getattr(importlib.import_module("ember" + module[len("torch"):]), name)
     except (ImportError, AttributeError):
-        raise pickle.UnpicklingError(f"ember.load: the checkpoint uses {module}.{name}, which "
-                                     "ember does not provide") from None
+        raise NotImplementedError(f"ember.load: the checkpoint uses {module}.{name}, which "
+                                  "ember does not provide") from None
 
 
 def python3_name(module: str, name: str) -> tuple[str, str]:
