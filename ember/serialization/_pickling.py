@@ -143,10 +143,9 @@ def _placement(array: np.ndarray, flat: np.ndarray) -> tuple[int, tuple] | None:
     if start < 0 or start % item:
         return None
     offset = start // item
-    end = offset + sum((n - 1) * s for n, s in zip(array.shape, strides) if n > 1)
-    if end >= flat.size if array.size else offset > flat.size:
-        return None
-    return offset, tuple(strides)
+    last = offset + sum((n - 1) * s for n, s in zip(array.shape, strides) if n > 1)
+    fits = last < flat.size if array.size else offset <= flat.size
+    return (offset, tuple(strides)) if fits else None
 
 
 class TorchPickler(pickle._Pickler):
