@@ -773,3 +773,68 @@ def test_custom_batchnorm_function():
     same(e, t, atol=1e-4)
     # The hand-written BN agrees with nn.BatchNorm2d.
     np.testing.assert_allclose(e[0].detach().numpy(), e[1].detach().numpy(), atol=1e-4)
+
+
+class TestVision:
+    """torchvision is not installed next to torch here: ember.vision is checked against
+    NumPy/PIL written out from torchvision's documented behaviour."""
+
+    def test_transform_pipeline_on_pil(self):
+        from PIL import Image
+        from ember.vision import transforms
+        img = Image.fromarray(np.random.default_rng(0).integers(0, 256, (32, 32, 3), np.uint8))
+        transform_train = transforms.Compose([
+            transforms.RandomCrop(32, padding=4), transforms.RandomHorizontalFlip(),
+            transforms.ToTensor(),
+            transforms.Normalize((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010))])
+        out = transform_train(img)
+        assert out.shape == (3, 32, 32) and out.dtype == ember.float32
+        plain = transforms.Compose([transforms.ToTensor(),
+                                    transforms.Normalize((0.5, 0.5, 0.5), (0.25, 0.25, 0.25))])
+        expected = (np.asarray(img, np.float32).transpose(2, 0, 1) / 255 - 0.5) / 0.25
+        np.testing.assert_allclose(plain(img).numpy(), expected, atol=1e-5)
+
+    def test_numpy_to_tensor_to_pil(self):
+        from ember.vision import transforms
+        n_out = np.random.rand(100, 100, 3)
+        t_out = transforms.ToTensor()(n_out)
+        img2 = transforms.ToPILImage()(t_out.float())
+        assert t_out.dtype == ember.float64 and t_out.shape == (3, 100, 100)
+        np.testing.assert_allclose(t_out.numpy(), n_out.transpose(2, 0, 1))
+        assert img2.size == (100, 100) and img2.mode == "RGB"
+
+    def test_pitfall_to_tensor_on_a_tensor(self):
+        from ember.vision import transforms
+        with pytest.raises(TypeError, match=r"^pic should be PIL Image or ndarray\. Got "):
+            transforms.ToTensor()(ember.zeros(3, 8, 8))
+
+    def test_pitfall_random_crop_larger_than_image(self):
+        # RandomCrop(224) where RandomResizedCrop(224) was meant.
+        from PIL import Image
+        from ember.vision import transforms
+        with pytest.raises(ValueError, match=r"^Required crop size \(224, 224\) is larger than "
+                                             r"input image size \(201, 201\)"):
+            transforms.RandomCrop(224)(Image.new("RGB", (201, 201)))
+
+    def test_tensor_pil_round_trip(self):
+        from PIL import Image
+        from ember.vision.transforms import functional as TF
+        tensor = ember.from_numpy(np.random.default_rng(0).random((3, 4, 5), np.float32))
+        image = Image.fromarray(ember.clamp(tensor * 255, min=0, max=255).byte()
+                                .permute(1, 2, 0).cpu().numpy())
+        same_image = TF.to_pil_image(tensor)
+        back = ember.from_numpy(np.asarray(image).copy()).permute(2, 0, 1).float() / 255
+        np.testing.assert_allclose(back.numpy(), TF.to_tensor(image).numpy(), atol=1e-6)
+        assert image.size == same_image.size == (5, 4)
+
+    def test_image_folder(self, tmp_path):
+        from PIL import Image
+        from ember.vision import datasets
+        for cls in ("cat", "dog"):
+            (tmp_path / cls).mkdir()
+            for i in range(2):
+                Image.new("RGB", (4, 4)).save(tmp_path / cls / f"{i}.png")
+        dataset = datasets.ImageFolder(str(tmp_path))
+        assert dataset.classes == ["cat", "dog"]
+        assert dataset.class_to_idx == {"cat": 0, "dog": 1}
+        assert [t for _, t in dataset.samples] == [0, 0, 1, 1] and len(dataset) == 4
