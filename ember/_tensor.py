@@ -404,7 +404,10 @@ class Tensor:
         if src.dtype != self._data.dtype and not _dtype.can_cast(out.dtype, self.dtype):
             from .ops.pointwise import scalar_type_name
             raise RuntimeError(f"result type {scalar_type_name(out.dtype)} can't be cast to the "
-                               f"desired output type {scalar_type_name(self.dtype)}")
+                               f"desired output type {scalar_type_name(self.dtype)}. Hint: an "
+                               "in-place op keeps the tensor's dtype; use the out-of-place form "
+                               "(x = x * 0.5) or skip integer entries such as a state_dict's "
+                               "num_batches_tracked.")
         if src.shape != self._data.shape:
             try:
                 np.broadcast_to(src, self._data.shape)

@@ -510,7 +510,7 @@ class TestDataAndDevices:
             bn = torch.nn.BatchNorm2d(3)
             for k, v in bn.state_dict().items():
                 v.mul_(0.9)
-        same_error(snippet, RuntimeError)
+        same_error(snippet, RuntimeError, hint="num_batches_tracked")
 
     def test_softmax_of_logits(self):
         def snippet(torch):
