@@ -1,0 +1,164 @@
+"""ember.distributed and DistributedDataParallel on 2 and 4 MPI processes (the machine
+has 2 cores: 4 processes oversubscribe it, which MPICH allows). Each script runs once
+per process count and reports each of its checks; the tests read those reports."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("mpi4py")
+
+from _jobs import PYTHON, SCRIPTS, mpiexec, run, running, script_checks  # noqa: E402
+
+_jobs = {}
+
+
+def _report(script: str, n: int, name: str):
+    if (script, n) not in _jobs:
+        _jobs[script, n] = mpiexec(n, script)
+    job = _jobs[script, n]
+    found = job.results()
+    assert name in found, f"no report for {name}:\n{job.stdout}\n{job.stderr}"
+    kind, detail = found[name]
+    if kind == "SKIP":
+        pytest.skip(detail)
+    assert kind == "PASS", detail
+    assert job.returncode == 0, job.stderr
+
+
+@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("check", script_checks("collectives.py"))
+def test_collectives(check, n):
+    _report("collectives.py", n, check)
+
+
+@pytest.mark.parametrize("check", script_checks("ddp.py"))
+def test_ddp(check):
+    _report("ddp.py", 2, check)
+
+
+def test_timeout_raises_instead_of_hanging():
+    job = mpiexec(2, "timeout.py", timeout=30)
+    assert "TIMEOUT after" in job.stdout, job.stdout + job.stderr
+    seconds = float(job.stdout.split("TIMEOUT after ")[1].split("s")[0])
+    assert 1.0 <= seconds < 5.0
+    assert "Timed out waiting 1000ms for all_reduce" in job.stdout
+    assert not job.leftover
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_crashing_rank_stops_the_job(tmp_path, n):
+    job = mpiexec(n, "crash.py", str(tmp_path), timeout=30)
+    assert job.returncode != 0
+    assert job.seconds < 10
+    assert f"ValueError: boom from rank {n - 1}" in job.stderr
+    assert "Traceback (most recent call last)" in job.stderr
+    assert f"[rank {n - 1}] uncaught exception" in job.stderr
+    assert not job.leftover
+    pids = [int((tmp_path / f"pid{r}").read_text()) for r in range(n)]
+    # MPI's teardown has signalled them; give a loaded machine a moment to finish them.
+    deadline = time.monotonic() + 3
+    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(running(pid) for pid in pids)
+
+
+def _infos(job) -> list[dict]:
+    import json
+    infos = [json.loads(line[5:]) for line in job.stdout.splitlines() if line.startswith("INFO ")]
+    return sorted(infos, key=lambda info: info["RANK"])
+
+
+def _launcher(module: str, *args: str):
+    return run([PYTHON, "-m", module, *args], timeout=30, cwd=SCRIPTS,
+               env={"PYTHONPATH": os.path.dirname(os.path.dirname(os.path.dirname(
+                   os.path.abspath(__file__))))})
+
+
+def test_run_launcher_sets_torchrun_environment():
+    job = _launcher("ember.distributed.run", "--nproc-per-node", "2", "launched.py", "--init",
+                    "x")
+    assert job.returncode == 0, job.stderr
+    infos = _infos(job)
+    assert [(i["RANK"], i["LOCAL_RANK"], i["WORLD_SIZE"]) for i in infos] == \
+        [("0", "0", "2"), ("1", "1", "2")]
+    assert all(i["argv"] == ["--init", "x"] and i["sum"] == 2.0 for i in infos)
+    assert [i["rank"] for i in infos] == [0, 1]
+    assert infos[0]["MASTER_ADDR"] == "127.0.0.1" and infos[0]["MASTER_PORT"] == "29500"
+
+
+def test_launch_passes_local_rank_argument():
+    job = _launcher("ember.distributed.launch", "--nproc_per_node=2", "launched.py", "y")
+    assert job.returncode == 0, job.stderr
+    assert [i["argv"] for i in _infos(job)] == [["--local-rank=0", "y"], ["--local-rank=1", "y"]]
+    assert "torch.distributed.launch is deprecated" in job.stderr
+    job = _launcher("ember.distributed.launch", "--nproc_per_node=2", "--use-env",
+                    "launched.py")
+    assert [i["argv"] for i in _infos(job)] == [[], []]
+
+
+@pytest.mark.parametrize("where", ["--crash", "--fail-early"])
+def test_launcher_failure_stops_all_ranks(where):
+    # --crash: rank 1 raises after init_process_group; --fail-early: before it, while
+    # rank 0 waits in its first all-reduce.
+    job = _launcher("ember.distributed.run", "--nproc-per-node", "2", "launched.py",
+                    "--init", where)
+    assert job.returncode != 0
+    assert job.seconds < 10
+    assert "Traceback (most recent call last)" in job.stderr
+    assert "rank 1 failed" in job.stderr
+    assert "ember.distributed.run: the job failed" in job.stderr
+    assert not job.leftover
+
+
+def test_single_process_without_mpiexec():
+    code = ("import ember, ember.distributed as dist\n"
+            "dist.init_process_group('mpi')\n"
+            "t = ember.ones(3); dist.all_reduce(t, op=dist.ReduceOp.AVG)\n"
+            "ddp = ember.nn.parallel.DistributedDataParallel(ember.nn.Linear(3, 1))\n"
+            "ddp(t).sum().backward()\n"
+            "print(dist.get_rank(), dist.get_world_size(), t.tolist(), "
+            "ddp.module.weight.grad.tolist())\n")
+    job = run([PYTHON, "-c", code], timeout=30)
+    assert job.stdout.split("\n")[0] == "0 1 [1.0, 1.0, 1.0] [[1.0, 1.0, 1.0]]", job.stderr
+    job = run([PYTHON, "-c", "import ember.distributed as d; d.init_process_group('mpi')"],
+              env={"WORLD_SIZE": "2", "RANK": "0"}, timeout=30)
+    assert "RuntimeError: init_process_group: world_size is 2 but this process was not " \
+           "started by MPI" in job.stderr
+    assert "ember.distributed.run --nproc-per-node 2" in job.stderr
+
+
+def test_mpi4py_is_optional():
+    code = ("import sys\n"
+            "sys.modules['mpi4py'] = None  # as if it were not installed\n"
+            "import ember\n"
+            "import ember.distributed as dist\n"
+            "print(dist.is_available())\n"
+            "dist.init_process_group()\n")
+    job = run([PYTHON, "-c", code], timeout=30)
+    assert "ImportError: ember.distributed runs on MPI through mpi4py, which is not " \
+           "installed: pip install ember[distributed]" in job.stderr, job.stderr
+    assert job.stdout.strip() == "False"
+
+
+def test_import_does_not_start_mpi():
+    job = run([PYTHON, "-c", "import sys, ember, ember.nn.parallel; "
+               "print('mpi4py.MPI' in sys.modules, ember.distributed.is_initialized())"],
+              timeout=30)
+    assert job.stdout.strip() == "False False", job.stderr
+
+
+def test_not_initialized_errors():
+    import ember
+    import ember.distributed as dist
+    from ember.utils.data import DistributedSampler
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        dist.get_rank()
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        DistributedSampler(list(range(4)))
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        ember.nn.parallel.DistributedDataParallel(ember.nn.Linear(2, 2))
+    assert "mpi4py.MPI" not in sys.modules or dist.is_initialized() is False
