@@ -29,5 +29,41 @@ def is_initialized() -> bool:
     return False
 
 
-def current_device() -> int:
-    raise AssertionError("Torch not compiled with CUDA enabled")
+_NO_CUDA = ("Torch not compiled with CUDA enabled. ember runs on the CPU only: guard GPU code "
+            "with `if torch.cuda.is_available():`.")
+
+
+def _no_cuda(*args, **kwargs):
+    raise AssertionError(_NO_CUDA)
+
+
+# Queries about a GPU fail as on a CPU-only torch build.
+current_device = get_device_name = get_device_properties = get_device_capability = _no_cuda
+set_device = current_stream = mem_get_info = _no_cuda
+
+
+def memory_allocated(device=None) -> int:
+    return 0
+
+
+max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    return False
+
+
+def _legacy_type(name: str):
+    """torch.cuda.FloatTensor and friends: naming them works, constructing them fails."""
+    def constructor(*args, **kwargs):
+        raise TypeError(f"type torch.cuda.{name} not available. Torch not compiled with CUDA "
+                        "enabled.")
+    constructor.__name__ = constructor.__qualname__ = name
+    return constructor
+
+
+FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor = (
+    _legacy_type(n) for n in ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor"))
+ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, BoolTensor = (
+    _legacy_type(n) for n in ("ByteTensor", "CharTensor", "ShortTensor", "IntTensor",
+                              "LongTensor", "BoolTensor"))

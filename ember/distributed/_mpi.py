@@ -8,15 +8,19 @@ process group's timeout passes; then RuntimeError is raised instead of hanging.
 from __future__ import annotations
 
 import enum
+import functools
 import time
 
 import numpy as np
 
 _MPI = None
 
-# Poll without sleeping this long (a short collective finishes here at full speed), then
-# back off with growing sleeps so waiting ranks leave the CPU to the ones still working.
-_SPIN_SECONDS = 2e-3
+# MPI moves a nonblocking collective forward only while some MPI call (here Test) runs,
+# so a waiting rank polls continuously, yielding the CPU once per millisecond (for
+# oversubscribed machines), for this long; only a longer wait, such as a rank waiting for
+# another to save a checkpoint, backs off with short sleeps.
+_BUSY_POLL_SECONDS = 5.0
+_YIELD_EVERY = 1e-3
 _MAX_PAUSE = 1e-3
 
 
@@ -120,21 +124,29 @@ def as_buffer(array: np.ndarray, reduce: bool):
 def wait_requests(requests: list, seconds: float, what: str, statuses=None) -> None:
     """Wait until every MPI request in `requests` completed, or raise RuntimeError after
     `seconds`."""
-    Request = mpi().Request
-    if Request.Testall(requests, statuses):
+    if len(requests) == 1:  # the common case, tested without building request arrays
+        status = statuses[0] if statuses else None
+        done = functools.partial(requests[0].Test, status)
+    else:
+        done = functools.partial(mpi().Request.Testall, requests, statuses)
+    if done():
         return
-    start = time.monotonic()
+    start = last_yield = time.monotonic()
     pause = 0.0
-    while not Request.Testall(requests, statuses):
-        waited = time.monotonic() - start
+    while not done():
+        now = time.monotonic()
+        waited = now - start
         if waited > seconds:
             raise RuntimeError(f"Timed out waiting {int(seconds * 1000)}ms for {what} to "
                                "complete. Another rank may have stopped or be waiting in a "
                                "different collective (the timeout is init_process_group's "
                                "timeout= argument).")
-        if waited > _SPIN_SECONDS:
-            time.sleep(pause)
+        if waited > _BUSY_POLL_SECONDS:
             pause = min(2 * pause + 1e-5, _MAX_PAUSE)
+            time.sleep(pause)
+        elif now - last_yield > _YIELD_EVERY:
+            time.sleep(0)
+            last_yield = now
 
 
 class Work:
