@@ -4,7 +4,7 @@ import platform
 import sys
 import time
 
-SUITES = ["core", "nn", "data"]
+SUITES = ["core", "nn", "data", "distributed"]
 
 
 def main(argv) -> None:
