@@ -185,8 +185,9 @@ def _install_excepthook() -> None:
 
 def _abort_on_uncaught_exception(exc_type, exc, tb) -> None:
     world = mpi().COMM_WORLD
-    print(f"[rank {world.Get_rank()}] uncaught exception, aborting all ranks:",
-          file=sys.stderr)
+    if world.Get_size() > 1:
+        print(f"[rank {world.Get_rank()}] uncaught exception, aborting all ranks:",
+              file=sys.stderr)
     (_STATE.previous_excepthook or sys.__excepthook__)(exc_type, exc, tb)
     sys.stderr.flush()
     sys.stdout.flush()

@@ -110,8 +110,6 @@ class TestHooks:
             model(data(torch, (2, 3)))
         check_printed(snippet)
 
-    @pytest.mark.xfail(strict=True, reason="legacy backward hooks: ember's grad_input follows its "
-                       "fused Linear node (x, W, b), torch's AddmmBackward0 (b, x, W.T)")
     def test_backward_hooks_on_children(self):
         def snippet(torch):
             model = self.model(torch)

@@ -357,9 +357,6 @@ class TestHooks:
             return [repr(m) for m in visualisation], list(visualisation.values()), out
         check(snippet)
 
-    @pytest.mark.xfail(strict=True, reason="ember's legacy (non-full) backward hooks see the "
-                       "inputs of ember's fused Linear/conv nodes (x, W, b [, None]), torch's see "
-                       "AddmmBackward0's (b, x, W.T) and warn FutureWarning")
     def test_module_backward_hooks(self):
         def snippet(torch):
             net = self.my_net(torch)

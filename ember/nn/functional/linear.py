@@ -13,10 +13,36 @@ __all__ = ["linear", "bilinear"]
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
 
 
+def _t(g):
+    return None if g is None else g.t()
+
+
+class _AddmmGradLayout:
+    """How torch's addmm/mm node lists its input gradients: (bias, x, W^T) / (x, W^T).
+    Legacy module backward hooks (register_backward_hook) see them in this layout."""
+
+    @staticmethod
+    def to_torch(grads: tuple) -> tuple:
+        if len(grads) == 3:
+            gx, gw, gb = grads
+            return gb, gx, _t(gw)
+        gx, gw = grads
+        return gx, _t(gw)
+
+    @staticmethod
+    def from_torch(grads: tuple) -> tuple:
+        if len(grads) == 3:
+            gb, gx, gwt = grads
+            return gx, _t(gwt), gb
+        gx, gwt = grads
+        return gx, _t(gwt)
+
+
 class Linear(Function):
     """y = x @ W^T + b over the last dim of x: one GEMM plus the bias add."""
 
     backward_name = "AddmmBackward0"
+    torch_grad_layout = _AddmmGradLayout
 
     @staticmethod
     def forward(ctx, x, weight, bias=None):

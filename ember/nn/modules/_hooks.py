@@ -175,3 +175,41 @@ class BackwardHook:
         outs, self.output_index = self._wrap(outs, lambda node: node.register_hook(output_hook))
         self.n_outputs = len(outs)
         return outs[0] if single else outs
+
+
+# ---------------------------------------------------------------- legacy backward hooks
+_NON_FULL_WARNING = (
+    "Using a non-full backward hook when the forward contains multiple autograd Nodes is "
+    "deprecated and will be removed in future versions. This hook will be missing some "
+    "grad_input. Please use register_full_backward_hook to get the documented behavior.")
+
+
+def attach_legacy_hooks(module, hooks, args: tuple, output: Tensor) -> None:
+    """register_backward_hook's semantics: the hooks see the gradients of the node that
+    produced `output` (the last op of forward), in torch's layout for that node."""
+    node = output.grad_fn
+    if node is None:
+        return
+    inputs_nodes = {a.grad_fn for a in args if isinstance(a, Tensor) and a.grad_fn is not None}
+    if inputs_nodes != {n for n, _ in node.next_functions}:
+        warnings.warn(_NON_FULL_WARNING, FutureWarning, stacklevel=3)
+    layout = getattr(type(node), "torch_grad_layout", None)
+    tensor_slots = [i for i, meta in enumerate(node._input_meta) if meta is not False]
+
+    def node_hook(grad_inputs, grad_outputs):
+        # Present one gradient per tensor input of the node (torch has no slots for the
+        # non-tensor arguments ember's primitives take), reordered as torch's node has them.
+        shown = tuple(grad_inputs[i] for i in tensor_slots)
+        if layout is not None:
+            shown = layout.to_torch(shown)
+        for hook in hooks:
+            result = hook(module, shown, grad_outputs)
+            if result is not None:
+                shown = tuple(result)
+        if layout is not None:
+            shown = layout.from_torch(shown)
+        new = list(grad_inputs)
+        for i, g in zip(tensor_slots, shown):
+            new[i] = g
+        return tuple(new)
+    node.register_hook(node_hook)

@@ -20,7 +20,7 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, add_hook
 from ..parameter import Buffer, Parameter
 from . import _hooks
-from ._hooks import (BackwardHook, _global_backward_hooks, _global_backward_pre_hooks,
+from ._hooks import (BackwardHook, attach_legacy_hooks, _global_backward_hooks, _global_backward_pre_hooks,
                     _global_forward_hooks, _global_forward_hooks_always_called,
                     _global_forward_hooks_with_kwargs, _global_forward_pre_hooks,
                     register_module_backward_hook, register_module_forward_hook,
@@ -548,9 +548,7 @@ class Module:
                 while not isinstance(var, Tensor):
                     var = next(v for v in var.values() if isinstance(v, Tensor)) \
                         if isinstance(var, dict) else var[0]
-                if var.grad_fn is not None:
-                    for hook in non_full_hooks:
-                        var.grad_fn.register_hook(functools.partial(hook, self))
+                attach_legacy_hooks(self, non_full_hooks, args, var)
             return result
         except Exception:
             self._run_always_called_hooks(args, kwargs, result, called_always)

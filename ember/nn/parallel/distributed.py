@@ -199,11 +199,13 @@ class DistributedDataParallel(_Wrapper):
             raise RuntimeError(_UNFINISHED_REDUCTION)
         if self.forward_sync_buffers and self._module_buffers:
             _broadcast_coalesced(self._module_buffers, self.process_group)
-        self._syncing = is_grad_enabled() and self.require_backward_grad_sync
-        if self._syncing:
+        sync = is_grad_enabled() and self.require_backward_grad_sync
+        if is_grad_enabled():  # a no-grad forward leaves a pending backward's state alone
+            self._syncing = sync
+        if sync:
             self._start_pass()
         output = self.module(*inputs, **kwargs)
-        if self._syncing:
+        if sync:
             # Backward reaching the output queues the final callback even when this rank
             # has no parameter gradient (all unused here, used on other ranks).
             for t in _tensors_in(output):
