@@ -66,23 +66,22 @@ def test_crashing_rank_stops_the_job(tmp_path, n):
     assert not any(running(pid) for pid in pids)
 
 
-def _infos(job) -> list[dict]:
+def _infos(directory) -> list[dict]:
     import json
-    infos = [json.loads(line[5:]) for line in job.stdout.splitlines() if line.startswith("INFO ")]
-    return sorted(infos, key=lambda info: info["RANK"])
+    return [json.loads(path.read_text()) for path in sorted(directory.glob("rank*.json"))]
 
 
-def _launcher(module: str, *args: str):
+def _launcher(directory, module: str, *args: str):
     return run([PYTHON, "-m", module, *args], timeout=30, cwd=SCRIPTS,
-               env={"PYTHONPATH": os.path.dirname(os.path.dirname(os.path.dirname(
-                   os.path.abspath(__file__))))})
+               env={"INFO_DIR": str(directory), "PYTHONPATH": os.path.dirname(os.path.dirname(
+                   os.path.dirname(os.path.abspath(__file__))))})
 
 
-def test_run_launcher_sets_torchrun_environment():
-    job = _launcher("ember.distributed.run", "--nproc-per-node", "2", "launched.py", "--init",
-                    "x")
+def test_run_launcher_sets_torchrun_environment(tmp_path):
+    job = _launcher(tmp_path, "ember.distributed.run", "--nproc-per-node", "2", "launched.py",
+                    "--init", "x")
     assert job.returncode == 0, job.stderr
-    infos = _infos(job)
+    infos = _infos(tmp_path)
     assert [(i["RANK"], i["LOCAL_RANK"], i["WORLD_SIZE"]) for i in infos] == \
         [("0", "0", "2"), ("1", "1", "2")]
     assert all(i["argv"] == ["--init", "x"] and i["sum"] == 2.0 for i in infos)
@@ -90,21 +89,23 @@ def test_run_launcher_sets_torchrun_environment():
     assert infos[0]["MASTER_ADDR"] == "127.0.0.1" and infos[0]["MASTER_PORT"] == "29500"
 
 
-def test_launch_passes_local_rank_argument():
-    job = _launcher("ember.distributed.launch", "--nproc_per_node=2", "launched.py", "y")
+def test_launch_passes_local_rank_argument(tmp_path):
+    job = _launcher(tmp_path, "ember.distributed.launch", "--nproc_per_node=2", "launched.py",
+                    "y")
     assert job.returncode == 0, job.stderr
-    assert [i["argv"] for i in _infos(job)] == [["--local-rank=0", "y"], ["--local-rank=1", "y"]]
+    assert [i["argv"] for i in _infos(tmp_path)] == [["--local-rank=0", "y"],
+                                                     ["--local-rank=1", "y"]]
     assert "torch.distributed.launch is deprecated" in job.stderr
-    job = _launcher("ember.distributed.launch", "--nproc_per_node=2", "--use-env",
+    job = _launcher(tmp_path, "ember.distributed.launch", "--nproc_per_node=2", "--use-env",
                     "launched.py")
-    assert [i["argv"] for i in _infos(job)] == [[], []]
+    assert [i["argv"] for i in _infos(tmp_path)] == [[], []]
 
 
 @pytest.mark.parametrize("where", ["--crash", "--fail-early"])
-def test_launcher_failure_stops_all_ranks(where):
+def test_launcher_failure_stops_all_ranks(tmp_path, where):
     # --crash: rank 1 raises after init_process_group; --fail-early: before it, while
     # rank 0 waits in its first all-reduce.
-    job = _launcher("ember.distributed.run", "--nproc-per-node", "2", "launched.py",
+    job = _launcher(tmp_path, "ember.distributed.run", "--nproc-per-node", "2", "launched.py",
                     "--init", where)
     assert job.returncode != 0
     assert job.seconds < 10

@@ -1,4 +1,4 @@
-"""Prints what a launched process sees: torchrun's environment variables, its argv, and
+"""Writes to $INFO_DIR/rank<RANK>.json what a launched process sees: torchrun's environment variables, its argv, and
 the rank MPI gave it; with --init, joins the process group and all-reduces.
 --crash / --fail-early make rank 1 raise after / before init_process_group."""
 import json
@@ -22,4 +22,5 @@ if "--init" in sys.argv:
     if "--crash" in sys.argv and dist.get_rank() == 1:
         raise RuntimeError("launched rank 1 failed")
     dist.barrier()
-print("INFO " + json.dumps(info))
+with open(os.path.join(os.environ["INFO_DIR"], f"rank{os.environ['RANK']}.json"), "w") as f:
+    json.dump(info, f)
