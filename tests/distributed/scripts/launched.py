@@ -1,6 +1,7 @@
-"""Writes to $INFO_DIR/rank<RANK>.json what a launched process sees: torchrun's environment variables, its argv, and
-the rank MPI gave it; with --init, joins the process group and all-reduces.
---crash / --fail-early make rank 1 raise after / before init_process_group."""
+"""Writes to $INFO_DIR/rank<RANK>.json what a launched process sees: torchrun's
+environment variables, its argv, and (with --init, after joining the process group and
+all-reducing) the rank MPI gave it. --crash / --fail-early make rank 1 raise after /
+before init_process_group."""
 import json
 import os
 import sys
