@@ -4,7 +4,7 @@ import platform
 import sys
 import time
 
-SUITES = ["core", "nn", "data", "distributed"]
+SUITES = ["core", "nn", "memory", "optim", "data", "distributed"]
 
 
 def main(argv) -> None:
