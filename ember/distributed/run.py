@@ -95,6 +95,12 @@ def launch_workers(args, module: str, argv: list[str]) -> int:
     n = _nproc(args.nproc_per_node)
     command = [mpiexec_path(), "-n", str(n), sys.executable, "-u", "-m", module, *argv]
     env = dict(os.environ, MASTER_ADDR=args.master_addr, MASTER_PORT=str(args.master_port))
+    if n > 1 and "OMP_NUM_THREADS" not in env:  # as torchrun: N processes x N BLAS threads
+        env["OMP_NUM_THREADS"] = "1"             # would overload the machine
+        print("Setting OMP_NUM_THREADS environment variable for each process to be 1 in "
+              "default, to avoid your system being overloaded, please further tune the "
+              "variable for optimal performance in your application as needed.",
+              file=sys.stderr)
     process = subprocess.Popen(command, env=env)
     try:
         code = process.wait()

@@ -87,6 +87,8 @@ def test_run_launcher_sets_torchrun_environment(tmp_path):
     assert all(i["argv"] == ["--init", "x"] and i["sum"] == 2.0 for i in infos)
     assert [i["rank"] for i in infos] == [0, 1]
     assert infos[0]["MASTER_ADDR"] == "127.0.0.1" and infos[0]["MASTER_PORT"] == "29500"
+    if "OMP_NUM_THREADS" not in os.environ:  # torchrun's default of 1 thread per process
+        assert infos[0]["OMP_NUM_THREADS"] == "1" and "OMP_NUM_THREADS" in job.stderr
 
 
 def test_launch_passes_local_rank_argument(tmp_path):

@@ -10,7 +10,8 @@ import ember
 import ember.distributed as dist
 
 info = {name: os.environ.get(name) for name in
-        ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")}
+        ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+         "OMP_NUM_THREADS")}
 info["argv"] = sys.argv[1:]
 if "--fail-early" in sys.argv and os.environ["RANK"] == "1":
     raise RuntimeError("launched rank 1 failed before init_process_group")
