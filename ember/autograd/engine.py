@@ -145,9 +145,17 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
     try:
         while ready:
             node = ready.pop()
-            outs = _run_node(node, buffers.pop(node, None), needed, capture, capture_set
-                             if capture is not None else None, captured, accumulate,
-                             create_graph, retain_graph)
+            grads = buffers.pop(node, None)
+            if grads is None or (needed is not None and node not in needed):
+                outs = None
+            elif node._tensor_hooks or node._retained or capture is not None or \
+                    type(node) is AccumulateGrad:
+                outs = _run_node(node, grads, capture, capture_set if capture is not None
+                                 else None, captured, accumulate, create_graph, retain_graph)
+            else:   # the common case, inline: an op node with no hooks on its outputs
+                outs = _call_node(node, grads)
+                if not retain_graph and (node._saved or "_outputs_saved" in node.__dict__):
+                    node._free()
             _send_gradients(node, outs, buffers, deps, ready)
         while _final_callbacks:
             _final_callbacks.pop(0)()
@@ -157,11 +165,9 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
     return captured
 
 
-def _run_node(node, grads, needed, capture, capture_set, captured, accumulate, create_graph,
+def _run_node(node, grads, capture, capture_set, captured, accumulate, create_graph,
               retain_graph):
-    """Run one node on its summed incoming gradients; returns its input gradients."""
-    if grads is None or (needed is not None and node not in needed):
-        return None
+    """Run a node that has tensor hooks, captured outputs, or is a leaf's AccumulateGrad."""
     if node._tensor_hooks or node._retained or capture is not None:
         for nr, g in enumerate(grads):
             if g is not None:
