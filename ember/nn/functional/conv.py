@@ -1,8 +1,8 @@
 """Convolutions (1-d, 2-d, 3-d, transposed) as im2col + one GEMM per group.
 
-Layout: the input is turned channels-first, (C, N, *spatial), so that each kernel
-offset's window is one strided slice copied into a column buffer of shape
-(C, K, N, *out) (K = kernel positions). The product with the weight, viewed as
+Layout: the input is turned to (C, *spatial, N), batch innermost, so that each kernel
+offset's window is one strided slice (with long contiguous rows) copied into a column
+buffer of shape (C, K, *out, N) (K = kernel positions). The product with the weight, viewed as
 (groups, O/groups, C/groups * K), gives every output at once. Backward runs the
 same machinery in reverse: the input gradient is built by slice-adds of the column
 gradient (col2im), the weight gradient is one GEMM against the columns.
@@ -56,54 +56,78 @@ def _compute_dtype(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float32) if a.dtype in _LOW_PRECISION else a
 
 
+def _batch_last(x: np.ndarray) -> np.ndarray:
+    """(N, C, *spatial) -> the view (C, *spatial, N)."""
+    return np.moveaxis(x, 0, -1)
+
+
+def _batch_first(x: np.ndarray) -> np.ndarray:
+    """(C, *spatial, N) -> contiguous (N, C, *spatial)."""
+    return np.ascontiguousarray(np.moveaxis(x, -1, 0))
+
+
+def _padded_shape(c: int, spatial, geo: Geometry, n: int) -> tuple:
+    return (c,) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, geo.pads)) + (n,)
+
+
+def _inner(spatial, geo: Geometry) -> tuple:
+    """The index of the unpadded region inside a padded (C, *spatial, N) array."""
+    return (slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                  zip(spatial, geo.pads)) + (slice(None),)
+
+
+def _window(window: tuple) -> tuple:
+    return (slice(None),) + window + (slice(None),)
+
+
 def _im2col(x: np.ndarray, kernel, geo: Geometry):
-    """Columns (C, K, N, *out) of the padded input x (N, C, *spatial), and `out`."""
+    """Columns (C, K, *out, N) of the padded input x (N, C, *spatial), and `out`.
+
+    The batch is the innermost axis, so each kernel offset's window is a slice whose
+    rows are long contiguous runs (out_width * N values) — cheap to copy."""
     n, c = x.shape[:2]
     spatial = x.shape[2:]
     out = geo.out_size(spatial, kernel)
-    x_cn = x.transpose((1, 0) + tuple(range(2, x.ndim)))
+    x_t = _batch_last(x)
     if any(lo or hi for lo, hi in geo.pads):
-        padded = np.zeros((c, n) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, geo.pads)),
-                          dtype=x.dtype)
-        padded[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
-                                                  zip(spatial, geo.pads))] = x_cn
-        x_cn = padded
-    cols = np.empty((c, math.prod(kernel), n) + out, dtype=x.dtype)
+        padded = np.zeros(_padded_shape(c, spatial, geo, n), dtype=x.dtype)
+        padded[_inner(spatial, geo)] = x_t
+        x_t = padded
+    else:
+        x_t = np.ascontiguousarray(x_t)
+    cols = np.empty((c, math.prod(kernel)) + out + (n,), dtype=x.dtype)
     for k, window in enumerate(geo.windows(kernel, out)):
-        cols[:, k] = x_cn[(slice(None), slice(None)) + window]
+        cols[:, k] = x_t[_window(window)]
     return cols, out
 
 
 def _col2im(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.ndarray:
-    """Sum columns (C, K, N, *out) back into an input-shaped (N, C, *spatial) array."""
+    """Sum columns (C, K, *out, N) back into an input-shaped (N, C, *spatial) array."""
     n, c = x_shape[:2]
     spatial = x_shape[2:]
-    padded = np.zeros((c, n) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, geo.pads)),
-                      dtype=cols.dtype)
+    padded = np.zeros(_padded_shape(c, spatial, geo, n), dtype=cols.dtype)
     for k, window in enumerate(geo.windows(kernel, out)):
-        padded[(slice(None), slice(None)) + window] += cols[:, k]
-    inner = padded[(slice(None), slice(None)) + tuple(
-        slice(lo, lo + s) for s, (lo, _) in zip(spatial, geo.pads))]
-    return np.ascontiguousarray(inner.transpose((1, 0) + tuple(range(2, inner.ndim))))
+        padded[_window(window)] += cols[:, k]
+    return _batch_first(padded[_inner(spatial, geo)])
 
 
 def _grouped(cols: np.ndarray, groups: int) -> np.ndarray:
-    """Columns (C, K, N, *out) as (groups, C/groups * K, N * prod(out))."""
+    """Columns (C, K, *out, N) as (groups, C/groups * K, prod(out) * N)."""
     c, k = cols.shape[:2]
     return cols.reshape(groups, (c // groups) * k, -1)
 
 
 def _channels_first(g: np.ndarray, groups: int) -> np.ndarray:
-    """An (N, O, *out) gradient as (groups, O/groups, N * prod(out))."""
+    """An (N, O, *out) gradient as (groups, O/groups, prod(out) * N), the columns' order."""
     o = g.shape[1]
-    g_cn = np.ascontiguousarray(np.moveaxis(g, 1, 0))
-    return g_cn.reshape(groups, o // groups, -1)
+    g_t = np.ascontiguousarray(np.moveaxis(g, 0, -1))
+    return g_t.reshape(groups, o // groups, -1)
 
 
 def _to_batch_first(y: np.ndarray, n: int, out) -> np.ndarray:
-    """(groups, O/groups, N * prod(out)) -> contiguous (N, O, *out)."""
+    """(groups, O/groups, prod(out) * N) -> contiguous (N, O, *out)."""
     o = y.shape[0] * y.shape[1]
-    return np.ascontiguousarray(np.moveaxis(y.reshape((o, n) + tuple(out)), 0, 1))
+    return _batch_first(y.reshape((o,) + tuple(out) + (n,)))
 
 
 def conv_forward(x: np.ndarray, w: np.ndarray, geo: Geometry):
@@ -119,7 +143,7 @@ def conv_input_grad(g: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.
     w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
     cols = np.matmul(w_g.transpose(0, 2, 1), _channels_first(g, geo.groups))
     c = x_shape[1]
-    cols = cols.reshape((c, math.prod(kernel), x_shape[0]) + g.shape[2:])
+    cols = cols.reshape((c, math.prod(kernel)) + g.shape[2:] + (x_shape[0],))
     return _col2im(cols, x_shape, kernel, geo, g.shape[2:])
 
 

@@ -25,15 +25,15 @@ def _pair(value, name: str) -> tuple:
 
 
 def _unfold_array(x: np.ndarray, kernel, geo: Geometry) -> np.ndarray:
-    cols, out = _im2col(x, kernel, geo)                 # (C, K, N, *out)
-    c, k, n = cols.shape[:3]
-    return np.ascontiguousarray(np.moveaxis(cols, 2, 0)).reshape(n, c * k, math.prod(out))
+    cols, out = _im2col(x, kernel, geo)                 # (C, K, *out, N)
+    c, k, n = cols.shape[0], cols.shape[1], cols.shape[-1]
+    return np.ascontiguousarray(np.moveaxis(cols, -1, 0)).reshape(n, c * k, math.prod(out))
 
 
 def _fold_array(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.ndarray:
     n, c = x_shape[:2]
     k = math.prod(kernel)
-    as_columns = np.moveaxis(cols.reshape((n, c, k) + tuple(out)), 0, 2)   # (C, K, N, *out)
+    as_columns = np.moveaxis(cols.reshape((n, c, k) + tuple(out)), 0, -1)  # (C, K, *out, N)
     return _col2im(as_columns, x_shape, kernel, geo, out)
 
 
