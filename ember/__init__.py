@@ -4,12 +4,13 @@
 """
 from __future__ import annotations
 
-from . import _dtype
+from . import _allocator, _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
                      float, float16, float32, float64, get_default_dtype, half, int, int8,
                      int16, int32, int64, long, promote_types, result_type, can_cast,
                      set_default_dtype, short, uint8)
 from ._device import device
+_allocator.tune_malloc()
 from ._size import Size
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401
                              memory_format, preserve_format)

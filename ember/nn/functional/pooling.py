@@ -139,9 +139,15 @@ class WindowScatter(Function):
         ctx.args = (arg, kernel, geo, out)
         padded = np.zeros(x_shape[:2] + tuple(s + lo + hi for s, (lo, hi) in
                                               zip(x_shape[2:], geo.pads)), dtype=g._data.dtype)
-        zero = np.zeros((), dtype=g._data.dtype)
+        gd = g._data
+        # Multiplying by the 0/1 mask is branch-free and fast, but inf * 0 would be NaN:
+        # non-finite gradients take the (slower) select instead.
+        finite = bool(np.isfinite(gd).all())
+        zero = np.zeros((), dtype=gd.dtype)
         for k, window in enumerate(geo.windows(kernel, out)):
-            padded[(slice(None), slice(None)) + window] += np.where(arg == k, g._data, zero)
+            chosen = arg == k
+            padded[(slice(None), slice(None)) + window] += \
+                gd * chosen if finite else np.where(chosen, gd, zero)
         return padded[(slice(None), slice(None)) + tuple(
             slice(lo, lo + s) for s, (lo, _) in zip(x_shape[2:], geo.pads))].copy()
 
@@ -152,13 +158,25 @@ class WindowScatter(Function):
 
 
 def _max_pool_arg(x: np.ndarray, kernel, geo: Geometry, out):
-    """(winning kernel offset, max value) of every window; first offset on ties, NaN wins."""
+    """(winning kernel offset, max value) of every window; first offset on ties, NaN wins.
+
+    A running maximum over the offsets' strided views: no stacked copy of the windows."""
     fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min   # V: bfloat16
-    windows = _stacked_windows(_padded(x, geo.pads, fill), kernel, geo, out)
-    if windows.dtype.kind == "V":     # bfloat16: compare in float32
-        windows = windows.astype(np.float32)
-    arg = windows.argmax(0)           # NumPy's argmax picks the first NaN, like torch
-    best = np.take_along_axis(windows, arg[None], 0)[0]
+    xp = _padded(x, geo.pads, fill)
+    if xp.dtype.kind == "V":          # bfloat16: compare in float32
+        xp = xp.astype(np.float32)
+    views = [xp[(slice(None), slice(None)) + window] for window in geo.windows(kernel, out)]
+    best = views[0].copy()
+    arg = np.zeros(best.shape, dtype=np.uint8 if len(views) < 256 else np.int64)
+    with_nan = xp.dtype.kind == "f" and bool(np.isnan(xp).any())
+    for k, v in enumerate(views[1:], 1):
+        better = v > best
+        if with_nan:
+            better |= np.isnan(v) & ~np.isnan(best)
+        # Branch-free updates (masked assignment is several times slower on random masks):
+        # arg = k where better, else unchanged, in modular integer arithmetic.
+        arg += better.view(np.uint8).astype(arg.dtype, copy=False) * (arg.dtype.type(k) - arg)
+        np.maximum(best, v, out=best)
     return arg, best.astype(x.dtype, copy=False)
 
 
