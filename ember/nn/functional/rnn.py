@@ -54,6 +54,13 @@ class _Recurrent(Function):
         return cls.apply(*args, lengths, options)
 
 
+def _lstm_gate_order(hidden: int) -> np.ndarray:
+    """Rows of torch's (i, f, g, o) weight layout reordered to (i, f, o, g), so that the
+    three sigmoid gates are one contiguous block."""
+    return np.concatenate([np.arange(0, 2 * hidden), np.arange(3 * hidden, 4 * hidden),
+                           np.arange(2 * hidden, 3 * hidden)])
+
+
 class LSTMLayer(_Recurrent):
     backward_name = "LstmBackward0"
     gates = 4
@@ -64,62 +71,86 @@ class LSTMLayer(_Recurrent):
         xd = x._data
         steps, batch = xd.shape[:2]
         hidden = h0._data.shape[-1]
-        proj = xd @ w_ih._data.T
+        order = _lstm_gate_order(hidden)
+        w_ih_o, w_hh_o = w_ih._data[order], w_hh._data[order]
+        proj = xd @ w_ih_o.T
         if b_ih is not None:
-            proj += b_ih._data + b_hh._data
+            proj += (b_ih._data + b_hh._data)[order]
         mask = _time_mask(lengths, steps, batch, xd.dtype)
         h_all = np.empty((steps + 1, batch, hidden), dtype=xd.dtype)
         c_all = np.empty((steps + 1, batch, hidden), dtype=xd.dtype)
-        acts = np.empty((steps, batch, 4 * hidden), dtype=xd.dtype)
+        tanh_c = np.empty((steps, batch, hidden), dtype=xd.dtype)
+        acts = np.empty((steps, batch, 4 * hidden), dtype=xd.dtype)   # i, f, o, g
         h_all[0], c_all[0] = h0._data, c0._data
-        w_hh_t = w_hh._data.T
+        w_hh_t = w_hh_o.T
+        sig = slice(0, 3 * hidden)
         for t in range(steps):
-            gates = proj[t] + h_all[t] @ w_hh_t
             a = acts[t]
-            a[:, :2 * hidden] = _sigmoid(gates[:, :2 * hidden])
-            a[:, 2 * hidden:3 * hidden] = np.tanh(gates[:, 2 * hidden:3 * hidden])
-            a[:, 3 * hidden:] = _sigmoid(gates[:, 3 * hidden:])
-            i, f, g, o = np.split(a, 4, axis=1)
-            c = f * c_all[t] + i * g
-            h = o * np.tanh(c)
+            np.matmul(h_all[t], w_hh_t, out=a)
+            a += proj[t]
+            # sigmoid(z) = tanh(z / 2) / 2 + 1/2: one tanh call serves all four gates.
+            a[:, sig] *= 0.5
+            np.tanh(a, out=a)
+            a[:, sig] *= 0.5
+            a[:, sig] += 0.5
+            i, f, o, g = (a[:, k * hidden:(k + 1) * hidden] for k in range(4))
+            c = c_all[t + 1]
+            np.multiply(f, c_all[t], out=c)
+            c += i * g
             if mask is not None:
-                c = np.where(mask[t] > 0, c, c_all[t])
-                h = np.where(mask[t] > 0, h, h_all[t])
-            c_all[t + 1], h_all[t + 1] = c, h
+                np.copyto(c, c_all[t], where=mask[t] == 0)
+            np.tanh(c, out=tanh_c[t])
+            h = h_all[t + 1]
+            np.multiply(o, tanh_c[t], out=h)
+            if mask is not None:
+                np.copyto(h, h_all[t], where=mask[t] == 0)
         out = h_all[1:] if mask is None else h_all[1:] * mask
-        ctx.saved = (xd, w_ih._data, w_hh._data, h_all, c_all, acts, mask)
+        ctx.saved = (xd, w_ih_o, w_hh_o, h_all, c_all, tanh_c, acts, mask, order)
         ctx.has_bias = b_ih is not None
         return out.copy(), h_all[-1].copy(), c_all[-1].copy()
 
     @staticmethod
     def backward(ctx, g_out, g_h, g_c):
         _Recurrent.refuse_double_backward(ctx)
-        xd, w_ih, w_hh, h_all, c_all, acts, mask = ctx.saved
-        steps, batch = xd.shape[:2]
+        xd, w_ih_o, w_hh_o, h_all, c_all, tanh_c, acts, mask, order = ctx.saved
+        steps = xd.shape[0]
         hidden = h_all.shape[-1]
         g_out, dh, dc = g_out._data, g_h._data.copy(), g_c._data.copy()
         if mask is not None:
             g_out = g_out * mask
         d_gates = np.empty_like(acts)
         for t in range(steps - 1, -1, -1):
-            i, f, g, o = np.split(acts[t], 4, axis=1)
+            i, f, o, g = (acts[t, :, k * hidden:(k + 1) * hidden] for k in range(4))
+            tc = tanh_c[t]
             dh_t = dh + g_out[t]
-            tanh_c = np.tanh(c_all[t + 1])
-            dc_t = dc + dh_t * o * (1 - tanh_c * tanh_c)
-            dg = d_gates[t]
-            dg[:, :hidden] = dc_t * g * i * (1 - i)
-            dg[:, hidden:2 * hidden] = dc_t * c_all[t] * f * (1 - f)
-            dg[:, 2 * hidden:3 * hidden] = dc_t * i * (1 - g * g)
-            dg[:, 3 * hidden:] = dh_t * tanh_c * o * (1 - o)
+            dc_t = dh_t * o
+            dc_t *= 1 - tc * tc
+            dc_t += dc
+            d = d_gates[t]
+            d_i, d_f, d_o, d_g = (d[:, k * hidden:(k + 1) * hidden] for k in range(4))
+            np.multiply(dc_t, g, out=d_i)
+            np.multiply(dc_t, c_all[t], out=d_f)
+            np.multiply(dh_t, tc, out=d_o)
+            s = acts[t, :, :3 * hidden]
+            d[:, :3 * hidden] *= s * (1 - s)          # sigmoid' = s (1 - s)
+            np.multiply(dc_t, i, out=d_g)
+            d_g *= 1 - g * g                          # tanh' = 1 - g^2
             if mask is not None:
-                dg *= mask[t]
+                d *= mask[t]
                 keep = 1 - mask[t]
-                dh = keep * dh_t + dg @ w_hh
+                dh = keep * dh_t + d @ w_hh_o
                 dc = keep * dc_t + mask[t] * dc_t * f
             else:
-                dh = dg @ w_hh
+                dh = d @ w_hh_o
                 dc = dc_t * f
-        return _weight_grads(ctx, d_gates, xd, h_all, w_ih, dh, dc)
+        dx, dw_ih, dw_hh, db_ih, db_hh = _projection_grads(d_gates, d_gates, xd, h_all, w_ih_o,
+                                                           ctx.has_bias)
+        restore = np.argsort(order)   # back from (i, f, o, g) rows to torch's (i, f, g, o)
+        dw_ih, dw_hh = Tensor._wrap(dw_ih._data[restore]), Tensor._wrap(dw_hh._data[restore])
+        if db_ih is not None:
+            db_ih = Tensor._wrap(db_ih._data[restore])
+            db_hh = Tensor._wrap(db_hh._data[restore])
+        return dx, Tensor._wrap(dh), Tensor._wrap(dc), dw_ih, dw_hh, db_ih, db_hh, None, None
 
 
 class GRULayer(_Recurrent):
@@ -248,10 +279,3 @@ def _projection_grads(d_in, d_hw, xd, h_all, w_ih, has_bias):
     wrap = Tensor._wrap
     return (wrap(dx), wrap(dw_ih), wrap(dw_hh), db_ih if db_ih is None else wrap(db_ih),
             db_hh if db_hh is None else wrap(db_hh))
-
-
-def _weight_grads(ctx, d_gates, xd, h_all, w_ih, dh, dc):
-    """LSTM: the same gate gradient feeds both projections."""
-    dx, dw_ih, dw_hh, db_ih, db_hh = _projection_grads(d_gates, d_gates, xd, h_all, w_ih,
-                                                       ctx.has_bias)
-    return dx, Tensor._wrap(dh), Tensor._wrap(dc), dw_ih, dw_hh, db_ih, db_hh, None, None
