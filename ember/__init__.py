@@ -24,6 +24,7 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from .ops import _methods  # noqa: F401  (binds the ops to Tensor)
 from .ops.creation import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
+from .ops.joining import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.pointwise import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403

@@ -48,8 +48,8 @@ def _op_table() -> dict:
     Every public op gets an entry: the ones without a symbolic function raise a clear
     error when a traced model calls them on live tensors."""
     from ..nn import functional as F
-    from ..ops import (indexing, linalg, pointwise, pointwise_binary, pointwise_unary,
-                       reduction, shape, sorting)
+    from ..ops import (indexing, joining, linalg, pointwise, pointwise_binary,
+                       pointwise_unary, reduction, shape, sorting)
     table = {}
 
     def add(name, fn, namespace, prefix=""):
@@ -65,8 +65,8 @@ def _op_table() -> dict:
             sig_fn = base
         table[fn] = (name, handler, sig_fn)
 
-    for module in (pointwise, pointwise_unary, pointwise_binary, reduction, shape, indexing,
-                   linalg, sorting):
+    for module in (pointwise, pointwise_unary, pointwise_binary, reduction, shape, joining,
+                   indexing, linalg, sorting):
         for name in [*getattr(module, "__all__", ()), *getattr(module, "METHODS", ())]:
             add(name, getattr(module, name, None), vars(module))
     add("getitem", indexing.getitem, {})

@@ -10,6 +10,7 @@ import warnings
 
 from .._tensor import Tensor
 from . import creation, indexing, linalg, pointwise, random, reduction, shape, sorting
+from . import joining  # after shape, which it builds on
 
 
 def _reflected(fn):
@@ -39,7 +40,8 @@ def bind_inplace(module, names) -> None:
         setattr(Tensor, name + "_", _inplace_method(getattr(module, name)))
 
 
-for _module in (pointwise, reduction, shape, linalg, indexing, random, sorting, creation):
+for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, sorting,
+                creation):
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 

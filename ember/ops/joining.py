@@ -1,0 +1,274 @@
+"""Joining and splitting ops: cat/stack and their h/v/d/column variants, and
+split/chunk/unbind/tensor_split and their h/v/d variants. Split pieces are views of the
+input; the backward of a join narrows the gradient back into pieces, and the backward of
+a split joins the gradients."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.function import Function
+from .indexing import index
+from .shape import _named, narrow, reshape, unsqueeze
+from ..amp.policy import PROMOTE, autocast_op
+
+METHODS = ["split", "tensor_split", "chunk", "unbind", "hsplit", "vsplit", "dsplit"]
+
+__all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack",
+           "column_stack", "split", "tensor_split", "chunk", "unbind", "atleast_1d",
+           "atleast_2d", "atleast_3d", "hsplit", "vsplit", "dsplit"]
+
+
+# ---------------------------------------------------------------- joining
+def _tensor_list(tensors, op: str) -> list:
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        "Tensor")
+    return list(tensors)
+
+
+class Cat(Function):
+    backward_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        dtype = tensors[0].dtype
+        for t in tensors[1:]:
+            dtype = _dtype.promote_types(dtype, t.dtype)
+        # Legacy rule: 1-D empty tensors are skipped whatever the other shapes are.
+        kept = [t._data for t in tensors if t._data.shape != (0,)] or [tensors[0]._data]
+        ctx.dim = dim
+        ctx.sizes = [t._data.shape[dim] if t._data.shape != (0,) else None for t in tensors]
+        return np.concatenate([a.astype(dtype.numpy, copy=False) for a in kept], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, start = [None], 0
+        for size in ctx.sizes:
+            if size is None:
+                grads.append(Tensor._wrap(np.zeros((0,), dtype=grad._data.dtype)))
+                continue
+            grads.append(narrow(grad, ctx.dim, start, size))
+            start += size
+        return tuple(grads)
+
+
+@autocast_op(PROMOTE)
+def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    tensors = _tensor_list(tensors, "cat")
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    kept = [(i, t) for i, t in enumerate(tensors) if t._data.shape != (0,)] or [(0, tensors[0])]
+    first = kept[0][1]
+    dim = first._wrap_dim(dim)
+    for i, t in kept[1:]:
+        if t._data.ndim != first._data.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                               f"{first._data.ndim} and {t._data.ndim}")
+        for d, (a, b) in enumerate(zip(first._data.shape, t._data.shape)):
+            if d != dim and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                                   f"Expected size {a} but got size {b} for tensor number {i} "
+                                   "in the list.")
+    return Cat.apply(dim, *tensors)
+
+
+concat = concatenate = cat
+
+
+@autocast_op(PROMOTE)
+def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    tensors = _tensor_list(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.shape != tensors[0]._data.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0]._data.shape)} at entry 0 and "
+                               f"{list(t._data.shape)} at entry {i}")
+    dim = tensors[0]._wrap_dim(dim, tensors[0]._data.ndim + 1)
+    return _named(cat([unsqueeze(t, dim) for t in tensors], dim), "StackBackward0")
+
+
+def _atleast(tensors, make):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return make(tensors[0])
+    if len(tensors) == 1:
+        tensors = tensors[0]
+    return tuple(make(t) for t in tensors)
+
+
+def atleast_1d(*tensors):
+    return _atleast(tensors, lambda t: reshape(t, (1,)) if t._data.ndim == 0 else t)
+
+
+def atleast_2d(*tensors):
+    return _atleast(tensors, lambda t: reshape(t, (1,) * (2 - t._data.ndim) + t._data.shape)
+                    if t._data.ndim < 2 else t)
+
+
+def _to_3d(t: Tensor) -> Tensor:
+    shape = t._data.shape
+    if len(shape) >= 3:
+        return t
+    return reshape(t, {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)])
+
+
+def atleast_3d(*tensors):
+    return _atleast(tensors, _to_3d)
+
+
+def hstack(tensors, *, out=None) -> Tensor:
+    tensors = atleast_1d(*_tensor_list(tensors, "hstack"))
+    return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors, *, out=None) -> Tensor:
+    return cat(atleast_2d(*_tensor_list(tensors, "vstack")), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None) -> Tensor:
+    return cat(atleast_3d(*_tensor_list(tensors, "dstack")), 2)
+
+
+def column_stack(tensors, *, out=None) -> Tensor:
+    tensors = _tensor_list(tensors, "column_stack")
+    return cat([reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors], 1)
+
+
+# ---------------------------------------------------------------- splitting
+class Split(Function):
+    """Several views of consecutive blocks along one dim (one node, several outputs)."""
+    backward_name = "SplitBackward0"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim, bounds):
+        ctx.dim = dim
+        lead = (slice(None),) * dim
+        return tuple(x._data[lead + (slice(a, b),)] for a, b in bounds)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return cat(grads, ctx.dim), None, None
+
+
+class Unbind(Function):
+    backward_name = "UnbindBackward0"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        lead = (slice(None),) * dim
+        return tuple(x._data[lead + (i,)] for i in range(x._data.shape[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return stack(grads, ctx.dim), None
+
+
+def _split_by_sizes(input: Tensor, sizes, dim: int, name: str) -> tuple:
+    bounds = np.cumsum([0] + list(sizes))
+    outs = Split.apply(input, dim, list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
+    if outs:
+        _named(outs[0], name)
+    return outs
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    if tensor._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = tensor._wrap_dim(dim)
+    n = tensor._data.shape[dim]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {dim}), but got "
+                               f"split_sizes={sizes}")
+        return _split_by_sizes(tensor, sizes, dim, "SplitWithSizesBackward0")
+    size = int(split_size_or_sections)
+    if size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}")
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    return _split_by_sizes(tensor, sizes, dim, "SplitBackward0")
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    dim = input._wrap_dim(dim)
+    n = input._data.shape[dim]
+    if n == 0:  # torch gives `chunks` empty pieces
+        return _split_by_sizes(input, [0] * chunks, dim, "SplitBackward0")
+    return split(input, -(-n // chunks), dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    if input._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return Unbind.apply(input, input._wrap_dim(dim))
+
+
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    if input._data.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    dim = input._wrap_dim(dim)
+    n = input._data.shape[dim]
+    spec = indices_or_sections
+    if isinstance(spec, Tensor):
+        spec = spec.tolist()
+    if isinstance(spec, int):
+        if spec <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {spec}")
+        sizes = [n // spec + 1] * (n % spec) + [n // spec] * (spec - n % spec)
+        bounds = np.cumsum([0] + sizes).tolist()
+    else:
+        bounds = [0] + [min(max(int(i) if i >= 0 else n + int(i), 0), n) for i in spec] + [n]
+    lead = (slice(None),) * dim
+    return tuple(index(input, lead + (slice(a, max(a, b)),))
+                 for a, b in zip(bounds[:-1], bounds[1:]))
+
+
+def _split_along(input: Tensor, sections, dim: int, op: str) -> tuple:
+    if isinstance(sections, int) and input._data.shape[dim] % sections:
+        raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size "
+                           f"of the dimension {input._data.shape[dim]} is not divisible by the "
+                           f"split_size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
+def hsplit(input: Tensor, sections) -> tuple:
+    if input._data.ndim == 0:
+        raise RuntimeError("torch.hsplit requires a tensor with at least 1 dimension, but got a "
+                           "tensor with 0 dimensions!")
+    return _split_along(input, sections, 0 if input._data.ndim == 1 else 1, "hsplit")
+
+
+def vsplit(input: Tensor, sections) -> tuple:
+    if input._data.ndim < 2:
+        raise RuntimeError(f"torch.vsplit requires a tensor with at least 2 dimension, but got "
+                           f"a tensor with {input._data.ndim} dimensions!")
+    return _split_along(input, sections, 0, "vsplit")
+
+
+def dsplit(input: Tensor, sections) -> tuple:
+    if input._data.ndim < 3:
+        raise RuntimeError(f"torch.dsplit requires a tensor with at least 3 dimension, but got "
+                           f"a tensor with {input._data.ndim} dimensions!")
+    return _split_along(input, sections, 2, "dsplit")
