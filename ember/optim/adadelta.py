@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _view, _check, _grad, _params_with_grad, _scalar, _state_zeros,
-                        _step_counter)
+from .optimizer import (Optimizer, _check, _check_nonnegative, _grad, _params_with_grad,
+                        _scalar, _view)
 
 __all__ = ["Adadelta"]
 
@@ -19,10 +19,9 @@ class Adadelta(Optimizer):
                  weight_decay: float = 0, foreach: bool | None = None, *,
                  capturable: bool = False, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check_nonnegative(lr=lr)
         _check(0.0 <= rho <= 1.0, f"Invalid rho value: {rho}")
-        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(eps=eps, weight_decay=weight_decay)
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
@@ -33,11 +32,7 @@ class Adadelta(Optimizer):
             lr = _scalar(group["lr"])
             rho, eps, weight_decay = group["rho"], group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
-                state = self.state[p]
-                if not state:
-                    state["step"] = _step_counter()
-                    state["square_avg"] = _state_zeros(p)
-                    state["acc_delta"] = _state_zeros(p)
+                state = self._lazy_state(p, "square_avg", "acc_delta")
                 param, g = _view(p), _grad(p, group["maximize"])
                 square_avg, acc_delta = _view(state["square_avg"]), _view(state["acc_delta"])
                 state["step"]._data += 1

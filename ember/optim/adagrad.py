@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _view, _check, _grad, _params_with_grad, _scalar, _state_zeros,
-                        _step_counter)
+from .optimizer import (Optimizer, _check_nonnegative, _grad, _params_with_grad, _scalar,
+                        _state_zeros, _step_counter, _view)
 
 __all__ = ["Adagrad"]
 
@@ -19,12 +19,8 @@ class Adagrad(Optimizer):
                  weight_decay: float = 0, initial_accumulator_value: float = 0,
                  eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= lr_decay, f"Invalid lr_decay value: {lr_decay}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
-        _check(0.0 <= initial_accumulator_value,
-               f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check_nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                           initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)

@@ -6,19 +6,10 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _view, _check, _grad, _lerp_, _params_with_grad, _scalar,
-                        _state_zeros, _step_counter)
+from .optimizer import (Optimizer, _check_adam_args, _grad, _lerp_, _params_with_grad,
+                        _scalar, _view, _weight_decay)
 
 __all__ = ["Adam"]
-
-
-def _check_adam_args(lr, betas, eps, weight_decay) -> None:
-    """The argument checks Adam, AdamW, Adamax, NAdam and RAdam share."""
-    _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-    _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-    _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
-    _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
-    _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
 
 
 class Adam(Optimizer):
@@ -45,16 +36,6 @@ class Adam(Optimizer):
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def _init_state(self, p: Tensor, amsgrad: bool) -> dict:
-        state = self.state[p]
-        if not state:
-            state["step"] = _step_counter()
-            state["exp_avg"] = _state_zeros(p)
-            state["exp_avg_sq"] = _state_zeros(p)
-            if amsgrad:
-                state["max_exp_avg_sq"] = _state_zeros(p)
-        return state
-
     def step(self, closure: Callable | None = None):
         loss = self._eval_closure(closure)
         for group in self.param_groups:
@@ -62,16 +43,13 @@ class Adam(Optimizer):
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             weight_decay, eps, amsgrad = group["weight_decay"], group["eps"], group["amsgrad"]
             for p in _params_with_grad(group):
-                state = self._init_state(p, amsgrad)
+                state = self._lazy_state(p, "exp_avg", "exp_avg_sq",
+                                         *(["max_exp_avg_sq"] if amsgrad else []))
                 param, g = _view(p), _grad(p, group["maximize"])
                 exp_avg, exp_avg_sq = _view(state["exp_avg"]), _view(state["exp_avg_sq"])
                 state["step"]._data += 1
                 step = float(state["step"]._data)
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        param *= 1 - lr * weight_decay
-                    else:
-                        g = g + weight_decay * param
+                g = _weight_decay(param, g, lr, weight_decay, group["decoupled_weight_decay"])
                 _lerp_(exp_avg, g, 1 - beta1)
                 exp_avg_sq *= beta2
                 exp_avg_sq += (1 - beta2) * g * g

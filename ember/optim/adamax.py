@@ -6,9 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .adam import _check_adam_args
-from .optimizer import (Optimizer, _view, _grad, _lerp_, _params_with_grad, _scalar, _state_zeros,
-                        _step_counter)
+from .optimizer import (Optimizer, _check_adam_args, _grad, _lerp_, _params_with_grad,
+                        _scalar, _view)
 
 __all__ = ["Adamax"]
 
@@ -34,11 +33,7 @@ class Adamax(Optimizer):
             beta1, beta2 = group["betas"]
             eps, weight_decay = group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
-                state = self.state[p]
-                if not state:
-                    state["step"] = _step_counter()
-                    state["exp_avg"] = _state_zeros(p)
-                    state["exp_inf"] = _state_zeros(p)
+                state = self._lazy_state(p, "exp_avg", "exp_inf")
                 param, g = _view(p), _grad(p, group["maximize"])
                 exp_avg, exp_inf = _view(state["exp_avg"]), _view(state["exp_inf"])
                 state["step"]._data += 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Callable
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _view, _check, _grad, _params_with_grad, _scalar, _state_zeros,
-                        _step_counter)
+from .optimizer import (Optimizer, _check_nonnegative, _grad, _params_with_grad, _scalar,
+                        _state_zeros, _step_counter, _view)
 
 __all__ = ["ASGD"]
 
@@ -17,8 +17,7 @@ class ASGD(Optimizer):
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(lr=lr, weight_decay=weight_decay)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)

@@ -6,9 +6,9 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .adam import _check_adam_args
-from .optimizer import (Optimizer, _view, _check, _grad, _lerp_, _params_with_grad, _scalar,
-                        _state_zeros, _step_counter)
+from .optimizer import (Optimizer, _check_adam_args, _check_nonnegative, _grad, _lerp_,
+                        _params_with_grad, _scalar, _state_zeros, _step_counter, _view,
+                        _weight_decay)
 
 __all__ = ["NAdam"]
 
@@ -23,7 +23,7 @@ class NAdam(Optimizer):
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
         _check_adam_args(lr, betas, eps, weight_decay)
-        _check(0.0 <= momentum_decay, f"Invalid momentum_decay value: {momentum_decay}")
+        _check_nonnegative(momentum_decay=momentum_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
@@ -50,11 +50,7 @@ class NAdam(Optimizer):
                 state["step"]._data += 1
                 step = float(state["step"]._data)
                 bias_correction2 = 1 - beta2 ** step
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        param *= 1 - lr * weight_decay
-                    else:
-                        g = g + weight_decay * param
+                g = _weight_decay(param, g, lr, weight_decay, group["decoupled_weight_decay"])
                 # The momentum coefficient of this step and of the next (Nesterov look-ahead).
                 mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
                 mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))

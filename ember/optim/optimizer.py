@@ -214,6 +214,15 @@ class Optimizer:
         """Perform one optimization step (each optimizer defines it)."""
         raise NotImplementedError
 
+    def _lazy_state(self, p: Tensor, *buffers: str) -> dict:
+        """p's state; on p's first step it gets state['step'] and a zero buffer per name."""
+        state = self.state[p]
+        if not state:
+            state["step"] = _step_counter()
+            for name in buffers:
+                state[name] = _state_zeros(p)
+        return state
+
     @staticmethod
     def _eval_closure(closure: Callable | None):
         """Run the closure that re-evaluates the loss, with gradients enabled."""
@@ -344,6 +353,40 @@ def _cast_state(param: Tensor, value, key=None):
 def _check(ok: bool, message: str) -> None:
     if not ok:
         raise ValueError(message)
+
+
+_ARG_WORDS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def _check_nonnegative(**values) -> None:
+    """torch's ValueError for the first negative hyperparameter, checked in the order given:
+    'Invalid learning rate: ...', 'Invalid epsilon value: ...', 'Invalid <name> value: ...'."""
+    for name, value in values.items():
+        _check(0.0 <= value, f"Invalid {_ARG_WORDS.get(name, name + ' value')}: {value}")
+
+
+def _check_betas(betas) -> None:
+    for i in (0, 1):
+        _check(0.0 <= betas[i] < 1.0, f"Invalid beta parameter at index {i}: {betas[i]}")
+
+
+def _check_adam_args(lr, betas, eps, weight_decay) -> None:
+    """The argument checks Adam, AdamW, Adamax, NAdam and RAdam share."""
+    _check_nonnegative(lr=lr, eps=eps)
+    _check_betas(betas)
+    _check_nonnegative(weight_decay=weight_decay)
+
+
+def _weight_decay(param: np.ndarray, g: np.ndarray, lr: float, weight_decay: float,
+                  decoupled: bool) -> np.ndarray:
+    """The gradient after weight decay: decoupled decay (AdamW) shrinks the weights in
+    place and leaves g alone; L2 decay adds weight_decay * param to g."""
+    if weight_decay == 0:
+        return g
+    if decoupled:
+        param *= 1 - lr * weight_decay
+        return g
+    return g + weight_decay * param
 
 
 def _scalar(x) -> float:

@@ -6,9 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .adam import _check_adam_args
-from .optimizer import (Optimizer, _view, _grad, _lerp_, _params_with_grad, _scalar, _state_zeros,
-                        _step_counter)
+from .optimizer import (Optimizer, _check_adam_args, _grad, _lerp_, _params_with_grad,
+                        _scalar, _view, _weight_decay)
 
 __all__ = ["RAdam"]
 
@@ -35,20 +34,12 @@ class RAdam(Optimizer):
             beta1, beta2 = group["betas"]
             eps, weight_decay = group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
-                state = self.state[p]
-                if not state:
-                    state["step"] = _step_counter()
-                    state["exp_avg"] = _state_zeros(p)
-                    state["exp_avg_sq"] = _state_zeros(p)
+                state = self._lazy_state(p, "exp_avg", "exp_avg_sq")
                 param, g = _view(p), _grad(p, group["maximize"])
                 exp_avg, exp_avg_sq = _view(state["exp_avg"]), _view(state["exp_avg_sq"])
                 state["step"]._data += 1
                 step = float(state["step"]._data)
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        param *= 1 - lr * weight_decay
-                    else:
-                        g = g + weight_decay * param
+                g = _weight_decay(param, g, lr, weight_decay, group["decoupled_weight_decay"])
                 _lerp_(exp_avg, g, 1 - beta1)
                 exp_avg_sq *= beta2
                 exp_avg_sq += (1 - beta2) * g * g

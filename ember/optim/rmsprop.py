@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _view, _check, _grad, _lerp_, _params_with_grad, _scalar,
-                        _state_zeros, _step_counter)
+from .optimizer import (Optimizer, _check_nonnegative, _grad, _lerp_, _params_with_grad,
+                        _scalar, _state_zeros, _step_counter, _view)
 
 __all__ = ["RMSprop"]
 
@@ -20,11 +20,8 @@ class RMSprop(Optimizer):
                  centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-        _check(0.0 <= momentum, f"Invalid momentum value: {momentum}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
-        _check(0.0 <= alpha, f"Invalid alpha value: {alpha}")
+        _check_nonnegative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
+                           alpha=alpha)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)

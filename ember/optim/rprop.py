@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _view, _check, _grad, _params_with_grad, _scalar, _state_zeros,
-                        _step_counter)
+from .optimizer import (Optimizer, _check, _check_nonnegative, _grad, _params_with_grad,
+                        _scalar, _state_zeros, _step_counter, _view)
 
 __all__ = ["Rprop"]
 
@@ -20,7 +20,7 @@ class Rprop(Optimizer):
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check_nonnegative(lr=lr)
         _check(0.0 < etas[0] < 1.0 < etas[1], f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
                         maximize=maximize, differentiable=differentiable,

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Callable
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, _check, _grad, _params_with_grad, _scalar, _view
+from .optimizer import (Optimizer, _check_nonnegative, _grad, _params_with_grad, _scalar,
+                        _view)
 
 __all__ = ["SGD"]
 
@@ -16,9 +17,7 @@ class SGD(Optimizer):
                  dampening: float = 0, weight_decay: float | Tensor = 0,
                  nesterov: bool = False, *, maximize: bool = False, foreach: bool | None = None,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
-        _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
-        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
                         foreach=foreach, differentiable=differentiable, fused=fused)

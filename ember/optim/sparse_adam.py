@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, _check, _params_with_grad, _scalar, _state_zeros
+from .optimizer import Optimizer, _check, _check_betas, _params_with_grad, _scalar, _state_zeros
 
 __all__ = ["SparseAdam"]
 
@@ -26,8 +26,7 @@ class SparseAdam(Optimizer):
                  maximize: bool = False) -> None:
         _check(0.0 < lr, f"Invalid learning rate: {lr}")
         _check(0.0 < eps, f"Invalid epsilon value: {eps}")
-        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
-        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check_betas(betas)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))
         complex_params = [i for i, p in enumerate(self.param_groups[0]["params"])
                           if p.is_complex()]
