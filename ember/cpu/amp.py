@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from .. import _dtype
-from ..amp import autocast_mode, grad_scaler
-from ..cuda.amp import _deprecated
+from ..amp import autocast_mode
+from ..cuda.amp import _deprecated, _DeviceGradScaler
 
 __all__ = ["autocast", "GradScaler"]
 
@@ -15,11 +15,5 @@ class autocast(autocast_mode.autocast):
         super().__init__("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
-class GradScaler(grad_scaler.GradScaler):
-    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
-                 backoff_factor: float = 0.5, growth_interval: int = 2000,
-                 enabled: bool = True) -> None:
-        _deprecated("GradScaler", "cpu")
-        super().__init__("cpu", init_scale=init_scale, growth_factor=growth_factor,
-                         backoff_factor=backoff_factor, growth_interval=growth_interval,
-                         enabled=enabled)
+class GradScaler(_DeviceGradScaler):
+    _device_type = "cpu"

@@ -26,11 +26,19 @@ class autocast(autocast_mode.autocast):
         super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
-class GradScaler(grad_scaler.GradScaler):
+class _DeviceGradScaler(grad_scaler.GradScaler):
+    """GradScaler with its device fixed by the subclass (torch.cuda/cpu.amp.GradScaler)."""
+
+    _device_type = ""
+
     def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
                  backoff_factor: float = 0.5, growth_interval: int = 2000,
                  enabled: bool = True) -> None:
-        _deprecated("GradScaler", "cuda")
-        super().__init__("cuda", init_scale=init_scale, growth_factor=growth_factor,
+        _deprecated("GradScaler", self._device_type)
+        super().__init__(self._device_type, init_scale=init_scale, growth_factor=growth_factor,
                          backoff_factor=backoff_factor, growth_interval=growth_interval,
                          enabled=enabled)
+
+
+class GradScaler(_DeviceGradScaler):
+    _device_type = "cuda"

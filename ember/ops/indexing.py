@@ -76,7 +76,8 @@ def _index_error(err: IndexError) -> IndexError:
 
 
 def _named(out: Tensor, backward_name: str) -> Tensor:
-    """Give a generic node torch's name for the op the user called."""
+    """Give a generic graph node torch's name for the op the user called (e.g. the
+    SelectBackward0 of x.select(0, 1), which runs as an indexing node)."""
     if out._grad_fn is not None:
         out._grad_fn.backward_name = backward_name
     return out

@@ -20,6 +20,7 @@ from .._memory_format import contiguous_format
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
+from .indexing import _named
 
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
 _F32 = np.dtype(np.float32)
@@ -137,13 +138,6 @@ def _save_operands(ctx, a, b) -> None:
 def _saved_operands(ctx):
     a, b = ctx.saved_tensors
     return (ctx.scalars[0] if a is None else a), (ctx.scalars[1] if b is None else b)
-
-
-def _named(out: Tensor, backward_name: str) -> Tensor:
-    """Give out's graph node torch's name for this overload (e.g. ClampBackward1)."""
-    if out._grad_fn is not None:
-        out._grad_fn.backward_name = backward_name
-    return out
 
 
 # ---------------------------------------------------------------- dtype conversion

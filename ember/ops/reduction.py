@@ -188,9 +188,7 @@ class Sum(Function):
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     axes = reduce_dims(input, dim)
     out = Sum.apply(input, axes, keepdim, dtype)
-    if axes is None and not keepdim and out._grad_fn is not None:
-        out._grad_fn.backward_name = "SumBackward0"
-    return out
+    return _named(out, "SumBackward0") if axes is None and not keepdim else out
 
 
 class Mean(Function):
@@ -221,9 +219,7 @@ class Mean(Function):
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     axes = reduce_dims(input, dim)
     out = Mean.apply(input, axes, keepdim, dtype)
-    if axes is None and not keepdim and out._grad_fn is not None:
-        out._grad_fn.backward_name = "MeanBackward0"
-    return out
+    return _named(out, "MeanBackward0") if axes is None and not keepdim else out
 
 
 def sum_to_size(input: Tensor, *size) -> Tensor:
@@ -378,20 +374,22 @@ def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
     return _named(Var.apply(input, axes, correction, keepdim, True), "StdBackward0")
 
 
-def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
-             correction=None) -> tuple:
+def _with_mean(stat, input: Tensor, dim, unbiased, keepdim: bool, correction) -> tuple:
+    """(stat, mean) over the same dims; `dim` may be the legacy positional `unbiased`."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    return (var(input, dim, unbiased, keepdim, correction=correction),
+    return (stat(input, dim, unbiased, keepdim, correction=correction),
             mean(input, dim, keepdim))
+
+
+def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction=None) -> tuple:
+    return _with_mean(var, input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction=None) -> tuple:
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim, keepdim))
+    return _with_mean(std, input, dim, unbiased, keepdim, correction)
 
 
 # ---------------------------------------------------------------- max, min and friends

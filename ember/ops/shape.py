@@ -13,7 +13,7 @@ from .._size import Size
 from .._memory_format import contiguous_format
 from .._tensor import Tensor
 from ..autograd.function import Function
-from .indexing import Index, index, put_into_zeros
+from .indexing import Index, _named, index, put_into_zeros
 
 METHODS = ["view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "permute",
            "transpose", "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "flatten",
@@ -217,13 +217,6 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
         dims = {d for d in dims if shape and shape[d] == 1}
     return _named(View.apply(input, tuple(s for i, s in enumerate(shape) if i not in dims)),
                   "SqueezeBackward0")
-
-
-def _named(out: Tensor, backward_name: str) -> Tensor:
-    """Give a generic view node torch's name for the op the user called."""
-    if out._grad_fn is not None:
-        out._grad_fn.backward_name = backward_name
-    return out
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:

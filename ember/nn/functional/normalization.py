@@ -15,6 +15,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE as GRAD_STATE
 from ...autograd.grad_mode import no_grad
+from ...ops.shape import _named
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm"]
 
@@ -160,9 +161,7 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None,
             f"{list(input.shape)}")
     axes = tuple(range(input.ndim - k, input.ndim))
     y, _, _ = Normalize.apply(input, weight, bias, axes, eps)
-    if y._grad_fn is not None:
-        y._grad_fn.backward_name = "NativeLayerNormBackward0"
-    return y
+    return _named(y, "NativeLayerNormBackward0")
 
 
 def group_norm(input: Tensor, num_groups: int, weight=None, bias=None,
@@ -175,9 +174,7 @@ def group_norm(input: Tensor, num_groups: int, weight=None, bias=None,
                            f"num_groups={num_groups}")
     grouped = input.reshape(n, num_groups, -1)
     y, _, _ = Normalize.apply(grouped, None, None, (2,), eps)
-    if y._grad_fn is not None:
-        y._grad_fn.backward_name = "NativeGroupNormBackward0"
-    y = y.reshape(input.shape)
+    y = _named(y, "NativeGroupNormBackward0").reshape(input.shape)
     shape = _channel_shape(input)
     if weight is not None:
         y = y * weight.reshape(shape)

@@ -18,6 +18,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...ops.shape import _named
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
@@ -251,9 +252,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         else:
             taps = _linear_taps(n, o, scale, align_corners, dtype)
         y = Resample.apply(y, 2 + d, taps, n)
-    if y._grad_fn is not None:
-        y._grad_fn.backward_name = _NODE_NAMES[mode].format(len(out))
-    return y
+    return _named(y, _NODE_NAMES[mode].format(len(out)))
 
 
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
@@ -276,11 +275,15 @@ def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
 
 
 # ---------------------------------------------------------------- pixel shuffle
+def _check_at_least_3d(input: Tensor, name: str) -> None:
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got "
+                           f"input with {input.dim()} dimension(s)")
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C*r*r, H, W) -> (*, C, H*r, W*r): channel blocks become spatial blocks."""
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
-                           f"input with {input.dim()} dimension(s)")
+    _check_at_least_3d(input, "pixel_shuffle")
     r = upscale_factor
     *lead, c, h, w = input.shape
     if c % (r * r):
@@ -290,17 +293,12 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     k = len(lead)
     y = input.reshape(*lead, c // (r * r), r, r, h, w)
     y = y.permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
-    out = y.reshape(*lead, c // (r * r), h * r, w * r)
-    if out._grad_fn is not None:
-        out._grad_fn.backward_name = "PixelShuffleBackward0"
-    return out
+    return _named(y.reshape(*lead, c // (r * r), h * r, w * r), "PixelShuffleBackward0")
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W), the inverse of pixel_shuffle."""
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
-                           f"got input with {input.dim()} dimension(s)")
+    _check_at_least_3d(input, "pixel_unshuffle")
     r = downscale_factor
     *lead, c, h, w = input.shape
     for name, size, d in (("height", h, -2), ("width", w, -1)):
@@ -311,17 +309,12 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     k = len(lead)
     y = input.reshape(*lead, c, h // r, r, w // r, r)
     y = y.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
-    out = y.reshape(*lead, c * r * r, h // r, w // r)
-    if out._grad_fn is not None:
-        out._grad_fn.backward_name = "PixelUnshuffleBackward0"
-    return out
+    return _named(y.reshape(*lead, c * r * r, h // r, w // r), "PixelUnshuffleBackward0")
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """(N, g*k, *) -> (N, k*g, *): interleave the channels of the g groups (ShuffleNet)."""
-    if input.dim() < 3:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but "
-                           f"got input with {input.dim()} dimension(s)")
+    _check_at_least_3d(input, "channel_shuffle")
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
                            f"groups:{groups}")

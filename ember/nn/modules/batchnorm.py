@@ -2,12 +2,11 @@
 BatchNorm1d/2d/3d over F.batch_norm."""
 from __future__ import annotations
 
-from ... import empty, int64, ones, tensor, zeros
+from ... import int64, ones, tensor, zeros
 from ..._tensor import Tensor
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
+from .normalization import _register_affine, _reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
@@ -28,15 +27,7 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         factory = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(empty(num_features, **factory))
-            if bias:
-                self.bias = Parameter(empty(num_features, **factory))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **factory))
             self.register_buffer("running_var", ones(num_features, **factory))
@@ -56,9 +47,7 @@ class _NormBase(Module):
     def reset_parameters(self) -> None:
         self.reset_running_stats()
         if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+            _reset_affine(self)
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError

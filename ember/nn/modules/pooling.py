@@ -3,16 +3,13 @@ from __future__ import annotations
 
 from ..._tensor import Tensor
 from .. import functional as F
+from .conv import _ntuple
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "LPPool1d", "LPPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "MaxUnpool1d",
            "MaxUnpool2d", "MaxUnpool3d"]
-
-
-def _ntuple(value, n: int) -> tuple:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
 
 
 class _MaxPoolNd(Module):
