@@ -419,35 +419,67 @@ class CrossEntropy(Function):
         shift = x.max(axis=1, keepdims=True) if x.size else np.zeros_like(x[:, :1])
         shift = np.where(np.isfinite(shift), shift, 0)
         z = x - shift
-        with np.errstate(divide="ignore"):
-            logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
         w_b = 1 if weight is None else weight.reshape((1, -1) + (1,) * (x.ndim - 2))
         smooth = label_smoothing / n_classes
+        needs = ctx.needs_input_grad
         if isinstance(target, Tensor):          # class probabilities
+            with np.errstate(divide="ignore"):
+                logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
             probs = target._data
             q = (probs * (1 - label_smoothing) + smooth if label_smoothing else probs) * w_b
             keep = None
             denom = float(logp.size // n_classes) if logp.size else 0.0
-        else:                                   # class indices
+            loss = -(q * np.where(q != 0, logp, 0)).sum(axis=1)
+            if needs and needs[0]:
+                ctx.d_logits = np.exp(logp) * q.sum(axis=1, keepdims=True) - q
+            if needs and needs[1]:
+                ctx.logp = logp
+            ctx.coefficients = q
+        else:                                   # class indices: no dense one-hot needed
             safe, w_t = _target_weights(target, weight, ignore_index, x.dtype)
             keep = target != ignore_index
-            q = np.zeros_like(x)
-            np.put_along_axis(q, safe[:, None], ((1 - label_smoothing) * w_t)[:, None], axis=1)
-            if label_smoothing:
-                q += smooth * w_b * keep[:, None]
             denom = float(w_t.sum())
-        loss = -(q * np.where(q != 0, logp, 0)).sum(axis=1)
+            exp_z = np.exp(z)
+            total = exp_z.sum(axis=1, keepdims=True)
+            with np.errstate(divide="ignore"):
+                log_total = np.log(total)
+            picked = np.take_along_axis(z, safe[:, None], 1) - log_total   # logp at target
+            loss = -(1 - label_smoothing) * w_t * picked[:, 0]
+            if label_smoothing:
+                # the smoothing term: -smooth * sum_c w_c * logp[n, c] (for kept samples)
+                w_sum = n_classes if weight is None else float(weight.sum())
+                smoothed = (z * w_b).sum(axis=1) - w_sum * log_total[:, 0]
+                loss -= smooth * keep * smoothed
+            if needs and needs[0]:
+                # d loss / d logits = softmax * sum_c q - q, q the per-class coefficients
+                softmax = np.divide(exp_z, total, out=exp_z)
+                q_sum = (1 - label_smoothing) * w_t
+                if label_smoothing:
+                    q_sum = q_sum + smooth * w_sum * keep
+                d = np.multiply(softmax, q_sum[:, None], out=softmax)
+                at_target = np.take_along_axis(d, safe[:, None], 1)
+                at_target -= (1 - label_smoothing) * w_t[:, None]
+                np.put_along_axis(d, safe[:, None], at_target, 1)
+                if label_smoothing:
+                    d -= smooth * w_b * keep[:, None]
+                ctx.d_logits = d
+            ctx.coefficients = (safe, w_t, keep)
         ctx.meta = (denom, reduction, shift, keep, label_smoothing, smooth)
         ctx.weight = w_b
-        needs = ctx.needs_input_grad
-        if needs and needs[0]:
-            ctx.d_logits = np.exp(logp) * q.sum(axis=1, keepdims=True) - q
-            ctx.q = q
-        if needs and needs[1]:
-            ctx.logp = logp
         if needs:
             ctx.save_for_backward(input, target if keep is None else None)
         return _finish(loss, denom, reduction, out_dtype)
+
+    @staticmethod
+    def _class_coefficients(ctx, like: np.ndarray) -> np.ndarray:
+        """The dense per-class coefficients q for class-index targets (create_graph only)."""
+        safe, w_t, keep = ctx.coefficients
+        label_smoothing, smooth = ctx.meta[4], ctx.meta[5]
+        q = np.zeros_like(like)
+        np.put_along_axis(q, safe[:, None], ((1 - label_smoothing) * w_t)[:, None], axis=1)
+        if label_smoothing:
+            q += smooth * ctx.weight * keep[:, None]
+        return q
 
     @staticmethod
     def backward(ctx, grad):
@@ -463,8 +495,10 @@ class CrossEntropy(Function):
             w_b = ctx.weight
             if need_target:
                 q = (target * (1 - label_smoothing) + smooth) * w_b
+            elif isinstance(ctx.coefficients, tuple):
+                q = Tensor._wrap(CrossEntropy._class_coefficients(ctx, input._data))
             else:
-                q = Tensor._wrap(ctx.q)
+                q = Tensor._wrap(ctx.coefficients)
             if need_input:
                 grad_input = (logp.exp() * q.sum(1, keepdim=True) - q) * scale
             if need_target:
