@@ -543,26 +543,8 @@ class Tensor:
 
     def to(self, *args, **kwargs) -> "Tensor":
         """to(dtype) / to(device[, dtype]) / to(other); returns self when nothing changes."""
-        dtype = kwargs.pop("dtype", None)
-        dev = kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments - got an "
-                            f"unexpected keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, _dtype.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
-                dev = a
-            elif isinstance(a, bool):
-                continue
-            else:
-                raise TypeError(f"to() received an invalid combination of arguments - got "
-                                f"({type(a).__name__})")
+        dtype, dev = parse_to_args(args, kwargs)
         check_device(dev)
         if (dtype is None or dtype is self.dtype) and not copy:
             return self
@@ -636,6 +618,29 @@ class Tensor:
             self._data[...] = values.reshape(self._data.shape)
         self._vc[0] += 1
         return self
+
+
+def parse_to_args(args: tuple, kwargs: dict) -> tuple:
+    """(dtype, device) from the argument forms of Tensor.to and Module.to: a dtype, a
+    device, another tensor (its dtype and device), and dtype=/device= keywords."""
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments - got an "
+                        f"unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, dev = a.dtype, a.device
+        elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
+            dev = a
+        elif not isinstance(a, bool):
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__})")
+    return dtype, dev
 
 
 def _rebuild_tensor(data, requires_grad):

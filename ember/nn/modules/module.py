@@ -14,8 +14,8 @@ import warnings
 from collections import OrderedDict, namedtuple
 
 from ... import _dtype
-from ..._device import check_device, device as _device
-from ..._tensor import Tensor
+from ..._device import check_device
+from ..._tensor import Tensor, parse_to_args
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, add_hook
 from ..parameter import Buffer, Parameter
@@ -402,7 +402,7 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        dtype, dev = _parse_to(args, kwargs)
+        dtype, dev = parse_to_args(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
@@ -790,25 +790,3 @@ def _run_load(action) -> None:
         action()
     else:
         _pending_loads.append(action)
-
-
-def _parse_to(args, kwargs):
-    """(dtype, device) from Module.to's argument forms."""
-    dtype = kwargs.pop("dtype", None)
-    dev = kwargs.pop("device", None)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got an "
-                        f"unexpected keyword argument '{next(iter(kwargs))}'")
-    for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype, dev = a.dtype, a.device
-        elif isinstance(a, (str, _device, int)) and not isinstance(a, bool):
-            dev = a
-        elif not isinstance(a, bool):
-            raise TypeError(f"to() received an invalid combination of arguments - got "
-                            f"({type(a).__name__})")
-    return dtype, dev

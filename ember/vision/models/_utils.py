@@ -1,5 +1,8 @@
-"""What every model builder shares: refusing to download pretrained weights."""
+"""What the model builders share: refusing to download pretrained weights, channel
+rounding and the MobileNet/EfficientNet weight init."""
 from __future__ import annotations
+
+from ... import nn
 
 
 def check_no_weights(arch: str, weights, kwargs: dict) -> None:
@@ -23,3 +26,15 @@ def make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
     if new_v < 0.9 * v:
         new_v += divisor
     return new_v
+
+
+def init_conv_and_norm_(module: nn.Module) -> None:
+    """MobileNet/EfficientNet init of one module: kaiming (fan_out) conv weights, zero
+    biases, unit norm weights. Other modules are left to the caller."""
+    if isinstance(module, nn.Conv2d):
+        nn.init.kaiming_normal_(module.weight, mode="fan_out")
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+    elif isinstance(module, (nn.BatchNorm2d, nn.GroupNorm)):
+        nn.init.ones_(module.weight)
+        nn.init.zeros_(module.bias)

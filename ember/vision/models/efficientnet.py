@@ -9,7 +9,7 @@ from functools import partial
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation, StochasticDepth
-from ._utils import check_no_weights, make_divisible
+from ._utils import check_no_weights, init_conv_and_norm_, make_divisible
 
 __all__ = ["EfficientNet", "MBConv", "MBConvConfig", "efficientnet_b0"]
 
@@ -102,14 +102,8 @@ class EfficientNet(nn.Module):
         self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True),
                                         nn.Linear(last_out, num_classes))
         for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
+            init_conv_and_norm_(m)
+            if isinstance(m, nn.Linear):
                 init_range = 1.0 / math.sqrt(m.out_features)
                 nn.init.uniform_(m.weight, -init_range, init_range)
                 nn.init.zeros_(m.bias)

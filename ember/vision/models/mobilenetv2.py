@@ -8,7 +8,7 @@ from ... import flatten, nn
 from ..._tensor import Tensor
 from ...nn import functional as F
 from ..ops.misc import Conv2dNormActivation
-from ._utils import check_no_weights, make_divisible
+from ._utils import check_no_weights, init_conv_and_norm_, make_divisible
 
 __all__ = ["MobileNetV2", "InvertedResidual", "mobilenet_v2"]
 
@@ -78,14 +78,8 @@ class MobileNetV2(nn.Module):
         self.classifier = nn.Sequential(nn.Dropout(p=dropout),
                                         nn.Linear(self.last_channel, num_classes))
         for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
+            init_conv_and_norm_(m)
+            if isinstance(m, nn.Linear):
                 nn.init.normal_(m.weight, 0, 0.01)
                 nn.init.zeros_(m.bias)
 
