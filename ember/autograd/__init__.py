@@ -84,7 +84,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     """Return the gradients of `outputs` with respect to `inputs` (nothing is accumulated)."""
     if is_grads_batched:
         raise NotImplementedError("autograd.grad: is_grads_batched=True is not supported by ember")
-    single_input = not isinstance(inputs, (list, tuple))
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)

@@ -245,7 +245,7 @@ def _check_input(input: Tensor, weight: Tensor, bias: Tensor | None, n: int, gro
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
                            f"{name}, but got input of size: {list(input.shape)}")
     if weight.ndim != n + 2:
-        raise RuntimeError(f"weight should have at least three dimensions")
+        raise RuntimeError("weight should have at least three dimensions")
     hint = (" Hint: the input and the layer's parameters have different dtypes; convert one "
             "side, e.g. model.float() or input.float().")
     if bias is not None and bias.dtype != input.dtype:

@@ -78,7 +78,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
                   padding_idx=None) -> Tensor:
     """Sum/mean/max of the embeddings of each bag (2-D input, or 1-D input + offsets)."""
     if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"mode has to be one of sum, mean or max")
+        raise ValueError("mode has to be one of sum, mean or max")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
