@@ -7,7 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .optimizer import (Optimizer, _check_adam_args, _grad, _lerp_, _params_with_grad,
-                        _scalar, _view, _weight_decay)
+                        _scalar, _Scratch, _view, _weight_decay)
 
 __all__ = ["Adam"]
 
@@ -30,6 +30,7 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        self._scratch = _Scratch()
         if fused:
             if differentiable:
                 raise RuntimeError("`fused` does not support `differentiable`")
@@ -50,19 +51,22 @@ class Adam(Optimizer):
                 state["step"]._data += 1
                 step = float(state["step"]._data)
                 g = _weight_decay(param, g, lr, weight_decay, group["decoupled_weight_decay"])
-                _lerp_(exp_avg, g, 1 - beta1)
+                tmp, update = self._scratch.like(param, 0), self._scratch.like(param, 1)
+                _lerp_(exp_avg, g, 1 - beta1, tmp)
                 exp_avg_sq *= beta2
-                exp_avg_sq += (1 - beta2) * g * g
+                np.multiply(g, 1 - beta2, out=tmp)      # torch's addcmul order: (v * g) * g
+                tmp *= g
+                exp_avg_sq += tmp
                 bias_correction1 = 1 - beta1 ** step
                 bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
                 second = exp_avg_sq
                 if amsgrad:
                     second = _view(state["max_exp_avg_sq"])
                     np.maximum(second, exp_avg_sq, out=second)
-                denom = np.sqrt(second)
+                denom = np.sqrt(second, out=tmp)
                 denom /= bias_correction2_sqrt
                 denom += eps
-                update = (-lr / bias_correction1) * exp_avg
+                np.multiply(exp_avg, -lr / bias_correction1, out=update)
                 update /= denom
                 param += update
                 p._vc[0] += 1

@@ -417,16 +417,38 @@ def _grad(p: Tensor, maximize: bool) -> np.ndarray:
     return -g if maximize else g
 
 
-def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
-    """start += weight * (end - start) in place, in torch's two-sided form."""
+def _lerp_(start: np.ndarray, end: np.ndarray, weight: float,
+           scratch: np.ndarray | None = None) -> None:
+    """start += weight * (end - start) in place, in torch's two-sided form.
+    `scratch` (an array like start) avoids allocating the difference."""
+    diff = np.subtract(end, start, out=scratch)
     if abs(weight) < 0.5:
-        diff = end - start
         diff *= weight
         start += diff
     else:
-        diff = end - start
         diff *= 1.0 - weight
         np.subtract(end, diff, out=start)
+
+
+class _Scratch:
+    """Reusable temporary arrays for an optimizer step: allocating fresh multi-megabyte
+    temporaries for every parameter costs more than the arithmetic on them."""
+
+    def __init__(self):
+        self._buffers = {}
+
+    def __getstate__(self):       # temporaries are not part of a pickled optimizer
+        return {}
+
+    def __setstate__(self, state):
+        self._buffers = {}
+
+    def like(self, array: np.ndarray, slot: int = 0) -> np.ndarray:
+        key = (array.dtype, slot)
+        buf = self._buffers.get(key)
+        if buf is None or buf.size < array.size:
+            buf = self._buffers[key] = np.empty(array.size, dtype=array.dtype)
+        return buf[:array.size].reshape(array.shape)
 
 
 def _params_with_grad(group: dict) -> list[Tensor]:
