@@ -289,15 +289,13 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._workers.append(process)
             self._conns.append(Channel(ours))
         self._shutdown = False
-        self._reader = BlockReader()
-        self._released = [[] for _ in range(self._num_workers)]  # blocks to hand back
-        self._task_counter = itertools.count()
+        self._reader = BlockReader(self._num_workers)
         self._start_epoch()
 
     def _start_epoch(self) -> None:
         self._active = [True] * self._num_workers  # False once an iterable worker ended
         self._next_worker = itertools.cycle(range(self._num_workers))
-        self._pending: deque[tuple[int, int]] = deque()  # (task, worker), in send order
+        self._pending: deque[int] = deque()  # the worker of each task, in send order
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
 
@@ -305,15 +303,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         """Start a new epoch on the same (persistent) workers."""
         super()._reset(loader)
         while self._pending:  # answers to the abandoned epoch's tasks: receive, drop
-            _, worker_id = self._pending.popleft()
+            worker_id = self._pending.popleft()
             self._unpack(worker_id, self._receive(worker_id))
         for worker_id, conn in enumerate(self._conns):
-            conn.send(("reset", self._take_released(worker_id)))
+            conn.send(("reset", self._reader.take_released(worker_id)))
         self._start_epoch()
-
-    def _take_released(self, worker_id: int) -> list[int]:
-        released, self._released[worker_id] = self._released[worker_id], []
-        return released
 
     def _try_put_index(self) -> None:
         if not any(self._active):
@@ -325,9 +319,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         worker_id = next(self._next_worker)
         while not self._active[worker_id]:
             worker_id = next(self._next_worker)
-        task = next(self._task_counter)
-        self._conns[worker_id].send((task, index, self._take_released(worker_id)))
-        self._pending.append((task, worker_id))
+        self._conns[worker_id].send(("task", index, self._reader.take_released(worker_id)))
+        self._pending.append(worker_id)
 
     def _receive(self, worker_id: int):
         """The next message from `worker_id`, raising when it died or timed out."""
@@ -354,7 +347,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _receive_any(self) -> tuple[int, tuple]:
         """in_order=False: the first answer from any worker with tasks in flight."""
-        busy = {self._conns[w].conn: w for _, w in self._pending}
+        busy = {self._conns[w].conn: w for w in self._pending}
         deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
         while True:
             left = LIVENESS_INTERVAL if deadline is None else deadline - time.monotonic()
@@ -369,27 +362,22 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
 
     def _unpack(self, worker_id: int, message: tuple):
-        """The batch in `message` (freeing its block), or an exception re-raised."""
+        """The batch in `message`, or the ExceptionWrapper of an error."""
         kind = message[0]
         if kind == "data":
-            _, _, slot, name, blob = message
-            batch = self._reader.unpack(worker_id, slot, name, blob)
-            if slot is not None:
-                self._released[worker_id].append(slot)
-            return batch
+            return self._reader.unpack(worker_id, *message[1:])
         if kind == "error":
-            return message[2]
+            return message[1]
         return None  # "end": this worker's IterableDataset is exhausted
 
     def _next_data(self):
         while self._pending:
             if self._in_order:
-                _, worker_id = self._pending.popleft()
+                worker_id = self._pending.popleft()
                 message = self._receive(worker_id)
             else:
                 worker_id, message = self._receive_any()
-                first = next(i for i, (_, w) in enumerate(self._pending) if w == worker_id)
-                del self._pending[first]
+                self._pending.remove(worker_id)  # its oldest task
             data = self._unpack(worker_id, message)
             if message[0] == "end":
                 self._active[worker_id] = False

@@ -1,20 +1,31 @@
 """Moving batches from worker processes to the main process through shared memory.
 
-A worker pickles its batch with every large array (the storage of a tensor or a NumPy
-array) left out: the pickle records only where in a shared-memory block the array's
-bytes were written. The main process unpickles that small message, copying the arrays
-out of the block, and hands the block back to the worker for reuse (the block id rides
-along with the worker's next task). So each worker keeps a few blocks alive for the
-whole run instead of creating one per batch, and no large array is ever pickled.
+Each worker owns a pool of shared-memory blocks and writes each batch's arrays (the data
+of its tensors and NumPy arrays) into a free block - TensorDataset gathers its rows
+straight into one. Only the block's name and where each array lies in it go through the
+pipe. The main process maps the block once and wraps those bytes as the batch's arrays
+without copying them, as torch does with its shared-memory tensors.
+
+A block goes back to its worker's free pool only when no array of its batch is left in
+the main process: every array of a batch is a view of one per-batch "owner" array, and a
+weak reference to the owner notes when it is gone (the block's id then rides along with
+the worker's next task). A batch the user keeps alive keeps its block; the worker makes
+a new block when none is free, so a block is never overwritten while still in use.
 """
 from __future__ import annotations
 
+import functools
 import io
+import math
+import mmap
+import os
 import pickle
 import select
+import weakref
 from multiprocessing import resource_tracker
 from multiprocessing.shared_memory import SharedMemory
 
+import _posixshmem  # the shm_open / shm_unlink behind SharedMemory
 import numpy as np
 
 from ...._tensor import Tensor
@@ -36,57 +47,56 @@ def shared_empty(shape: tuple, dtype) -> np.ndarray | None:
 
 
 def prepare_main_process() -> None:
-    """Start the resource tracker before workers fork, so that the main process and
-    every worker register their blocks with the same one."""
+    """Start the resource tracker before workers fork, so that every worker registers
+    its blocks with the same one."""
     resource_tracker.ensure_running()
 
 
-class _ArrayPickler(pickle.Pickler):
-    """Pickles an object, replacing arrays by (kind, offset, dtype, shape, flag)
-    references and collecting the arrays still to be written at those offsets (arrays
-    the pool handed out are already in place)."""
+def _is_tensor_list(batch) -> bool:
+    """A list or tuple of plain tensors: what default_collate makes of TensorDataset
+    samples, sent as a bare layout instead of a pickle."""
+    return type(batch) in (list, tuple) and all(type(item) is Tensor for item in batch)
 
-    def __init__(self, file, pool: "BlockPool"):
+
+class _ArrayPickler(pickle.Pickler):
+    """Pickles an object, replacing its arrays by (kind, offset, dtype, shape, flag)
+    references into the block (see BlockPool.locate)."""
+
+    def __init__(self, file, pool: BlockPool, to_write: list):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self.pool = pool
-        self.arrays: list[tuple[int, np.ndarray]] = []
+        self.to_write = to_write
 
     def persistent_id(self, obj):
         if type(obj) is Tensor:
-            array, kind, flag = obj._data, "tensor", obj._requires_grad
-        elif type(obj) is np.ndarray and not obj.dtype.hasobject:
-            array, kind, flag = obj, "ndarray", False
-        else:
-            return None
-        offset = self.pool.placed.get(id(array))
-        if offset is None:
-            offset = self.pool.reserve(array.nbytes)
-            self.arrays.append((offset, array))
-        return (kind, offset, array.dtype, array.shape, flag)
+            return ("tensor", *self.pool.locate(obj._data, self.to_write),
+                    obj._requires_grad)
+        if type(obj) is np.ndarray and not obj.dtype.hasobject:
+            return ("ndarray", *self.pool.locate(obj, self.to_write), False)
+        return None
 
 
 class BlockPool:
     """A worker's shared-memory blocks. While a task runs, `empty` hands out arrays that
-    already live in a free block (the task's arena), so a dataset can write its batch
-    straight into shared memory; `pack` then writes whatever else the batch holds."""
+    already live in the largest free block (the task's arena), so a dataset can write its
+    batch straight into shared memory; `pack` then writes whatever else the batch holds."""
 
     def __init__(self) -> None:
         self.blocks: list[SharedMemory] = []
         self.free: set[int] = set()
         self.arena: int | None = None
         self.cursor = 0
-        self.placed: dict[int, int] = {}  # id(array handed out) -> its offset
-        self._keep: list[np.ndarray] = []  # keeps those ids valid until `pack`
+        self.placed: dict[int, tuple[int, np.ndarray]] = {}  # id -> (offset, array) of
+        # the arrays `empty` handed out in this task (the array kept so the id stays valid)
 
     def release(self, slots) -> None:
         self.free.update(slots)
 
     def start_task(self) -> None:
-        """Make the largest free block this task's arena."""
         self.arena = max(self.free, key=lambda s: self.blocks[s].size, default=None)
-        self.cursor = 0
+        self.cursor, self.placed = 0, {}
 
-    def reserve(self, nbytes: int) -> int:
+    def _reserve(self, nbytes: int) -> int:
         offset = self.cursor
         self.cursor = _aligned(offset + nbytes)
         return offset
@@ -94,13 +104,23 @@ class BlockPool:
     def empty(self, shape: tuple, dtype) -> np.ndarray | None:
         """An uninitialised array in the arena, or None when it does not fit."""
         dtype = np.dtype(dtype)
-        nbytes = int(np.prod(shape)) * dtype.itemsize
+        nbytes = math.prod(shape) * dtype.itemsize
         if self.arena is None or self.cursor + nbytes > self.blocks[self.arena].size:
             return None
-        out = np.ndarray(shape, dtype, self.blocks[self.arena].buf, self.reserve(nbytes))
-        self.placed[id(out)] = self.cursor - _aligned(nbytes)
-        self._keep.append(out)
+        offset = self._reserve(nbytes)
+        out = np.ndarray(shape, dtype, self.blocks[self.arena].buf, offset)
+        self.placed[id(out)] = (offset, out)
         return out
+
+    def locate(self, array: np.ndarray, to_write: list) -> tuple[int, np.dtype, tuple]:
+        """(offset, dtype, shape) of `array` in the block being packed; an array not
+        already placed there is given an offset and added to `to_write`."""
+        placed = self.placed.get(id(array))
+        if placed is not None:
+            return placed[0], array.dtype, array.shape
+        offset = self._reserve(array.nbytes)
+        to_write.append((offset, array))
+        return offset, array.dtype, array.shape
 
     def _acquire(self, nbytes: int) -> int:
         """A free block of at least `nbytes`, other than the arena: reused, grown
@@ -119,27 +139,38 @@ class BlockPool:
             self.blocks.append(block)
         return slot
 
-    def pack(self, batch) -> tuple[int | None, str | None, bytes]:
-        """(block id, block name, pickle) for `batch`; no block when it holds no array."""
-        buffer = io.BytesIO()
-        pickler = _ArrayPickler(buffer, self)
-        pickler.dump(batch)
-        placed = [(offset, self._keep[i]) for i, offset in enumerate(self.placed.values())]
-        if not (pickler.arrays or placed):
+    def pack(self, batch) -> tuple[int | None, str | None, tuple | bytes]:
+        """(block id, block name, layout) for `batch`, its arrays written to the block.
+        The layout of a list or tuple of tensors is (is_tuple, ((offset, dtype string,
+        shape, requires_grad), ...)); anything else is pickled with references to its
+        arrays. No block when the batch holds no array."""
+        to_write: list[tuple[int, np.ndarray]] = []
+        if _is_tensor_list(batch):
+            refs = []
+            for t in batch:
+                offset, dtype, shape = self.locate(t._data, to_write)
+                refs.append((offset, dtype.str, shape, t._requires_grad))
+            layout = (type(batch) is tuple, tuple(refs))
+        else:
+            buffer = io.BytesIO()
+            _ArrayPickler(buffer, self, to_write).dump(batch)
+            layout = buffer.getvalue()
+        placed, self.placed = list(self.placed.values()), {}
+        if not (to_write or placed):
             self.arena = None
-            return None, None, buffer.getvalue()
+            return None, None, layout
         if self.arena is not None and self.cursor <= self.blocks[self.arena].size:
-            slot, to_copy = self.arena, pickler.arrays
+            slot = self.arena
         else:  # a larger block, holding everything at the same offsets
-            slot, to_copy = self._acquire(self.cursor), pickler.arrays + placed
+            slot, to_write = self._acquire(self.cursor), to_write + placed
         block = self.blocks[slot]
-        for offset, array in to_copy:
+        for offset, array in to_write:
             target = np.ndarray(array.shape, array.dtype, block.buf, offset)
             np.copyto(target, array, casting="no")
             del target  # drop the export of block.buf so the block can be closed later
-        self.arena, self.placed, self._keep = None, {}, []
+        self.arena = None
         self.free.discard(slot)
-        return slot, block.name, buffer.getvalue()
+        return slot, block.name, layout
 
     @staticmethod
     def _unlink(block: SharedMemory) -> None:
@@ -159,43 +190,73 @@ class BlockPool:
 
 
 class _ArrayUnpickler(pickle.Unpickler):
-    def __init__(self, file, block: SharedMemory | None):
+    def __init__(self, file, owner: np.ndarray):
         super().__init__(file)
-        self.block = block
+        self.owner = owner
 
     def persistent_load(self, ref):
         kind, offset, dtype, shape, flag = ref
-        array = np.ndarray(shape, dtype, self.block.buf, offset).copy()
+        array = np.ndarray(shape, dtype, self.owner, offset)
         return Tensor._wrap(array, flag) if kind == "tensor" else array
 
 
+def _map_block(name: str) -> mmap.mmap:
+    """The block `name` mapped into this process. Never closed explicitly: the mapping
+    goes away with the last array viewing it."""
+    fd = _posixshmem.shm_open("/" + name, os.O_RDWR, mode=0o600)
+    try:
+        return mmap.mmap(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+
+
 class BlockReader:
-    """The main process's side: maps each worker's blocks once and unpacks batches."""
+    """The main process's side: maps each worker's blocks once, wraps each batch's arrays
+    in place, and collects per worker the blocks whose batches are gone."""
 
-    def __init__(self) -> None:
-        self.mapped: dict[tuple[int, int], SharedMemory] = {}
+    def __init__(self, num_workers: int) -> None:
+        self.mapped: dict[tuple[int, int], tuple[str, mmap.mmap]] = {}
+        self.released: list[list[int]] = [[] for _ in range(num_workers)]
+        self._owner_refs: dict[int, weakref.ref] = {}  # kept alive until they fire
 
-    def _block(self, worker_id: int, slot: int, name: str) -> SharedMemory:
-        block = self.mapped.get((worker_id, slot))
-        if block is None or block.name != name:  # new, or replaced by a bigger one
-            if block is not None:
-                block.close()
-            block = self.mapped[worker_id, slot] = SharedMemory(name=name)
-        return block
+    def _block(self, worker_id: int, slot: int, name: str) -> mmap.mmap:
+        mapped = self.mapped.get((worker_id, slot))
+        if mapped is None or mapped[0] != name:  # new, or replaced by a bigger one
+            mapped = self.mapped[worker_id, slot] = (name, _map_block(name))
+        return mapped[1]
 
-    def unpack(self, worker_id: int, slot: int | None, name: str | None, blob: bytes):
-        block = None if slot is None else self._block(worker_id, slot, name)
-        return _ArrayUnpickler(io.BytesIO(blob), block).load()
+    def unpack(self, worker_id: int, slot: int | None, name: str | None, layout):
+        if slot is None:
+            return pickle.loads(layout)
+        owner = np.frombuffer(self._block(worker_id, slot, name), np.uint8)
+        owner_ref = weakref.ref(owner, functools.partial(self._free, worker_id, slot))
+        self._owner_refs[id(owner_ref)] = owner_ref
+        if type(layout) is bytes:
+            return _ArrayUnpickler(io.BytesIO(layout), owner).load()
+        is_tuple, refs = layout
+        tensors = [Tensor._wrap(np.ndarray(shape, dtype, owner, offset), flag)
+                   for offset, dtype, shape, flag in refs]
+        return tuple(tensors) if is_tuple else tensors
+
+    def _free(self, worker_id: int, slot: int, owner_ref: weakref.ref) -> None:
+        """Called when the last array of a batch is gone."""
+        del self._owner_refs[id(owner_ref)]
+        self.released[worker_id].append(slot)
+
+    def take_released(self, worker_id: int) -> list[int]:
+        released, self.released[worker_id] = self.released[worker_id], []
+        return released
 
     def close(self, dead_workers=()) -> None:
-        """Unmap every block; also unlink those of workers that could not clean up."""
-        for (worker_id, _), block in self.mapped.items():
-            block.close()
+        """Forget every block (each mapping lives on while arrays view it); unlink those
+        of workers that could not clean up."""
+        for (worker_id, _), (name, _) in self.mapped.items():
             if worker_id in dead_workers:
                 try:
-                    block.unlink()
+                    _posixshmem.shm_unlink("/" + name)
                 except FileNotFoundError:
-                    pass
+                    continue
+                resource_tracker.unregister("/" + name, "shared_memory")
         self.mapped = {}
 
 

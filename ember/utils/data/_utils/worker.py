@@ -119,10 +119,10 @@ def _next_message(conn: Channel, watchdog: _Watchdog):
 def worker_loop(conn, is_iterable: bool, dataset, auto_collation: bool, collate_fn,
                 drop_last: bool, base_seed: int, init_fn, worker_id: int,
                 num_workers: int) -> None:
-    """Serve tasks until told to stop. Messages in: (task, indices, released blocks),
-    ("reset", released blocks) to restart an iterable dataset, or None. Messages out:
-    ("data", task, block, block name, pickle), ("error", task, ExceptionWrapper) or
-    ("end", task) once an iterable dataset is exhausted."""
+    """Serve tasks until told to stop. Messages in: ("task", indices, released blocks),
+    ("reset", released blocks) to restart an iterable dataset, or None. Messages out, one
+    per task: ("data", block, block name, layout) (see BlockPool.pack),
+    ("error", ExceptionWrapper) or ("end",) once an iterable dataset is exhausted."""
     global _worker_info
     conn = Channel(conn)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the cleanup below
@@ -150,24 +150,24 @@ def worker_loop(conn, is_iterable: bool, dataset, auto_collation: bool, collate_
                                              collate_fn, drop_last)
                 exhausted = False
                 continue
-            task, index, released = message
+            _, index, released = message
             pool.release(released)
             if init_error is not None:
-                conn.send(("error", task, init_error))
+                conn.send(("error", init_error))
                 init_error = None  # reported once; the main process stops anyway
                 continue
             if exhausted:
-                conn.send(("end", task))
+                conn.send(("end",))
                 continue
             try:
                 pool.start_task()
-                conn.send(("data", task, *pool.pack(fetcher.fetch(index))))
+                conn.send(("data", *pool.pack(fetcher.fetch(index))))
             except StopIteration:
                 exhausted = is_iterable
-                conn.send(("end", task) if is_iterable else
-                          ("error", task, ExceptionWrapper(sys.exc_info(), where)))
+                conn.send(("end",) if is_iterable else
+                          ("error", ExceptionWrapper(sys.exc_info(), where)))
             except Exception:
-                conn.send(("error", task, ExceptionWrapper(sys.exc_info(), where)))
+                conn.send(("error", ExceptionWrapper(sys.exc_info(), where)))
     except (KeyboardInterrupt, BrokenPipeError, EOFError, OSError):
         pass  # the main process went away or interrupted us: just clean up
     finally:
