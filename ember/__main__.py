@@ -20,7 +20,7 @@ from pathlib import Path
 from . import __version__, compat
 
 _EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-_DEMOS = ("mnist.py", "tiny_train.py")     # the first one present is the demo
+_DEMOS = ("mnist.py",)     # the first one present is the demo
 
 
 def _script_traceback(exc: BaseException, script: str):

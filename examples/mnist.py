@@ -33,7 +33,7 @@ from ember.vision import datasets, transforms
 # halvings of the learning rate (StepLR), tuned to pass the acceptance figures quickly
 # on a laptop CPU (see examples/README.md).
 DEFAULTS = {
-    "mnist1d": {"epochs": 60, "batch_size": 100, "lr": 3e-3, "step_size": 15},
+    "mnist1d": {"epochs": 40, "batch_size": 100, "lr": 3e-3, "step_size": 10},
     "digits": {"epochs": 20, "batch_size": 32, "lr": 1e-3, "step_size": 8},
     "mnist": {"epochs": 5, "batch_size": 64, "lr": 1e-3, "step_size": 2},
 }
@@ -66,35 +66,40 @@ class Net(nn.Module):
 
 
 class Net1d(nn.Module):
-    """The 1-D counterpart for MNIST-1D's length-40 signals: three strided convolutions
-    (as the MNIST-1D paper's CNN) with more channels and dropout, then a linear layer."""
+    """The 1-D counterpart for MNIST-1D's length-40 signals: three blocks of
+    convolution, batch normalization, ReLU and 2x max pooling, dropout, a linear layer."""
 
     def __init__(self, length: int = 40, channels: int = 64) -> None:
         super().__init__()
-        self.conv1 = nn.Conv1d(1, channels, 5, stride=2, padding=1)
-        self.conv2 = nn.Conv1d(channels, channels, 3, stride=2, padding=1)
-        self.conv3 = nn.Conv1d(channels, channels, 3, stride=2, padding=1)
+
+        def block(in_channels: int, out_channels: int, kernel_size: int) -> nn.Sequential:
+            return nn.Sequential(
+                nn.Conv1d(in_channels, out_channels, kernel_size, padding=kernel_size // 2),
+                nn.BatchNorm1d(out_channels), nn.ReLU(), nn.MaxPool1d(2))
+
+        self.features = nn.Sequential(block(1, channels // 2, 5),
+                                      block(channels // 2, channels, 3),
+                                      block(channels, channels, 3))
         self.dropout = nn.Dropout(0.25)
-        for kernel in (5, 3, 3):          # each convolution about halves the length
-            length = (length + 2 - kernel) // 2 + 1
-        self.fc = nn.Linear(channels * length, 10)
+        self.fc = nn.Linear(channels * (length // 8), 10)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = F.relu(self.conv1(x))
-        x = F.relu(self.conv2(x))
-        x = F.relu(self.conv3(x))
-        x = self.dropout(torch.flatten(x, 1))
+        x = self.dropout(torch.flatten(self.features(x), 1))
         return F.log_softmax(self.fc(x), dim=1)
 
 
 class MLP(nn.Module):
-    """A plain multilayer perceptron (the MNIST-1D paper's: two hidden layers of 100)."""
+    """A plain multilayer perceptron: two hidden layers with ReLU and dropout. (The
+    MNIST-1D paper's has 100 units a layer and no dropout; wider and with dropout it
+    overfits MNIST-1D's 4,000 signals less.)"""
 
-    def __init__(self, in_features: int, hidden: int = 100) -> None:
+    def __init__(self, in_features: int, hidden: int = 1024, dropout: float = 0.5) -> None:
         super().__init__()
         self.layers = nn.Sequential(
-            nn.Flatten(), nn.Linear(in_features, hidden), nn.ReLU(),
-            nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 10))
+            nn.Flatten(),
+            nn.Linear(in_features, hidden), nn.ReLU(), nn.Dropout(dropout),
+            nn.Linear(hidden, hidden), nn.ReLU(), nn.Dropout(dropout),
+            nn.Linear(hidden, 10))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return F.log_softmax(self.layers(x), dim=1)
@@ -291,13 +296,13 @@ def main(argv: list | None = None) -> dict:
                     "args": vars(args)}, checkpoint_path + ".tmp")
         os.replace(checkpoint_path + ".tmp", checkpoint_path)
 
+    if history["test_acc"]:
+        print(f"final test accuracy {100 * history['test_acc'][-1]:.2f}% "
+              f"({time.perf_counter() - started:.1f}s of training)")
     if writer is not None:
         writer.close()
     if matplotlib is not None and history["train_loss"]:
         plot_curves(pyplot, history, os.path.join(args.save_dir, "curves.png"))
-    if history["test_acc"]:
-        print(f"final test accuracy {100 * history['test_acc'][-1]:.2f}% "
-              f"({time.perf_counter() - started:.1f}s of training)")
     return history
 
 

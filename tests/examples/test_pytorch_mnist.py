@@ -10,6 +10,9 @@ import pytest
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 SCRIPT = os.path.abspath(os.path.join(EXAMPLES, "pytorch_mnist.py"))
+# One BLAS thread per run: the suite runs in parallel, and oversubscribed BLAS threads
+# spin-wait (a small run takes ten times longer).
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 
 def write_idx(path: str, array: np.ndarray) -> None:
@@ -50,7 +53,7 @@ def test_runs_under_ember_run(tmp_path):
         [sys.executable, "-m", "ember", "run", SCRIPT, "--epochs", "1", "--batch-size", "32",
          "--test-batch-size", "16", "--log-interval", "1", "--data-dir", str(tmp_path / "data"),
          "--save-model"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        cwd=tmp_path, capture_output=True, text=True, env=ENV, timeout=300)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert out.count("Train Epoch: 1 [") == 3        # 96 images in batches of 32
@@ -71,6 +74,6 @@ def test_missing_files_fail_like_torchvision(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "ember", "run", SCRIPT, "--epochs", "1",
          "--data-dir", str(tmp_path)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        cwd=tmp_path, capture_output=True, text=True, env=ENV, timeout=300)
     assert result.returncode == 1
     assert "RuntimeError: Dataset not found." in result.stderr
