@@ -1,8 +1,9 @@
 """Peak memory of the nn training-step workloads, ember vs torch.
 
 Each library runs in its own subprocess (so neither's allocations hide in the other's
-heap): build the workload, note the resident size, run a few steps, and report how far
-the peak resident size rose above that baseline — the memory a training step needs.
+heap): note the resident size once the library is imported, build the workload (model,
+optimizer, data), run a few training steps, and report how far the peak resident size
+rose above that baseline — everything training the workload needed.
 """
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ _CHILD = """
 import importlib, json, resource, sys
 lib = importlib.import_module(sys.argv[1])
 from bench import nn as workloads
-step, _ = getattr(workloads, sys.argv[2])(lib)
 def resident_kb():
     with open('/proc/self/statm') as f:
         return int(f.read().split()[1]) * resource.getpagesize() // 1024
 before = resident_kb()
+step, _ = getattr(workloads, sys.argv[2])(lib)
 for _ in range(int(sys.argv[3])):
     step()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -43,6 +44,6 @@ def run() -> None:
     for workload in WORKLOADS:
         torch_mb = peak_rise_mb("torch", workload)
         ember_mb = peak_rise_mb("ember", workload)
-        print(f"{workload + ' step: peak memory above baseline':<44} torch {torch_mb:>8.1f} MB"
+        print(f"{workload + ' training: peak memory':<44} torch {torch_mb:>8.1f} MB"
               f"        ember {ember_mb:>8.1f} MB        ember/torch "
               f"{ember_mb / max(torch_mb, 1e-9):6.2f}")
