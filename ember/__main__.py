@@ -68,18 +68,27 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _run_demo(args: list) -> int:
+    script = _demo_script()
+    if script is None:
+        print(f"ember demo: no example found in {_EXAMPLES} (the examples ship with the "
+              f"source tree, not the installed package)", file=sys.stderr)
+        return 2
+    return run_script(str(script), args)
+
+
 def main(argv: list | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["demo"] and argv[1:2] not in (["-h"], ["--help"]):
+        # Everything after `demo` belongs to the example, options included (argparse's
+        # REMAINDER would refuse a leading `--option`).
+        return _run_demo(argv[1:])
     parser = _parser()
-    options = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    options = parser.parse_args(argv)
     if options.command == "run":
         return run_script(options.script, options.args)
     if options.command == "demo":
-        script = _demo_script()
-        if script is None:
-            print(f"ember demo: no example found in {_EXAMPLES} (the examples ship with the "
-                  f"source tree, not the installed package)", file=sys.stderr)
-            return 2
-        return run_script(str(script), options.args)
+        return _run_demo(options.args)
     parser.print_help()
     return 0
 
