@@ -213,6 +213,47 @@ def test_two_workers_equal_zero_workers():
     assert epoch(2) == epoch(0)
 
 
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "bool", "int64"])
+def test_worker_batches_keep_dtype(dtype):
+    dataset = ember.utils.data.TensorDataset(ember.arange(12).reshape(6, 2).to(
+        getattr(ember, dtype)))
+    batches = list(ember.utils.data.DataLoader(dataset, batch_size=4, num_workers=2))
+    assert [b[0].dtype for b in batches] == [getattr(ember, dtype)] * 2
+    assert plain(batches) == plain(list(ember.utils.data.DataLoader(dataset, batch_size=4)))
+
+
+def test_kept_and_edited_batches_stay_intact():
+    """Batches arrive as views of the workers' shared memory: one kept by the user must
+    not be overwritten by later batches, and editing one must not change the others."""
+    n = 64
+    dataset = ember.utils.data.TensorDataset(ember.arange(n * 50.0).reshape(n, 50),
+                                             ember.arange(n))
+    kept = []
+    for i, (x, y) in enumerate(ember.utils.data.DataLoader(dataset, batch_size=2,
+                                                          num_workers=2)):
+        assert (x == 50.0 * y.reshape(2, 1) + ember.arange(50.0)).all()
+        if i % 3 == 0:
+            kept.append((x, y))
+        else:
+            x.mul_(-1)
+    assert [y.tolist() for _, y in kept] == [[i, i + 1] for i in range(0, n, 6)]
+    for x, y in kept:
+        assert (x == 50.0 * y.reshape(2, 1) + ember.arange(50.0)).all()
+
+
+def test_worker_blocks_are_recycled():
+    dataset = ember.utils.data.TensorDataset(ember.zeros(400, 100))
+    iterator = iter(ember.utils.data.DataLoader(dataset, batch_size=2, num_workers=2,
+                                                persistent_workers=True))
+    for _ in iterator:
+        pass
+    # each worker needs its prefetched batches' blocks and one or two still held here
+    assert len(iterator._reader.mapped) <= 2 * 5
+    del iterator
+    gc.collect()
+
+
 def test_worker_info_seeds_and_init_fn():
     seen = []
     loader = ember.utils.data.DataLoader(Probe(8), batch_size=2, num_workers=2,

@@ -141,15 +141,18 @@ class BlockPool:
 
     def pack(self, batch) -> tuple[int | None, str | None, tuple | bytes]:
         """(block id, block name, layout) for `batch`, its arrays written to the block.
-        The layout of a list or tuple of tensors is (is_tuple, ((offset, dtype string,
-        shape, requires_grad), ...)); anything else is pickled with references to its
+        The layout of a list or tuple of tensors is (is_tuple, ((offset, dtype, shape,
+        requires_grad), ...)); anything else is pickled with references to its
         arrays. No block when the batch holds no array."""
         to_write: list[tuple[int, np.ndarray]] = []
         if _is_tensor_list(batch):
             refs = []
             for t in batch:
                 offset, dtype, shape = self.locate(t._data, to_write)
-                refs.append((offset, dtype.str, shape, t._requires_grad))
+                # NumPy's own dtypes travel as their short string ('<f4'), others (such
+                # as bfloat16) as the dtype object
+                dtype = dtype.str if dtype.isbuiltin == 1 else dtype
+                refs.append((offset, dtype, shape, t._requires_grad))
             layout = (type(batch) is tuple, tuple(refs))
         else:
             buffer = io.BytesIO()
