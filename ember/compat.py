@@ -1,10 +1,10 @@
 """The torch alias: make `import torch` and `import torchvision` give ember.
 
-    import ember.compat
-    ember.compat.install()
-    import torch                        # ember
-    import torch.nn.functional as F     # ember.nn.functional
-    from torchvision import transforms  # ember.vision.transforms
+    >>> import ember.compat
+    >>> ember.compat.install()
+    >>> import torch                        # ember
+    >>> import torch.nn.functional as F     # ember.nn.functional
+    >>> from torchvision import transforms  # ember.vision.transforms
 
 `install()` puts a finder at the front of `sys.meta_path` that answers for `torch`,
 `torchvision` and all their submodules by importing the ember module of the same path

@@ -5,7 +5,7 @@ import numpy as np
 
 
 class GradcheckError(RuntimeError):
-    pass
+    """Raised by gradcheck/gradgradcheck when analytical and numerical gradients differ."""
 
 
 def _as_tuple(x):

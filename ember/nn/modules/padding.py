@@ -86,15 +86,15 @@ class _ZeroPad:
 
 
 class ZeroPad1d(_ZeroPad, ConstantPad1d):
-    pass
+    """Pad the last 1 dimension with zeros."""
 
 
 class ZeroPad2d(_ZeroPad, ConstantPad2d):
-    pass
+    """Pad the last 2 dimensions with zeros."""
 
 
 class ZeroPad3d(_ZeroPad, ConstantPad3d):
-    pass
+    """Pad the last 3 dimensions with zeros."""
 
 
 class ReflectionPad1d(_ReflectionPadNd):

@@ -8,6 +8,8 @@ pipe. Batches are delivered in sampler order (in_order=True) or as they come.
 """
 from __future__ import annotations
 
+import contextlib
+
 import itertools
 import math
 import multiprocessing
@@ -402,10 +404,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             return
         self._shutdown = True
         for conn in self._conns:
-            try:
+            with contextlib.suppress(OSError):  # BrokenPipeError: that worker is already gone
                 conn.send(None)
-            except OSError:  # BrokenPipeError: that worker is already gone
-                pass
         if wait:
             self._join_workers()
         dead = {i for i, p in enumerate(self._workers) if p.exitcode not in (0, None)}

@@ -22,7 +22,7 @@ class Sampler:
     """Base class: subclasses implement `__iter__` (and `__len__` when they can)."""
 
     def __init__(self, data_source: Sized | None = None) -> None:
-        pass
+        """data_source is accepted for torch compatibility; the base class keeps nothing."""
 
     def __iter__(self) -> Iterator:
         raise NotImplementedError

@@ -580,7 +580,8 @@ class RandomTransforms:
         self.transforms = transforms
 
     def __call__(self, *args, **kwargs):
-        raise NotImplementedError()
+        raise NotImplementedError(f"{type(self).__name__} must implement __call__ (RandomTransforms "
+                                  "is an abstract base)")
 
     def __repr__(self) -> str:
         return _format_list(self.__class__.__name__, self.transforms)

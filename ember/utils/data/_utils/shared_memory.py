@@ -14,6 +14,8 @@ a new block when none is free, so a block is never overwritten while still in us
 """
 from __future__ import annotations
 
+import contextlib
+
 import functools
 import io
 import math
@@ -177,14 +179,12 @@ class BlockPool:
 
     @staticmethod
     def _unlink(block: SharedMemory) -> None:
-        try:
+        # An array the dataset kept may still map the block (BufferError): unlinking is
+        # enough then. A block already unlinked elsewhere is fine too.
+        with contextlib.suppress(BufferError):
             block.close()
-        except BufferError:  # an array the dataset kept still maps it; unlinking is enough
-            pass
-        try:
+        with contextlib.suppress(FileNotFoundError):
             block.unlink()
-        except FileNotFoundError:
-            pass
 
     def close(self) -> None:
         for block in self.blocks:
