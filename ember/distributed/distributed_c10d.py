@@ -191,8 +191,20 @@ def _abort_on_uncaught_exception(exc_type, exc, tb) -> None:
     (_STATE.previous_excepthook or sys.__excepthook__)(exc_type, exc, tb)
     sys.stderr.flush()
     sys.stdout.flush()
+    _write_error_file(world.Get_rank(), exc_type, exc, tb)
     if world.Get_size() > 1:
         world.Abort(1)
+
+
+def _write_error_file(rank: int, exc_type, exc, tb) -> None:
+    """Leave the traceback where the launcher looks (EMBER_ERROR_DIR): MPI_Abort can kill
+    the job before the failing rank's stderr has been forwarded to the terminal."""
+    folder = os.environ.get("EMBER_ERROR_DIR")
+    if not folder:
+        return
+    import traceback
+    with open(os.path.join(folder, f"rank{rank}.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(traceback.format_exception(exc_type, exc, tb)))
 
 
 def _default_group() -> ProcessGroup:

@@ -18,6 +18,7 @@ import os
 import runpy
 import shutil
 import subprocess
+import tempfile
 import sys
 
 from .distributed_c10d import _abort_on_uncaught_exception
@@ -101,15 +102,26 @@ def launch_workers(args, module: str, argv: list[str]) -> int:
               "default, to avoid your system being overloaded, please further tune the "
               "variable for optimal performance in your application as needed.",
               file=sys.stderr)
-    process = subprocess.Popen(command, env=env)
-    try:
-        code = process.wait()
-    except KeyboardInterrupt:  # the terminal's Ctrl-C reached mpiexec too; let it stop
-        code = process.wait()
-    if code != 0:
-        print(f"{module}: the job failed (mpiexec exit code {code}); the failing rank's "
-              "traceback is above", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="ember-errors-") as errors:
+        env["EMBER_ERROR_DIR"] = errors          # failing ranks leave their traceback here
+        process = subprocess.Popen(command, env=env)
+        try:
+            code = process.wait()
+        except KeyboardInterrupt:  # the terminal's Ctrl-C reached mpiexec too; let it stop
+            code = process.wait()
+        if code != 0:
+            _report_failures(module, code, errors)
     return code
+
+
+def _report_failures(module: str, code: int, errors: str) -> None:
+    """torchrun-style summary: the traceback of each rank that failed."""
+    for name in sorted(os.listdir(errors)):
+        rank = name.removeprefix("rank").removesuffix(".txt")
+        with open(os.path.join(errors, name), encoding="utf-8") as f:
+            print(f"[rank {rank}] failed with:\n{f.read()}", file=sys.stderr, end="")
+    print(f"{module}: the job failed (mpiexec exit code {code}); the failing rank's "
+          "traceback is above", file=sys.stderr)
 
 
 def _export_rank_environment(args) -> int:
