@@ -169,7 +169,8 @@ def worker_loop(conn, is_iterable: bool, dataset, auto_collation: bool, collate_
             except Exception:
                 conn.send(("error", ExceptionWrapper(sys.exc_info(), where)))
     except (KeyboardInterrupt, BrokenPipeError, EOFError, OSError):
-        pass  # the main process went away or interrupted us: just clean up
+        # The main process went away or interrupted us: stop serving; `finally` cleans up.
+        return
     finally:
         pool.close()
         conn.close()
