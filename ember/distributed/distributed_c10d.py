@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
 from datetime import timedelta
 
@@ -23,6 +24,7 @@ from ._mpi import ReduceOp, Work, as_buffer, is_mpi_importable, mpi, mpi_op
 
 default_pg_timeout = timedelta(minutes=30)
 
+ABORT_GRACE = 0.3  # seconds between printing an uncaught exception and MPI_Abort
 _NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to "
                     "call init_process_group.")
 
@@ -193,6 +195,9 @@ def _abort_on_uncaught_exception(exc_type, exc, tb) -> None:
     sys.stdout.flush()
     _write_error_file(world.Get_rank(), exc_type, exc, tb)
     if world.Get_size() > 1:
+        # MPI_Abort makes mpiexec kill every process at once, its output forwarders too:
+        # a moment first lets them pass this rank's traceback on to the terminal.
+        time.sleep(ABORT_GRACE)
         world.Abort(1)
 
 
