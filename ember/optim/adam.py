@@ -5,9 +5,10 @@ from typing import Callable
 
 import numpy as np
 
+from .._scratch import Scratch
 from .._tensor import Tensor
 from .optimizer import (Optimizer, _check_adam_args, _grad, _lerp_, _params_with_grad,
-                        _scalar, _Scratch, _view, _weight_decay)
+                        _scalar, _view, _weight_decay)
 
 __all__ = ["Adam"]
 
@@ -30,7 +31,7 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
-        self._scratch = _Scratch()
+        self._scratch = Scratch()
         if fused:
             if differentiable:
                 raise RuntimeError("`fused` does not support `differentiable`")

@@ -430,27 +430,6 @@ def _lerp_(start: np.ndarray, end: np.ndarray, weight: float,
         np.subtract(end, diff, out=start)
 
 
-class _Scratch:
-    """Reusable temporary arrays for an optimizer step: allocating fresh multi-megabyte
-    temporaries for every parameter costs more than the arithmetic on them."""
-
-    def __init__(self):
-        self._buffers = {}
-
-    def __getstate__(self):       # temporaries are not part of a pickled optimizer
-        return {}
-
-    def __setstate__(self, state):
-        self._buffers = {}
-
-    def like(self, array: np.ndarray, slot: int = 0) -> np.ndarray:
-        key = (array.dtype, slot)
-        buf = self._buffers.get(key)
-        if buf is None or buf.size < array.size:
-            buf = self._buffers[key] = np.empty(array.size, dtype=array.dtype)
-        return buf[:array.size].reshape(array.shape)
-
-
 def _params_with_grad(group: dict) -> list[Tensor]:
     params = [p for p in group["params"] if p._grad is not None]
     if any(p._data.dtype.kind == "c" for p in params):

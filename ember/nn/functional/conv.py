@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from ... import _dtype
+from ..._scratch import ThreadScratch
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...amp.policy import LOWER, autocast_op
@@ -31,6 +32,9 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 # Columns larger than this are recomputed in backward rather than kept from forward.
 _CACHE_COLUMNS_BYTES = 32 * 1024 * 1024
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+# Column buffers that do not outlive the call (recomputed columns, column gradients)
+# share one reusable buffer per thread; see _scratch.py for why.
+_COLUMNS = ThreadScratch()
 
 
 class Geometry:
@@ -80,8 +84,10 @@ def _window(window: tuple) -> tuple:
     return (slice(None),) + window + (slice(None),)
 
 
-def _im2col(x: np.ndarray, kernel, geo: Geometry):
+def _im2col(x: np.ndarray, kernel, geo: Geometry, temporary: bool):
     """Columns (C, K, *out, N) of the padded input x (N, C, *spatial), and `out`.
+    `temporary` columns live in the thread's scratch buffer: valid until the next
+    temporary columns are made.
 
     The batch is the innermost axis, so each kernel offset's window is a slice whose
     rows are long contiguous runs (out_width * N values) — cheap to copy."""
@@ -95,7 +101,8 @@ def _im2col(x: np.ndarray, kernel, geo: Geometry):
         x_t = padded
     else:
         x_t = np.ascontiguousarray(x_t)
-    cols = np.empty((c, math.prod(kernel)) + out + (n,), dtype=x.dtype)
+    shape = (c, math.prod(kernel)) + out + (n,)
+    cols = _COLUMNS.scratch.empty(shape, x.dtype) if temporary else np.empty(shape, x.dtype)
     for k, window in enumerate(geo.windows(kernel, out)):
         cols[:, k] = x_t[_window(window)]
     return cols, out
@@ -130,18 +137,21 @@ def _to_batch_first(y: np.ndarray, n: int, out) -> np.ndarray:
     return _batch_first(y.reshape((o,) + tuple(out) + (n,)))
 
 
-def conv_forward(x: np.ndarray, w: np.ndarray, geo: Geometry):
+def conv_forward(x: np.ndarray, w: np.ndarray, geo: Geometry, keep_columns: bool):
+    """The output, and the columns if `keep_columns` (else None: they were temporary)."""
     kernel = w.shape[2:]
-    cols, out = _im2col(x, kernel, geo)
+    cols, out = _im2col(x, kernel, geo, temporary=not keep_columns)
     w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
     y = np.matmul(w_g, _grouped(cols, geo.groups))
-    return _to_batch_first(y, x.shape[0], out), cols
+    return _to_batch_first(y, x.shape[0], out), cols if keep_columns else None
 
 
 def conv_input_grad(g: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndarray:
     kernel = w.shape[2:]
     w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
-    cols = np.matmul(w_g.transpose(0, 2, 1), _channels_first(g, geo.groups))
+    g_cf = _channels_first(g, geo.groups)
+    cols = _COLUMNS.scratch.empty((geo.groups, w_g.shape[2], g_cf.shape[2]), g_cf.dtype)
+    np.matmul(w_g.transpose(0, 2, 1), g_cf, out=cols)
     c = x_shape[1]
     cols = cols.reshape((c, math.prod(kernel)) + g.shape[2:] + (x_shape[0],))
     return _col2im(cols, x_shape, kernel, geo, g.shape[2:])
@@ -150,9 +160,16 @@ def conv_input_grad(g: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.
 def conv_weight_grad(x: np.ndarray, g: np.ndarray, geo: Geometry, w_shape,
                      cols: np.ndarray | None = None) -> np.ndarray:
     if cols is None:
-        cols, _ = _im2col(x, w_shape[2:], geo)
+        cols, _ = _im2col(x, w_shape[2:], geo, temporary=True)
     gw = np.matmul(_channels_first(g, geo.groups), _grouped(cols, geo.groups).transpose(0, 2, 1))
     return gw.reshape(w_shape)
+
+
+def _columns_bytes(x: np.ndarray, w: np.ndarray, geo: Geometry) -> int:
+    """Size of the float32 (or float64) columns of convolving x with w."""
+    itemsize = max(np.dtype(np.float32).itemsize, x.dtype.itemsize)
+    out = geo.out_size(x.shape[2:], w.shape[2:])
+    return x.shape[0] * x.shape[1] * math.prod(w.shape[2:]) * math.prod(out) * itemsize
 
 
 class Conv(Function):
@@ -162,14 +179,14 @@ class Conv(Function):
     def forward(ctx, x, w, b, geo):
         xd, wd = x._data, w._data
         dtype = xd.dtype
-        y, cols = conv_forward(_compute_dtype(xd), _compute_dtype(wd), geo)
+        # Keep the columns for the weight gradient when recording and they are small enough.
+        keep = ctx.needs_input_grad[1:2] == (True,) and \
+            _columns_bytes(xd, wd, geo) <= _CACHE_COLUMNS_BYTES
+        y, ctx.cols = conv_forward(_compute_dtype(xd), _compute_dtype(wd), geo, keep)
         if b is not None:
             y += b._data.astype(y.dtype, copy=False).reshape((-1,) + (1,) * (y.ndim - 2))
         ctx.save_for_backward(x, w)
         ctx.geo = geo
-        # Keep the columns for the weight gradient when recording and they are small enough.
-        weight_needs_grad = ctx.needs_input_grad[1:2] == (True,)
-        ctx.cols = cols if weight_needs_grad and cols.nbytes <= _CACHE_COLUMNS_BYTES else None
         return y.astype(dtype, copy=False)
 
     @staticmethod

@@ -25,7 +25,7 @@ def _pair(value, name: str) -> tuple:
 
 
 def _unfold_array(x: np.ndarray, kernel, geo: Geometry) -> np.ndarray:
-    cols, out = _im2col(x, kernel, geo)                 # (C, K, *out, N)
+    cols, out = _im2col(x, kernel, geo, temporary=True)  # (C, K, *out, N), copied below
     c, k, n = cols.shape[0], cols.shape[1], cols.shape[-1]
     return np.ascontiguousarray(np.moveaxis(cols, -1, 0)).reshape(n, c * k, math.prod(out))
 

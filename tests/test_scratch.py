@@ -1,0 +1,71 @@
+"""Reusable temporaries (ember/_scratch.py) and the convolution's use of them."""
+import pickle
+import threading
+
+import numpy as np
+
+from ember._scratch import Scratch, ThreadScratch
+
+
+def test_slot_reuses_memory_and_grows():
+    s = Scratch()
+    a = s.empty((4, 5), np.float32)
+    b = s.empty((2, 3), np.float32)
+    assert np.shares_memory(a, b) and b.shape == (2, 3) and b.dtype == np.float32
+    c = s.empty((10, 10), np.float32)           # larger: a new buffer
+    assert c.shape == (10, 10) and not np.shares_memory(a, c)
+    assert not np.shares_memory(s.empty((2,), np.float32, slot=1), c)
+    assert s.empty((3,), np.float64).dtype == np.float64
+    assert s.like(np.zeros((2, 2), np.int64)).shape == (2, 2)
+
+
+def test_pickle_drops_buffers():
+    s = Scratch()
+    s.empty((100,), np.float32)
+    assert pickle.loads(pickle.dumps(s))._buffers == {}
+
+
+def test_threads_get_their_own_scratch():
+    shared = ThreadScratch()
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(shared.scratch.empty((8,), np.float32)))
+    thread.start()
+    thread.join()
+    assert not np.shares_memory(seen[0], shared.scratch.empty((8,), np.float32))
+
+
+def _conv_grads(seed):
+    """Output, input gradient and recomputed-column weight gradient of a padded 2-d
+    convolution, at the NumPy level (ember's grad mode is process-wide, so autograd
+    itself is not run from two threads here)."""
+    from ember.nn.functional.conv import (Geometry, conv_forward, conv_input_grad,
+                                          conv_weight_grad)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((4, 3, 12, 12), dtype=np.float32)
+    w = rng.standard_normal((5, 3, 3, 3), dtype=np.float32)
+    g = rng.standard_normal((4, 5, 12, 12), dtype=np.float32)
+    geo = Geometry((1, 1), (1, 1), ((1, 1), (1, 1)), 1)
+    y, _ = conv_forward(x, w, geo, keep_columns=False)
+    return (y, conv_input_grad(g, w, geo, x.shape),
+            conv_weight_grad(x, g, geo, w.shape, None))
+
+
+def test_convolutions_in_two_threads_do_not_share_columns():
+    expected = {seed: _conv_grads(seed) for seed in range(8)}
+    results = {}
+
+    def work(seeds):
+        for _ in range(5):
+            for seed in seeds:
+                results.setdefault(seed, []).append(_conv_grads(seed))
+
+    threads = [threading.Thread(target=work, args=(range(k, 8, 2),)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == list(range(8))
+    for seed, runs in results.items():
+        for run in runs:
+            for got, want in zip(run, expected[seed]):
+                np.testing.assert_array_equal(got, want)
