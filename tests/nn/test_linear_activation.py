@@ -212,3 +212,19 @@ def test_linear_init_bounds():
     assert abs(w.std() - bound / np.sqrt(3)) < 0.01 * bound
     assert lin.weight.shape == (300, 400) and lin.weight.dtype == ember.float32
     assert ember.nn.Linear(3, 2, dtype=ember.float64).weight.dtype == ember.float64
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("name, args", [("relu", ()), ("hardtanh", (-0.5, 0.5)),
+                                        ("threshold", (0.1, 2.0))])
+def test_gated_backward_zeroes_nan_inf_and_negative_gradients(name, args, dtype):
+    # Where the gate is closed the gradient is +0 whatever flows in (NaN, inf, -1).
+    x = np.array([-1.0, 0.0, 0.3, -2.0, 0.2, 3.0, -0.7, 0.05], dtype=dtype)
+    g = np.array([np.nan, np.inf, -1.0, -1.0, np.nan, -np.inf, -0.0, 2.0], dtype=dtype)
+    grads = []
+    for lib in (torch, ember):
+        xt = lib.tensor(x, requires_grad=True)
+        getattr(lib.nn.functional, name)(xt, *args).backward(lib.tensor(g))
+        grads.append(xt.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+    np.testing.assert_array_equal(np.signbit(grads[1]), np.signbit(grads[0]))
