@@ -55,13 +55,20 @@ class _Recurrent(Function):
 
 
 def _lstm_gate_order(hidden: int) -> np.ndarray:
-    """Rows of torch's (i, f, g, o) weight layout reordered to (i, f, o, g), so that the
-    three sigmoid gates are one contiguous block."""
-    return np.concatenate([np.arange(0, 2 * hidden), np.arange(3 * hidden, 4 * hidden),
-                           np.arange(2 * hidden, 3 * hidden)])
+    """Rows of torch's (i, f, g, o) weight layout reordered to (o, i, f, g): the three
+    sigmoid gates form one block, and (i, f) sit right before g (see LSTMLayer)."""
+    return np.roll(np.arange(4 * hidden), hidden)
 
 
 class LSTMLayer(_Recurrent):
+    """The loop works on transposed, feature-major states (H, B): each gate is then a
+    contiguous block, so the per-step elementwise calls run on contiguous memory.
+
+    The forward keeps, per step, a (5H, B) block [o, i, f, g, c_prev]; [i, f] * [g, c_prev]
+    gives both terms of the new cell in one call. x and a row of ones (for the bias) are
+    stacked under h, so one GEMM per step does the recurrent and input projections and one
+    GEMM over all steps gives every weight gradient.
+    """
     backward_name = "LstmBackward0"
     gates = 4
     has_cell = True
@@ -69,88 +76,122 @@ class LSTMLayer(_Recurrent):
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lengths, options):
         xd = x._data
-        steps, batch = xd.shape[:2]
+        steps, batch, inputs = xd.shape
         hidden = h0._data.shape[-1]
-        order = _lstm_gate_order(hidden)
-        w_ih_o, w_hh_o = w_ih._data[order], w_hh._data[order]
-        proj = xd @ w_ih_o.T
+        # z[t] = [h_t; x_t; 1] (K, B), and weights [W_hh | W_ih | b] in (o, i, f, g) order
+        # with the sigmoid rows halved: sigmoid(a) = tanh(a / 2) / 2 + 1/2.
+        blocks = [w_hh._data, w_ih._data]
         if b_ih is not None:
-            proj += (b_ih._data + b_hh._data)[order]
+            blocks.append((b_ih._data + b_hh._data)[:, None])
+        weight = np.concatenate(blocks, axis=1)[_lstm_gate_order(hidden)]
+        weight[:3 * hidden] *= 0.5
+        z = np.empty((steps + 1, weight.shape[1], batch), dtype=xd.dtype)
+        z[0, :hidden] = h0._data.T
+        z[:steps, hidden:hidden + inputs] = xd.transpose(0, 2, 1)
+        z[:, hidden + inputs:] = 1
+        acts = np.empty((steps + 1, 5 * hidden, batch), dtype=xd.dtype)
+        acts[0, 4 * hidden:] = c0._data.T
+        tanh_c = np.empty((steps, hidden, batch), dtype=xd.dtype)
+        pair = np.empty((2 * hidden, batch), dtype=xd.dtype)
         mask = _time_mask(lengths, steps, batch, xd.dtype)
-        h_all = np.empty((steps + 1, batch, hidden), dtype=xd.dtype)
-        c_all = np.empty((steps + 1, batch, hidden), dtype=xd.dtype)
-        tanh_c = np.empty((steps, batch, hidden), dtype=xd.dtype)
-        acts = np.empty((steps, batch, 4 * hidden), dtype=xd.dtype)   # i, f, o, g
-        h_all[0], c_all[0] = h0._data, c0._data
-        w_hh_t = w_hh_o.T
-        sig = slice(0, 3 * hidden)
+        keep = None if mask is None else mask.transpose(0, 2, 1) == 0    # (T, 1, B)
         for t in range(steps):
             a = acts[t]
-            np.matmul(h_all[t], w_hh_t, out=a)
-            a += proj[t]
-            # sigmoid(z) = tanh(z / 2) / 2 + 1/2: one tanh call serves all four gates.
-            a[:, sig] *= 0.5
-            np.tanh(a, out=a)
-            a[:, sig] *= 0.5
-            a[:, sig] += 0.5
-            i, f, o, g = (a[:, k * hidden:(k + 1) * hidden] for k in range(4))
-            c = c_all[t + 1]
-            np.multiply(f, c_all[t], out=c)
-            c += i * g
-            if mask is not None:
-                np.copyto(c, c_all[t], where=mask[t] == 0)
+            np.matmul(weight, z[t], out=a[:4 * hidden])
+            np.tanh(a[:4 * hidden], out=a[:4 * hidden])
+            a[:3 * hidden] *= 0.5
+            a[:3 * hidden] += 0.5
+            np.multiply(a[hidden:3 * hidden], a[3 * hidden:], out=pair)   # i g, f c_prev
+            c = acts[t + 1, 4 * hidden:]
+            np.add(pair[:hidden], pair[hidden:], out=c)
+            if keep is not None:
+                np.copyto(c, a[4 * hidden:], where=keep[t])
             np.tanh(c, out=tanh_c[t])
-            h = h_all[t + 1]
-            np.multiply(o, tanh_c[t], out=h)
-            if mask is not None:
-                np.copyto(h, h_all[t], where=mask[t] == 0)
-        out = h_all[1:] if mask is None else h_all[1:] * mask
-        ctx.saved = (xd, w_ih_o, w_hh_o, h_all, c_all, tanh_c, acts, mask, order)
+            h = z[t + 1, :hidden]
+            np.multiply(a[:hidden], tanh_c[t], out=h)
+            if keep is not None:
+                np.copyto(h, z[t, :hidden], where=keep[t])
+        out = z[1:, :hidden].transpose(0, 2, 1)
+        out = np.ascontiguousarray(out) if mask is None else out * mask
+        ctx.saved = (xd, w_ih._data, w_hh._data, z, acts, tanh_c, mask)
         ctx.has_bias = b_ih is not None
-        return out.copy(), h_all[-1].copy(), c_all[-1].copy()
+        return out, z[steps, :hidden].T.copy(), acts[steps, 4 * hidden:].T.copy()
 
     @staticmethod
     def backward(ctx, g_out, g_h, g_c):
         _Recurrent.refuse_double_backward(ctx)
-        xd, w_ih_o, w_hh_o, h_all, c_all, tanh_c, acts, mask, order = ctx.saved
-        steps = xd.shape[0]
-        hidden = h_all.shape[-1]
-        g_out, dh, dc = g_out._data, g_h._data.copy(), g_c._data.copy()
+        xd, w_ih, w_hh, z, acts, tanh_c, mask = ctx.saved
+        steps, batch, inputs = xd.shape
+        hidden = w_hh.shape[1]
         if mask is not None:
-            g_out = g_out * mask
-        d_gates = np.empty_like(acts)
+            g_out = g_out._data * mask
+        else:
+            g_out = g_out._data
+        g_out = np.ascontiguousarray(g_out.transpose(0, 2, 1))
+        factors, carry = _lstm_backward_factors(acts, tanh_c, mask)
+        # Per step, d[t] = [d_i, d_f, d_g, d_o, dc_t] (torch's gate order, then the cell).
+        d = np.empty((steps, 5 * hidden, batch), dtype=acts.dtype)
+        dh, dc = g_h._data.T.copy(), g_c._data.T.copy()
+        dh_next = np.empty_like(dh)
+        w_hh_t = np.ascontiguousarray(w_hh.T)
+        keep = None if mask is None else mask.transpose(0, 2, 1) == 0
         for t in range(steps - 1, -1, -1):
-            i, f, o, g = (acts[t, :, k * hidden:(k + 1) * hidden] for k in range(4))
-            tc = tanh_c[t]
-            dh_t = dh + g_out[t]
-            dc_t = dh_t * o
-            dc_t *= 1 - tc * tc
+            dt = d[t]
+            dh += g_out[t]
+            # [d_o, dc_t] = dh * [tanh(c) sigmoid'(o), o tanh'(c)], then dc_t += dc
+            np.multiply(dh, factors[t, 3 * hidden:].reshape(2, hidden, batch),
+                        out=dt[3 * hidden:].reshape(2, hidden, batch))
+            dc_t = dt[4 * hidden:]
             dc_t += dc
-            d = d_gates[t]
-            d_i, d_f, d_o, d_g = (d[:, k * hidden:(k + 1) * hidden] for k in range(4))
-            np.multiply(dc_t, g, out=d_i)
-            np.multiply(dc_t, c_all[t], out=d_f)
-            np.multiply(dh_t, tc, out=d_o)
-            s = acts[t, :, :3 * hidden]
-            d[:, :3 * hidden] *= s * (1 - s)          # sigmoid' = s (1 - s)
-            np.multiply(dc_t, i, out=d_g)
-            d_g *= 1 - g * g                          # tanh' = 1 - g^2
-            if mask is not None:
-                d *= mask[t]
-                keep = 1 - mask[t]
-                dh = keep * dh_t + d @ w_hh_o
-                dc = keep * dc_t + mask[t] * dc_t * f
-            else:
-                dh = d @ w_hh_o
-                dc = dc_t * f
-        dx, dw_ih, dw_hh, db_ih, db_hh = _projection_grads(d_gates, d_gates, xd, h_all, w_ih_o,
-                                                           ctx.has_bias)
-        restore = np.argsort(order)   # back from (i, f, o, g) rows to torch's (i, f, g, o)
-        dw_ih, dw_hh = Tensor._wrap(dw_ih._data[restore]), Tensor._wrap(dw_hh._data[restore])
-        if db_ih is not None:
-            db_ih = Tensor._wrap(db_ih._data[restore])
-            db_hh = Tensor._wrap(db_hh._data[restore])
-        return dx, Tensor._wrap(dh), Tensor._wrap(dc), dw_ih, dw_hh, db_ih, db_hh, None, None
+            np.multiply(dc_t, factors[t, :3 * hidden].reshape(3, hidden, batch),
+                        out=dt[:3 * hidden].reshape(3, hidden, batch))
+            np.multiply(dc_t, carry[t], out=dc)
+            np.matmul(w_hh_t, dt[:4 * hidden], out=dh_next)
+            if keep is not None:
+                np.copyto(dh_next, dh, where=keep[t])
+            dh, dh_next = dh_next, dh
+        gates = np.ascontiguousarray(d[:, :4 * hidden].transpose(1, 0, 2))
+        gates = gates.reshape(4 * hidden, steps * batch)
+        rows = np.ascontiguousarray(z[:steps].transpose(0, 2, 1)).reshape(steps * batch, -1)
+        dw = gates @ rows                         # [dW_hh | dW_ih | db]
+        dx = (gates.T @ w_ih).reshape(steps, batch, inputs)
+        wrap = Tensor._wrap
+        dw_hh = wrap(np.ascontiguousarray(dw[:, :hidden]))
+        dw_ih = wrap(np.ascontiguousarray(dw[:, hidden:hidden + inputs]))
+        db_ih = db_hh = None
+        if ctx.has_bias:
+            db_ih, db_hh = wrap(dw[:, -1].copy()), wrap(dw[:, -1].copy())
+        return (wrap(dx), wrap(dh.T.copy()), wrap(dc.T.copy()), dw_ih, dw_hh, db_ih, db_hh,
+                None, None)
+
+
+def _lstm_backward_factors(acts, tanh_c, mask):
+    """Per-step factors of the LSTM backward that do not depend on the recurrence, for all
+    steps at once: (T, 5H, B) rows [g si', c_prev sf', i tanh'(g), tanh(c) so', o tanh'(c)]
+    (x' the derivative of the gate's activation), and the cell's carry factor f.
+    A masked step passes dc on unchanged and contributes no gate gradient."""
+    steps, hidden = tanh_c.shape[:2]
+    a = acts[:steps]
+    o, i, f, g = (a[:, k * hidden:(k + 1) * hidden] for k in range(4))
+    slope = 1 - a[:, :3 * hidden]
+    slope *= a[:, :3 * hidden]                  # sigmoid' = s (1 - s), rows o, i, f
+    factors = np.empty((steps, 5 * hidden) + tanh_c.shape[2:], dtype=acts.dtype)
+    np.multiply(slope[:, hidden:], a[:, 3 * hidden:], out=factors[:, :2 * hidden])
+    _times_tanh_slope(i, g, out=factors[:, 2 * hidden:3 * hidden])
+    np.multiply(slope[:, :hidden], tanh_c, out=factors[:, 3 * hidden:4 * hidden])
+    _times_tanh_slope(o, tanh_c, out=factors[:, 4 * hidden:])
+    if mask is None:
+        return factors, f
+    valid = mask.transpose(0, 2, 1)
+    factors *= valid
+    return factors, np.where(valid > 0, f, 1)
+
+
+def _times_tanh_slope(scale, th, out):
+    """out = scale * (1 - th^2): the tanh derivative at the point whose tanh is th."""
+    np.multiply(th, th, out=out)
+    np.subtract(1, out, out=out)
+    out *= scale
 
 
 class GRULayer(_Recurrent):
