@@ -214,6 +214,66 @@ def test_two_workers_equal_zero_workers():
 
 
 
+class RecordedBatches:
+    """A batch sampler noting how many batches the DataLoader has drawn from it."""
+
+    def __init__(self, n=12, size=2):
+        self.n, self.size, self.drawn = n, size, 0
+
+    def __iter__(self):
+        for start in range(0, self.n, self.size):
+            self.drawn += 1
+            yield list(range(start, start + self.size))
+
+    def __len__(self):
+        return self.n // self.size
+
+
+@pytest.mark.parametrize("workers,prefetch", [(1, 1), (3, 1), (2, 3), (3, 4)])
+def test_order_and_prefetch_bound(workers, prefetch):
+    # each worker gets its first tasks as it starts: still sampler order, and never more
+    # than prefetch_factor * num_workers batches handed out beyond those delivered
+    batches = RecordedBatches()
+    loader = ember.utils.data.DataLoader(Probe(12), batch_sampler=batches,
+                                         num_workers=workers, prefetch_factor=prefetch)
+    delivered = []
+    for batch in loader:
+        delivered.append(batch["i"].tolist())
+        assert batches.drawn <= len(delivered) + workers * prefetch
+    assert delivered == [[i, i + 1] for i in range(0, 12, 2)]
+
+
+def test_persistent_workers_new_epoch_after_early_exit():
+    loader = ember.utils.data.DataLoader(Probe(12), batch_size=2, num_workers=3,
+                                         prefetch_factor=1, persistent_workers=True)
+    for _ in loader:
+        break
+    for _ in range(2):
+        assert [b["i"].tolist() for b in loader] == [[i, i + 1] for i in range(0, 12, 2)]
+    loader._iterator._shutdown_workers()
+
+
+def test_worker_killed_mid_epoch_reported():
+    loader = ember.utils.data.DataLoader(Probe(12, fail_at=7, how="kill"), batch_size=2,
+                                         num_workers=2)
+    delivered = []
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited "
+                                           r"unexpectedly.*killed by signal SIGKILL"):
+        for batch in loader:
+            delivered.append(batch["i"].tolist())
+    assert delivered == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_random_sampler_draws_at_first_index():
+    # the permutation comes from the generator's state at the first index, not at iter()
+    gen = ember.Generator().manual_seed(0)
+    sampler = ember.utils.data.RandomSampler(range(20), generator=gen)
+    indices = iter(sampler)
+    gen.manual_seed(1)
+    assert list(indices) == list(ember.utils.data.RandomSampler(
+        range(20), generator=ember.Generator().manual_seed(1)))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "bool", "int64"])
 def test_worker_batches_keep_dtype(dtype):
     dataset = ember.utils.data.TensorDataset(ember.arange(12).reshape(6, 2).to(

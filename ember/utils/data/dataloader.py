@@ -278,7 +278,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = True  # until the workers exist
         context = loader.multiprocessing_context or multiprocessing
         prepare_main_process()
+        self._reader = BlockReader(self._num_workers)
         self._workers, self._conns = [], []
+        first_tasks = self._plan_epoch()
         for worker_id in range(self._num_workers):
             ours, theirs = context.Pipe(duplex=True)
             process = context.Process(
@@ -290,16 +292,23 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             theirs.close()
             self._workers.append(process)
             self._conns.append(Channel(ours))
-        self._shutdown = False
-        self._reader = BlockReader(self._num_workers)
-        self._start_epoch()
+            self._shutdown = False
+            # its first tasks at once: it starts on them while the next one is forked
+            self._send_tasks(worker_id, first_tasks[worker_id])
 
-    def _start_epoch(self) -> None:
+    def _plan_epoch(self) -> list[list]:
+        """The epoch's first prefetch_factor * num_workers tasks, handed out
+        round-robin: per worker, its list of indices."""
         self._active = [True] * self._num_workers  # False once an iterable worker ended
         self._next_worker = itertools.cycle(range(self._num_workers))
         self._pending: deque[int] = deque()  # the worker of each task, in send order
+        tasks = [[] for _ in range(self._num_workers)]
         for _ in range(self._prefetch_factor * self._num_workers):
-            self._try_put_index()
+            worker_id, index = self._next_task()
+            if worker_id is None:
+                break
+            tasks[worker_id].append(index)
+        return tasks
 
     def _reset(self, loader: DataLoader) -> None:
         """Start a new epoch on the same (persistent) workers."""
@@ -307,22 +316,35 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         while self._pending:  # answers to the abandoned epoch's tasks: receive, drop
             worker_id = self._pending.popleft()
             self._unpack(worker_id, self._receive(worker_id))
+        first_tasks = self._plan_epoch()
         for worker_id, conn in enumerate(self._conns):
             conn.send(("reset", self._reader.take_released(worker_id)))
-        self._start_epoch()
+            self._send_tasks(worker_id, first_tasks[worker_id])
 
-    def _try_put_index(self) -> None:
+    def _next_task(self) -> tuple[int | None, object]:
+        """(worker, index) of the next task, noted as pending; (None, None) when the
+        sampler is exhausted or no worker is active."""
         if not any(self._active):
-            return
+            return None, None
         try:
             index = self._next_index()
         except StopIteration:
-            return
+            return None, None
         worker_id = next(self._next_worker)
         while not self._active[worker_id]:
             worker_id = next(self._next_worker)
-        self._conns[worker_id].send(("task", index, self._reader.take_released(worker_id)))
         self._pending.append(worker_id)
+        return worker_id, index
+
+    def _send_tasks(self, worker_id: int, indices: list) -> None:
+        for index in indices:
+            self._conns[worker_id].send(
+                ("task", index, self._reader.take_released(worker_id)))
+
+    def _try_put_index(self) -> None:
+        worker_id, index = self._next_task()
+        if worker_id is not None:
+            self._send_tasks(worker_id, [index])
 
     def _receive(self, worker_id: int):
         """The next message from `worker_id`, raising when it died or timed out."""

@@ -72,21 +72,28 @@ class BatchedSamples(Sequence):
         return repr(list(self))
 
 
-def _take_rows(tensor: Tensor, indices: list) -> Tensor:
-    """tensor[indices] for a list of row indices: one NumPy gather, no autograd
-    bookkeeping unless the tensor needs it (in a worker, written to shared memory)."""
-    if tensor.requires_grad:
-        return tensor[indices]
-    data, rows = tensor._data, np.asarray(indices, dtype=np.int64)
-    out = shared_empty(rows.shape + data.shape[1:], data.dtype)
-    if out is None:
-        return Tensor._wrap(data[rows])
-    n = len(data)
+def _row_indices(indices: list, n: int) -> np.ndarray:
+    """`indices` as an int64 array, with tensor indexing's IndexError for one out of
+    range of `n` rows (converted and checked once for all of a batch's columns)."""
+    rows = np.asarray(indices, dtype=np.int64)
     if rows.size and (rows.max() >= n or rows.min() < -n):
         bad = rows[(rows >= n) | (rows < -n)][0]
         raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {n}")
-    # mode="wrap" (negative indices count from the end; bounds checked above) avoids the
-    # buffered copy NumPy makes for out= with the default mode="raise"
+    return rows
+
+
+def _take_rows(tensor: Tensor, indices: list, rows: np.ndarray) -> Tensor:
+    """tensor[indices] (`rows` being `indices` checked, see _row_indices): one NumPy
+    gather, no autograd bookkeeping unless the tensor needs it (in a worker, written to
+    shared memory)."""
+    if tensor.requires_grad:
+        return tensor[indices]
+    data = tensor._data
+    out = shared_empty(rows.shape + data.shape[1:], data.dtype)
+    if out is None:
+        return Tensor._wrap(data[rows])
+    # mode="wrap" (negative indices count from the end; bounds checked already) avoids
+    # the buffered copy NumPy makes for out= with the default mode="raise"
     return Tensor._wrap(np.take(data, rows, axis=0, out=out, mode="wrap"))
 
 
@@ -102,7 +109,8 @@ class TensorDataset(Dataset):
         return tuple(tensor[index] for tensor in self.tensors)
 
     def __getitems__(self, indices: list) -> BatchedSamples:
-        return BatchedSamples(tuple(_take_rows(t, indices) for t in self.tensors))
+        rows = _row_indices(indices, len(self))
+        return BatchedSamples(tuple(_take_rows(t, indices, rows) for t in self.tensors))
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)

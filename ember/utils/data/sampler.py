@@ -79,14 +79,21 @@ class RandomSampler(Sampler):
         return self._num_samples
 
     def __iter__(self) -> Iterator[int]:
+        # Flattened in C: a generator yielding each index costs more than the batch's
+        # own work in a DataLoader. Still lazy: nothing is drawn before the first index.
+        return itertools.chain.from_iterable(self._draws())
+
+    def _draws(self) -> Iterator[list[int]]:
+        """The indices, as a few lists (permutations, or all the draws with
+        replacement)."""
         n = len(self.data_source)
         rng = _generator_or_fresh(self.generator).np
         if self.replacement:
-            yield from rng.integers(0, n, self.num_samples, dtype=np.int64).tolist()
+            yield rng.integers(0, n, self.num_samples, dtype=np.int64).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n)[:self.num_samples % n].tolist()
+            yield rng.permutation(n).tolist()
+        yield rng.permutation(n)[:self.num_samples % n].tolist()
 
     def __len__(self) -> int:
         return self.num_samples
