@@ -2,10 +2,17 @@
 
 A recurrent layer is a loop over time of small matrix products; recording every
 step as separate ops would cost more in bookkeeping than in arithmetic. So each
-layer runs as one primitive: the input projection for all time steps is a single
-GEMM, the loop does only the recurrent product and the gate nonlinearities, and
-backward is backpropagation through time written directly in NumPy (with the
-weight gradients again as single GEMMs over all time steps).
+layer runs as one primitive, with backward as backpropagation through time written
+directly in NumPy.
+
+Layout: the loops work on transposed, feature-major states (H, B), so that every gate
+is a contiguous block and the per-step elementwise calls run on contiguous memory. The
+layer input and a row of ones (for the biases) are stacked under the hidden state,
+z[t] = [h_t; x_t; 1] of shape (K, B): one GEMM per step computes the recurrent and the
+input projections, and one GEMM over all time steps gives every weight and bias gradient.
+The sigmoid gates' weight rows are halved once per call, since
+sigmoid(a) = tanh(a / 2) / 2 + 1/2. The backward first computes, for all steps at once,
+the factors that do not depend on the recurrence, so that its loop is a few calls.
 
 Sequences of different lengths (packed sequences) use a (T, B, 1) mask: a finished
 sequence keeps its state and emits zeros. Inputs are time-major (T, B, features).
@@ -21,10 +28,6 @@ from ...autograd.grad_mode import STATE as GRAD_STATE
 __all__: list = []
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * np.tanh(0.5 * x) + 0.5
-
-
 def _time_mask(lengths, steps: int, batch: int, dtype):
     if lengths is None:
         return None
@@ -32,7 +35,7 @@ def _time_mask(lengths, steps: int, batch: int, dtype):
 
 
 class _Recurrent(Function):
-    """Shared driver: subclasses give the cell's step and its backward step.
+    """Shared driver: subclasses give the cell's forward loop and its backward.
 
     forward(x, h0, [c0], w_ih, w_hh, b_ih, b_hh) -> (output (T, B, H), h_T, [c_T])
     """
@@ -54,21 +57,92 @@ class _Recurrent(Function):
         return cls.apply(*args, lengths, options)
 
 
-def _lstm_gate_order(hidden: int) -> np.ndarray:
-    """Rows of torch's (i, f, g, o) weight layout reordered to (o, i, f, g): the three
-    sigmoid gates form one block, and (i, f) sit right before g (see LSTMLayer)."""
-    return np.roll(np.arange(4 * hidden), hidden)
+def _stacked_inputs(xd, h0, has_bias: bool):
+    """z (T + 1, K, B) with z[t] = [h_t; x_t; 1]; the loop fills in h_1 .. h_T."""
+    steps, batch, inputs = xd.shape
+    hidden = h0.shape[-1]
+    z = np.empty((steps + 1, hidden + inputs + has_bias, batch), dtype=xd.dtype)
+    z[0, :hidden] = h0.T
+    z[:steps, hidden:hidden + inputs] = xd.transpose(0, 2, 1)
+    if has_bias:
+        z[:, -1] = 1
+    return z
+
+
+def _masks(lengths, xd):
+    """(mask (T, B, 1), keep (T, 1, B)), both None for sequences of equal length."""
+    mask = _time_mask(lengths, xd.shape[0], xd.shape[1], xd.dtype)
+    return mask, _keep(mask)
+
+
+def _keep(mask):
+    """(T, 1, B): True where a finished sequence holds its state."""
+    return None if mask is None else mask.transpose(0, 2, 1) == 0
+
+
+def _outputs(z, hidden, mask):
+    """Output (T, B, H) (zero past each sequence's end) and the final state h_T."""
+    out = z[1:, :hidden].transpose(0, 2, 1)
+    out = np.ascontiguousarray(out) if mask is None else out * mask
+    return out, z[-1, :hidden].T.copy()
+
+
+def _output_grad(g_out, mask):
+    """The output's gradient as (T, H, B), zero past each sequence's end."""
+    g_out = g_out._data if mask is None else g_out._data * mask
+    return np.ascontiguousarray(g_out.transpose(0, 2, 1))
+
+
+def _weight_grads(d_rows, z):
+    """sum_t d_rows[t] z[t]^T, i.e. the gradients of all columns [W_hh | W_ih | b] of the
+    stacked weight; also returns d_rows flattened to (rows, T B) for the input gradient."""
+    steps, width, batch = d_rows.shape
+    flat = np.ascontiguousarray(d_rows.transpose(1, 0, 2)).reshape(width, steps * batch)
+    stacked = np.ascontiguousarray(z[:steps].transpose(0, 2, 1)).reshape(steps * batch, -1)
+    return flat @ stacked, flat
+
+
+def _input_grad(flat, w_ih, xd):
+    """dL/dx from the (rows, T B) gradient of the input projection's rows."""
+    return Tensor._wrap((flat.T @ w_ih).reshape(xd.shape))
+
+
+def _split_weight_grad(dw, hidden, inputs, has_bias, hh_rows=slice(None), ih_rows=slice(None)):
+    """(dW_ih, dW_hh, db_ih, db_hh) from the stacked gradient; hh_rows / ih_rows pick the
+    rows that belong to each weight."""
+    dw_hh = np.ascontiguousarray(dw[hh_rows, :hidden])
+    dw_ih = np.ascontiguousarray(dw[ih_rows, hidden:hidden + inputs])
+    db_ih = db_hh = None
+    if has_bias:
+        db_ih, db_hh = Tensor._wrap(dw[ih_rows, -1].copy()), Tensor._wrap(dw[hh_rows, -1].copy())
+    return Tensor._wrap(dw_ih), Tensor._wrap(dw_hh), db_ih, db_hh
+
+
+def _times_tanh_slope(scale, th, out):
+    """out = scale * (1 - th^2): the tanh derivative at the point whose tanh is th."""
+    np.multiply(th, th, out=out)
+    np.subtract(1, out, out=out)
+    out *= scale
+
+
+def _tanh_to_sigmoid(a) -> None:
+    """In place: a = a / 2 + 1/2, which turns tanh(u) into sigmoid(2 u)."""
+    a *= 0.5
+    a += 0.5
+
+
+def _stacked_weight(w_ih, w_hh, b_ih, b_hh):
+    """[W_hh | W_ih | b_ih + b_hh], the weight that multiplies z[t] = [h_t; x_t; 1]."""
+    blocks = [w_hh._data, w_ih._data]
+    if b_ih is not None:
+        blocks.append((b_ih._data + b_hh._data)[:, None])
+    return np.concatenate(blocks, axis=1)
 
 
 class LSTMLayer(_Recurrent):
-    """The loop works on transposed, feature-major states (H, B): each gate is then a
-    contiguous block, so the per-step elementwise calls run on contiguous memory.
-
-    The forward keeps, per step, a (5H, B) block [o, i, f, g, c_prev]; [i, f] * [g, c_prev]
-    gives both terms of the new cell in one call. x and a row of ones (for the bias) are
-    stacked under h, so one GEMM per step does the recurrent and input projections and one
-    GEMM over all steps gives every weight gradient.
-    """
+    """Weight rows reordered from torch's (i, f, g, o) to (o, i, f, g). The forward keeps,
+    per step, a (5H, B) block [o, i, f, g, c_prev]: [i, f] * [g, c_prev] then gives both
+    terms of the new cell in one call."""
     backward_name = "LstmBackward0"
     gates = 4
     has_cell = True
@@ -76,31 +150,21 @@ class LSTMLayer(_Recurrent):
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lengths, options):
         xd = x._data
-        steps, batch, inputs = xd.shape
+        steps, batch = xd.shape[:2]
         hidden = h0._data.shape[-1]
-        # z[t] = [h_t; x_t; 1] (K, B), and weights [W_hh | W_ih | b] in (o, i, f, g) order
-        # with the sigmoid rows halved: sigmoid(a) = tanh(a / 2) / 2 + 1/2.
-        blocks = [w_hh._data, w_ih._data]
-        if b_ih is not None:
-            blocks.append((b_ih._data + b_hh._data)[:, None])
-        weight = np.concatenate(blocks, axis=1)[_lstm_gate_order(hidden)]
+        weight = np.roll(_stacked_weight(w_ih, w_hh, b_ih, b_hh), hidden, axis=0)  # o,i,f,g
         weight[:3 * hidden] *= 0.5
-        z = np.empty((steps + 1, weight.shape[1], batch), dtype=xd.dtype)
-        z[0, :hidden] = h0._data.T
-        z[:steps, hidden:hidden + inputs] = xd.transpose(0, 2, 1)
-        z[:, hidden + inputs:] = 1
+        z = _stacked_inputs(xd, h0._data, b_ih is not None)
         acts = np.empty((steps + 1, 5 * hidden, batch), dtype=xd.dtype)
         acts[0, 4 * hidden:] = c0._data.T
         tanh_c = np.empty((steps, hidden, batch), dtype=xd.dtype)
         pair = np.empty((2 * hidden, batch), dtype=xd.dtype)
-        mask = _time_mask(lengths, steps, batch, xd.dtype)
-        keep = None if mask is None else mask.transpose(0, 2, 1) == 0    # (T, 1, B)
+        mask, keep = _masks(lengths, xd)
         for t in range(steps):
             a = acts[t]
             np.matmul(weight, z[t], out=a[:4 * hidden])
             np.tanh(a[:4 * hidden], out=a[:4 * hidden])
-            a[:3 * hidden] *= 0.5
-            a[:3 * hidden] += 0.5
+            _tanh_to_sigmoid(a[:3 * hidden])
             np.multiply(a[hidden:3 * hidden], a[3 * hidden:], out=pair)   # i g, f c_prev
             c = acts[t + 1, 4 * hidden:]
             np.add(pair[:hidden], pair[hidden:], out=c)
@@ -111,30 +175,24 @@ class LSTMLayer(_Recurrent):
             np.multiply(a[:hidden], tanh_c[t], out=h)
             if keep is not None:
                 np.copyto(h, z[t, :hidden], where=keep[t])
-        out = z[1:, :hidden].transpose(0, 2, 1)
-        out = np.ascontiguousarray(out) if mask is None else out * mask
         ctx.saved = (xd, w_ih._data, w_hh._data, z, acts, tanh_c, mask)
         ctx.has_bias = b_ih is not None
-        return out, z[steps, :hidden].T.copy(), acts[steps, 4 * hidden:].T.copy()
+        return _outputs(z, hidden, mask) + (acts[steps, 4 * hidden:].T.copy(),)
 
     @staticmethod
     def backward(ctx, g_out, g_h, g_c):
         _Recurrent.refuse_double_backward(ctx)
         xd, w_ih, w_hh, z, acts, tanh_c, mask = ctx.saved
-        steps, batch, inputs = xd.shape
+        steps, batch = xd.shape[:2]
         hidden = w_hh.shape[1]
-        if mask is not None:
-            g_out = g_out._data * mask
-        else:
-            g_out = g_out._data
-        g_out = np.ascontiguousarray(g_out.transpose(0, 2, 1))
+        g_out = _output_grad(g_out, mask)
         factors, carry = _lstm_backward_factors(acts, tanh_c, mask)
         # Per step, d[t] = [d_i, d_f, d_g, d_o, dc_t] (torch's gate order, then the cell).
         d = np.empty((steps, 5 * hidden, batch), dtype=acts.dtype)
         dh, dc = g_h._data.T.copy(), g_c._data.T.copy()
         dh_next = np.empty_like(dh)
         w_hh_t = np.ascontiguousarray(w_hh.T)
-        keep = None if mask is None else mask.transpose(0, 2, 1) == 0
+        keep = _keep(mask)
         for t in range(steps - 1, -1, -1):
             dt = d[t]
             dh += g_out[t]
@@ -150,19 +208,10 @@ class LSTMLayer(_Recurrent):
             if keep is not None:
                 np.copyto(dh_next, dh, where=keep[t])
             dh, dh_next = dh_next, dh
-        gates = np.ascontiguousarray(d[:, :4 * hidden].transpose(1, 0, 2))
-        gates = gates.reshape(4 * hidden, steps * batch)
-        rows = np.ascontiguousarray(z[:steps].transpose(0, 2, 1)).reshape(steps * batch, -1)
-        dw = gates @ rows                         # [dW_hh | dW_ih | db]
-        dx = (gates.T @ w_ih).reshape(steps, batch, inputs)
-        wrap = Tensor._wrap
-        dw_hh = wrap(np.ascontiguousarray(dw[:, :hidden]))
-        dw_ih = wrap(np.ascontiguousarray(dw[:, hidden:hidden + inputs]))
-        db_ih = db_hh = None
-        if ctx.has_bias:
-            db_ih, db_hh = wrap(dw[:, -1].copy()), wrap(dw[:, -1].copy())
-        return (wrap(dx), wrap(dh.T.copy()), wrap(dc.T.copy()), dw_ih, dw_hh, db_ih, db_hh,
-                None, None)
+        dw, flat = _weight_grads(d[:, :4 * hidden], z)
+        grads = _split_weight_grad(dw, hidden, xd.shape[2], ctx.has_bias)
+        return ((_input_grad(flat, w_ih, xd), Tensor._wrap(dh.T.copy()),
+                 Tensor._wrap(dc.T.copy())) + grads + (None, None))
 
 
 def _lstm_backward_factors(acts, tanh_c, mask):
@@ -187,14 +236,10 @@ def _lstm_backward_factors(acts, tanh_c, mask):
     return factors, np.where(valid > 0, f, 1)
 
 
-def _times_tanh_slope(scale, th, out):
-    """out = scale * (1 - th^2): the tanh derivative at the point whose tanh is th."""
-    np.multiply(th, th, out=out)
-    np.subtract(1, out, out=out)
-    out *= scale
-
-
 class GRULayer(_Recurrent):
+    """The per-step GEMM gives four row blocks [W_hn h + b_hn, a_r, a_z, W_in x + b_in]
+    (r and z halved for the tanh form of the sigmoid); the first three use W_hh's rows,
+    the last three W_ih's. n = tanh(x_n + r h_n) then overwrites the last block."""
     backward_name = "GruBackward0"
     gates = 3
 
@@ -203,60 +248,94 @@ class GRULayer(_Recurrent):
         xd = x._data
         steps, batch = xd.shape[:2]
         hidden = h0._data.shape[-1]
-        proj = xd @ w_ih._data.T
-        if b_ih is not None:
-            proj += b_ih._data
-        b_hh_d = b_hh._data if b_hh is not None else np.zeros(3 * hidden, xd.dtype)
-        mask = _time_mask(lengths, steps, batch, xd.dtype)
-        h_all = np.empty((steps + 1, batch, hidden), dtype=xd.dtype)
-        acts = np.empty((steps, batch, 3 * hidden), dtype=xd.dtype)   # r, z, n
-        hn_all = np.empty((steps, batch, hidden), dtype=xd.dtype)     # W_hn h + b_hn
-        h_all[0] = h0._data
-        w_hh_t = w_hh._data.T
+        weight = _gru_weight(w_ih, w_hh, b_ih, b_hh)
+        z = _stacked_inputs(xd, h0._data, b_ih is not None)
+        acts = np.empty((steps, 4 * hidden, batch), dtype=xd.dtype)    # h_n, r, z, n
+        mask, keep = _masks(lengths, xd)
         for t in range(steps):
-            hw = h_all[t] @ w_hh_t + b_hh_d
-            rz = _sigmoid(proj[t, :, :2 * hidden] + hw[:, :2 * hidden])
-            r, z = rz[:, :hidden], rz[:, hidden:]
-            n = np.tanh(proj[t, :, 2 * hidden:] + r * hw[:, 2 * hidden:])
-            h = (1 - z) * n + z * h_all[t]
-            if mask is not None:
-                h = np.where(mask[t] > 0, h, h_all[t])
-            acts[t, :, :2 * hidden], acts[t, :, 2 * hidden:] = rz, n
-            hn_all[t] = hw[:, 2 * hidden:]
-            h_all[t + 1] = h
-        out = h_all[1:] if mask is None else h_all[1:] * mask
-        ctx.saved = (xd, w_ih._data, w_hh._data, h_all, acts, hn_all, mask)
+            a = acts[t]
+            np.matmul(weight, z[t], out=a)
+            np.tanh(a[hidden:3 * hidden], out=a[hidden:3 * hidden])
+            _tanh_to_sigmoid(a[hidden:3 * hidden])
+            n = a[3 * hidden:]
+            h, h_new = z[t, :hidden], z[t + 1, :hidden]
+            np.multiply(a[hidden:2 * hidden], a[:hidden], out=h_new)
+            n += h_new
+            np.tanh(n, out=n)
+            np.subtract(h, n, out=h_new)          # h' = n + z (h - n)
+            h_new *= a[2 * hidden:3 * hidden]
+            h_new += n
+            if keep is not None:
+                np.copyto(h_new, h, where=keep[t])
+        ctx.saved = (xd, w_ih._data, w_hh._data, z, acts, mask)
         ctx.has_bias = b_ih is not None
-        return out.copy(), h_all[-1].copy()
+        return _outputs(z, hidden, mask)
 
     @staticmethod
     def backward(ctx, g_out, g_h):
         _Recurrent.refuse_double_backward(ctx)
-        xd, w_ih, w_hh, h_all, acts, hn_all, mask = ctx.saved
+        xd, w_ih, w_hh, z, acts, mask = ctx.saved
         steps, batch = xd.shape[:2]
-        hidden = h_all.shape[-1]
-        g_out, dh = g_out._data, g_h._data.copy()
-        if mask is not None:
-            g_out = g_out * mask
-        d_in = np.empty_like(acts)      # gradient w.r.t. the input projection (x W_ih^T + b_ih)
-        d_hw = np.empty_like(acts)      # gradient w.r.t. h W_hh^T + b_hh
+        hidden = w_hh.shape[1]
+        g_out = _output_grad(g_out, mask)
+        factors = _gru_backward_factors(acts, z[:steps, :hidden], mask)
+        # Per step, d[t] = dh_t * factors[t] = [d h_n, d a_r, d a_z, d x_n, dh_t z].
+        d = np.empty_like(factors)
+        dh = g_h._data.T.copy()
+        w_hh_t = np.ascontiguousarray(np.roll(w_hh, hidden, axis=0).T)   # rows (n, r, z)
         for t in range(steps - 1, -1, -1):
-            r, z, n = acts[t, :, :hidden], acts[t, :, hidden:2 * hidden], acts[t, :, 2 * hidden:]
-            dh_t = dh + g_out[t]
-            dn = dh_t * (1 - z) * (1 - n * n)
-            dz = dh_t * (h_all[t] - n) * z * (1 - z)
-            dr = dn * hn_all[t] * r * (1 - r)
-            d_in[t, :, :hidden], d_in[t, :, hidden:2 * hidden], d_in[t, :, 2 * hidden:] = dr, dz, dn
-            d_hw[t, :, :2 * hidden] = d_in[t, :, :2 * hidden]
-            d_hw[t, :, 2 * hidden:] = dn * r
-            if mask is not None:
-                d_in[t] *= mask[t]
-                d_hw[t] *= mask[t]
-                dh = (1 - mask[t]) * dh_t + mask[t] * dh_t * z + d_hw[t] @ w_hh
-            else:
-                dh = dh_t * z + d_hw[t] @ w_hh
-        grads = _projection_grads(d_in, d_hw, xd, h_all, w_ih, ctx.has_bias)
-        return (grads[0], Tensor._wrap(dh)) + grads[1:] + (None, None)
+            dh += g_out[t]
+            np.multiply(dh, factors[t].reshape(5, hidden, batch),
+                        out=d[t].reshape(5, hidden, batch))
+            np.matmul(w_hh_t, d[t, :3 * hidden], out=dh)
+            dh += d[t, 4 * hidden:]
+        dw, flat = _weight_grads(d[:, :4 * hidden], z)
+        hh_rows = np.roll(np.arange(3 * hidden), -hidden)     # back to torch's (r, z, n)
+        grads = _split_weight_grad(dw, hidden, xd.shape[2], ctx.has_bias, hh_rows,
+                                   slice(hidden, None))
+        return ((_input_grad(flat[hidden:], w_ih, xd), Tensor._wrap(dh.T.copy())) + grads
+                + (None, None))
+
+
+def _gru_weight(w_ih, w_hh, b_ih, b_hh):
+    """The stacked (4H, K) weight of GRULayer: rows [h_n, r, z, x_n], columns [h, x, 1]."""
+    w_ih, w_hh = w_ih._data, w_hh._data
+    hidden, inputs = w_hh.shape[1], w_ih.shape[1]
+    weight = np.zeros((4 * hidden, hidden + inputs + (b_ih is not None)), dtype=w_ih.dtype)
+    weight[:3 * hidden, :hidden] = np.roll(w_hh, hidden, axis=0)
+    weight[hidden:, hidden:hidden + inputs] = w_ih
+    if b_ih is not None:
+        weight[:3 * hidden, -1] = np.roll(b_hh._data, hidden)
+        weight[hidden:, -1] += b_ih._data
+    weight[hidden:3 * hidden] *= 0.5
+    return weight
+
+
+def _gru_backward_factors(acts, h_prev, mask):
+    """Per-step factors of the GRU backward for all steps at once: every gradient of the
+    step is dh_t times one of the rows [dn r, dn h_n r', (h - n) z', dn, z], where
+    dn = (1 - z) tanh'(n) and x' is the derivative of the gate's activation.
+    A masked step passes dh on unchanged and contributes no gate gradient."""
+    steps, hidden = h_prev.shape[:2]
+    h_n, r, zg, n = (acts[:, k * hidden:(k + 1) * hidden] for k in range(4))
+    factors = np.empty((steps, 5 * hidden) + h_prev.shape[2:], dtype=acts.dtype)
+    f_hn, f_r, f_z, f_n, f_h = (factors[:, k * hidden:(k + 1) * hidden] for k in range(5))
+    one_minus_z = 1 - zg
+    _times_tanh_slope(one_minus_z, n, out=f_n)
+    np.multiply(f_n, r, out=f_hn)
+    np.subtract(1, r, out=f_r)
+    f_r *= f_hn
+    f_r *= h_n
+    np.subtract(h_prev, n, out=f_z)
+    f_z *= zg
+    f_z *= one_minus_z
+    if mask is None:
+        f_h[...] = zg
+        return factors
+    valid = mask.transpose(0, 2, 1)
+    factors[:, :4 * hidden] *= valid
+    np.copyto(f_h, np.where(valid > 0, zg, 1))
+    return factors
 
 
 class RNNLayer(_Recurrent):
@@ -266,57 +345,49 @@ class RNNLayer(_Recurrent):
     @staticmethod
     def forward(ctx, x, h0, w_ih, w_hh, b_ih, b_hh, lengths, options):
         xd = x._data
-        steps, batch = xd.shape[:2]
+        steps = xd.shape[0]
+        hidden = h0._data.shape[-1]
         relu = options.get("nonlinearity", "tanh") == "relu"
-        proj = xd @ w_ih._data.T
-        if b_ih is not None:
-            proj += b_ih._data + b_hh._data
-        mask = _time_mask(lengths, steps, batch, xd.dtype)
-        h_all = np.empty((steps + 1, batch, h0._data.shape[-1]), dtype=xd.dtype)
-        h_all[0] = h0._data
-        w_hh_t = w_hh._data.T
+        weight = _stacked_weight(w_ih, w_hh, b_ih, b_hh)
+        z = _stacked_inputs(xd, h0._data, b_ih is not None)
+        mask, keep = _masks(lengths, xd)
         for t in range(steps):
-            pre = proj[t] + h_all[t] @ w_hh_t
-            h = np.maximum(pre, 0) if relu else np.tanh(pre)
-            h_all[t + 1] = h if mask is None else np.where(mask[t] > 0, h, h_all[t])
-        out = h_all[1:] if mask is None else h_all[1:] * mask
-        ctx.saved = (xd, w_ih._data, w_hh._data, h_all, mask, relu)
+            h = z[t + 1, :hidden]
+            np.matmul(weight, z[t], out=h)
+            if relu:
+                np.maximum(h, 0, out=h)
+            else:
+                np.tanh(h, out=h)
+            if keep is not None:
+                np.copyto(h, z[t, :hidden], where=keep[t])
+        ctx.saved = (xd, w_ih._data, w_hh._data, z, mask, relu)
         ctx.has_bias = b_ih is not None
-        return out.copy(), h_all[-1].copy()
+        return _outputs(z, hidden, mask)
 
     @staticmethod
     def backward(ctx, g_out, g_h):
         _Recurrent.refuse_double_backward(ctx)
-        xd, w_ih, w_hh, h_all, mask, relu = ctx.saved
+        xd, w_ih, w_hh, z, mask, relu = ctx.saved
         steps = xd.shape[0]
-        g_out, dh = g_out._data, g_h._data.copy()
+        hidden = w_hh.shape[1]
+        g_out = _output_grad(g_out, mask)
+        h = z[1:, :hidden]
+        slope = (h > 0).astype(h.dtype) if relu else 1 - h * h
         if mask is not None:
-            g_out = g_out * mask
-        d_pre = np.empty(h_all.shape[:1][0:0] + (steps,) + h_all.shape[1:], dtype=h_all.dtype)
+            slope *= mask.transpose(0, 2, 1)
+        keep = _keep(mask)
+        d_pre = np.empty_like(slope)
+        dh = g_h._data.T.copy()
+        dh_next = np.empty_like(dh)
+        w_hh_t = np.ascontiguousarray(w_hh.T)
         for t in range(steps - 1, -1, -1):
-            dh_t = dh + g_out[t]
-            h = h_all[t + 1]
-            d_pre[t] = dh_t * ((h > 0) if relu else (1 - h * h))
-            if mask is not None:
-                d_pre[t] *= mask[t]
-                dh = (1 - mask[t]) * dh_t + d_pre[t] @ w_hh
-            else:
-                dh = d_pre[t] @ w_hh
-        grads = _projection_grads(d_pre, d_pre, xd, h_all, w_ih, ctx.has_bias)
-        return (grads[0], Tensor._wrap(dh)) + grads[1:] + (None, None)
-
-
-def _projection_grads(d_in, d_hw, xd, h_all, w_ih, has_bias):
-    """Gradients of x, W_ih, W_hh, b_ih, b_hh from the per-step gradients of the input
-    projection (d_in) and of the recurrent projection (d_hw), each one GEMM over time."""
-    steps, batch, width = d_in.shape
-    flat_in = d_in.reshape(-1, width)
-    flat_hw = d_hw.reshape(-1, width)
-    dx = (d_in @ w_ih)
-    dw_ih = flat_in.T @ xd.reshape(steps * batch, -1)
-    dw_hh = flat_hw.T @ h_all[:-1].reshape(steps * batch, -1)
-    db_ih = flat_in.sum(0) if has_bias else None
-    db_hh = flat_hw.sum(0) if has_bias else None
-    wrap = Tensor._wrap
-    return (wrap(dx), wrap(dw_ih), wrap(dw_hh), db_ih if db_ih is None else wrap(db_ih),
-            db_hh if db_hh is None else wrap(db_hh))
+            dh += g_out[t]
+            np.multiply(dh, slope[t], out=d_pre[t])
+            np.matmul(w_hh_t, d_pre[t], out=dh_next)
+            if keep is not None:
+                np.copyto(dh_next, dh, where=keep[t])
+            dh, dh_next = dh_next, dh
+        dw, flat = _weight_grads(d_pre, z)
+        grads = _split_weight_grad(dw, hidden, xd.shape[2], ctx.has_bias)
+        return ((_input_grad(flat, w_ih, xd), Tensor._wrap(dh.T.copy())) + grads
+                + (None, None))
