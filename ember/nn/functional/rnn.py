@@ -189,22 +189,20 @@ class LSTMLayer(_Recurrent):
         factors, carry = _lstm_backward_factors(acts, tanh_c, mask)
         # Per step, d[t] = [d_i, d_f, d_g, d_o, dc_t] (torch's gate order, then the cell).
         d = np.empty((steps, 5 * hidden, batch), dtype=acts.dtype)
+        d_blocks, f_blocks = (a.reshape(steps, 5, hidden, batch) for a in (d, factors))
         dh, dc = g_h._data.T.copy(), g_c._data.T.copy()
         dh_next = np.empty_like(dh)
         w_hh_t = np.ascontiguousarray(w_hh.T)
         keep = _keep(mask)
         for t in range(steps - 1, -1, -1):
-            dt = d[t]
             dh += g_out[t]
             # [d_o, dc_t] = dh * [tanh(c) sigmoid'(o), o tanh'(c)], then dc_t += dc
-            np.multiply(dh, factors[t, 3 * hidden:].reshape(2, hidden, batch),
-                        out=dt[3 * hidden:].reshape(2, hidden, batch))
-            dc_t = dt[4 * hidden:]
+            np.multiply(dh, f_blocks[t, 3:], out=d_blocks[t, 3:])
+            dc_t = d_blocks[t, 4]
             dc_t += dc
-            np.multiply(dc_t, factors[t, :3 * hidden].reshape(3, hidden, batch),
-                        out=dt[:3 * hidden].reshape(3, hidden, batch))
+            np.multiply(dc_t, f_blocks[t, :3], out=d_blocks[t, :3])
             np.multiply(dc_t, carry[t], out=dc)
-            np.matmul(w_hh_t, dt[:4 * hidden], out=dh_next)
+            np.matmul(w_hh_t, d[t, :4 * hidden], out=dh_next)
             if keep is not None:
                 np.copyto(dh_next, dh, where=keep[t])
             dh, dh_next = dh_next, dh
@@ -281,12 +279,12 @@ class GRULayer(_Recurrent):
         factors = _gru_backward_factors(acts, z[:steps, :hidden], mask)
         # Per step, d[t] = dh_t * factors[t] = [d h_n, d a_r, d a_z, d x_n, dh_t z].
         d = np.empty_like(factors)
+        d_blocks, f_blocks = (a.reshape(steps, 5, hidden, batch) for a in (d, factors))
         dh = g_h._data.T.copy()
         w_hh_t = np.ascontiguousarray(np.roll(w_hh, hidden, axis=0).T)   # rows (n, r, z)
         for t in range(steps - 1, -1, -1):
             dh += g_out[t]
-            np.multiply(dh, factors[t].reshape(5, hidden, batch),
-                        out=d[t].reshape(5, hidden, batch))
+            np.multiply(dh, f_blocks[t], out=d_blocks[t])
             np.matmul(w_hh_t, d[t, :3 * hidden], out=dh)
             dh += d[t, 4 * hidden:]
         dw, flat = _weight_grads(d[:, :4 * hidden], z)
