@@ -102,8 +102,11 @@ def _weight_grads(d_rows, z):
     return flat @ stacked, flat
 
 
-def _input_grad(flat, w_ih, xd):
-    """dL/dx from the (rows, T B) gradient of the input projection's rows."""
+def _input_grad(ctx, flat, w_ih, xd):
+    """dL/dx from the (rows, T B) gradient of the input projection's rows (None when x,
+    e.g. the data fed to the first layer, needs no gradient)."""
+    if not ctx.needs_input_grad[0]:
+        return None
     return Tensor._wrap((flat.T @ w_ih).reshape(xd.shape))
 
 
@@ -208,7 +211,7 @@ class LSTMLayer(_Recurrent):
             dh, dh_next = dh_next, dh
         dw, flat = _weight_grads(d[:, :4 * hidden], z)
         grads = _split_weight_grad(dw, hidden, xd.shape[2], ctx.has_bias)
-        return ((_input_grad(flat, w_ih, xd), Tensor._wrap(dh.T.copy()),
+        return ((_input_grad(ctx, flat, w_ih, xd), Tensor._wrap(dh.T.copy()),
                  Tensor._wrap(dc.T.copy())) + grads + (None, None))
 
 
@@ -291,7 +294,7 @@ class GRULayer(_Recurrent):
         hh_rows = np.roll(np.arange(3 * hidden), -hidden)     # back to torch's (r, z, n)
         grads = _split_weight_grad(dw, hidden, xd.shape[2], ctx.has_bias, hh_rows,
                                    slice(hidden, None))
-        return ((_input_grad(flat[hidden:], w_ih, xd), Tensor._wrap(dh.T.copy())) + grads
+        return ((_input_grad(ctx, flat[hidden:], w_ih, xd), Tensor._wrap(dh.T.copy())) + grads
                 + (None, None))
 
 
@@ -387,5 +390,5 @@ class RNNLayer(_Recurrent):
             dh, dh_next = dh_next, dh
         dw, flat = _weight_grads(d_pre, z)
         grads = _split_weight_grad(dw, hidden, xd.shape[2], ctx.has_bias)
-        return ((_input_grad(flat, w_ih, xd), Tensor._wrap(dh.T.copy())) + grads
+        return ((_input_grad(ctx, flat, w_ih, xd), Tensor._wrap(dh.T.copy())) + grads
                 + (None, None))
