@@ -134,12 +134,18 @@ def _tanh_to_sigmoid(a) -> None:
     a += 0.5
 
 
-def _stacked_weight(w_ih, w_hh, b_ih, b_hh):
-    """[W_hh | W_ih | b_ih + b_hh], the weight that multiplies z[t] = [h_t; x_t; 1]."""
-    blocks = [w_hh._data, w_ih._data]
+def _stacked_weight(w_ih, w_hh, b_ih, b_hh, shift: int = 0):
+    """[W_hh | W_ih | b_ih + b_hh], the weight that multiplies z[t] = [h_t; x_t; 1], with
+    its rows rotated by `shift` (the last `shift` rows first)."""
+    w_ih, w_hh = w_ih._data, w_hh._data
+    (rows, hidden), inputs = w_hh.shape, w_ih.shape[1]
+    weight = np.empty((rows, hidden + inputs + (b_ih is not None)), dtype=w_hh.dtype)
+    blocks = [(weight[:, :hidden], w_hh), (weight[:, hidden:hidden + inputs], w_ih)]
     if b_ih is not None:
-        blocks.append((b_ih._data + b_hh._data)[:, None])
-    return np.concatenate(blocks, axis=1)
+        blocks.append((weight[:, -1], b_ih._data + b_hh._data))
+    for dst, src in blocks:
+        dst[:shift], dst[shift:] = src[rows - shift:], src[:rows - shift]
+    return weight
 
 
 class LSTMLayer(_Recurrent):
@@ -155,7 +161,7 @@ class LSTMLayer(_Recurrent):
         xd = x._data
         steps, batch = xd.shape[:2]
         hidden = h0._data.shape[-1]
-        weight = np.roll(_stacked_weight(w_ih, w_hh, b_ih, b_hh), hidden, axis=0)  # o,i,f,g
+        weight = _stacked_weight(w_ih, w_hh, b_ih, b_hh, shift=hidden)    # (o, i, f, g)
         weight[:3 * hidden] *= 0.5
         z = _stacked_inputs(xd, h0._data, b_ih is not None)
         acts = np.empty((steps + 1, 5 * hidden, batch), dtype=xd.dtype)
