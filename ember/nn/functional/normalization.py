@@ -22,10 +22,11 @@ __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm"]
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
 
 
-def _stats(x: np.ndarray, axes: tuple):
+def _stats(x: np.ndarray, axes: tuple, scratch: np.ndarray):
+    """mean, biased variance and x - mean; `scratch` (like x) holds the squares."""
     mean = x.mean(axis=axes, keepdims=True)
     centered = x - mean
-    var = np.mean(np.square(centered), axis=axes, keepdims=True)
+    var = np.square(centered, out=scratch).mean(axis=axes, keepdims=True)
     return mean, var, centered
 
 
@@ -41,14 +42,17 @@ class Normalize(Function):
     def forward(ctx, x, weight, bias, axes, eps):
         data = x._data
         compute = data.astype(np.float32) if data.dtype in _LOW_PRECISION else data
-        mean, var, centered = _stats(compute, axes)
+        y = np.empty_like(compute)
+        mean, var, centered = _stats(compute, axes, scratch=y)
         invstd = 1.0 / np.sqrt(var + eps)
-        xhat = centered * invstd
-        y = xhat
+        xhat = centered
+        xhat *= invstd
         if weight is not None:
-            y = y * weight._data
+            np.multiply(xhat, weight._data, out=y)
+        else:
+            np.copyto(y, xhat)
         if bias is not None:
-            y = y + bias._data
+            y += bias._data
         ctx.axes, ctx.eps = axes, eps
         ctx.xhat = Tensor._wrap(xhat)
         ctx.invstd = Tensor._wrap(invstd)
@@ -61,6 +65,8 @@ class Normalize(Function):
     def backward(ctx, grad, _grad_mean, _grad_var):
         x, weight = ctx.saved_tensors
         axes = ctx.axes
+        if not GRAD_STATE.enabled and _constant_over(weight, axes, x.ndim):
+            return _plain_backward(ctx, grad._data, weight, x._data.dtype) + (None, None)
         if GRAD_STATE.enabled:
             # Recording the backward: rebuild the statistics from x differentiably.
             mean = x.mean(axes, keepdim=True)
@@ -79,6 +85,37 @@ class Normalize(Function):
         grad_w = grad * xhat if need_w else None
         grad_b = grad if need_b else None
         return grad_x, grad_w, grad_b, None, None
+
+
+def _constant_over(weight: Tensor | None, axes: tuple, ndim: int) -> bool:
+    """Whether the affine weight (broadcast to ndim dims) is one value along every
+    normalised axis: batch and instance norm, not layer norm."""
+    if weight is None:
+        return True
+    shape = (1,) * (ndim - weight.ndim) + tuple(weight.shape)
+    return all(shape[a] == 1 for a in axes)
+
+
+def _plain_backward(ctx, g: np.ndarray, weight: Tensor | None, dtype) -> tuple:
+    """A backward that is not recorded, in NumPy, for a weight constant over the axes:
+    the two sums the input gradient needs are also the weight's and bias's gradients,
+    so each full-size pass is done once (6 passes against 13 with ember ops).
+
+    dx = invstd * w * (g - mean(g) - xhat * mean(g * xhat)), means over the axes."""
+    xhat, invstd = ctx.xhat._data, ctx.invstd._data
+    need_x, need_w, need_b = ctx.needs_input_grad[:3]
+    g = g.astype(xhat.dtype, copy=False)
+    count = xhat.size // invstd.size
+    sum_g = g.sum(ctx.axes, keepdims=True)
+    sum_g_xhat = np.multiply(g, xhat).sum(ctx.axes, keepdims=True)
+    grad_x = None
+    if need_x:
+        grad_x = g - sum_g / count
+        grad_x -= xhat * (sum_g_xhat / count)
+        grad_x *= invstd if weight is None else invstd * weight._data
+        grad_x = Tensor._wrap(grad_x.astype(dtype, copy=False))
+    return (grad_x, Tensor._wrap(sum_g_xhat) if need_w else None,
+            Tensor._wrap(sum_g) if need_b else None)
 
 
 def _channel_shape(x: Tensor) -> tuple:
