@@ -451,12 +451,12 @@ class CrossEntropy(Function):
                 smoothed = (z * w_b).sum(axis=1) - w_sum * log_total[:, 0]
                 loss -= smooth * keep * smoothed
             if needs and needs[0]:
-                # d loss / d logits = softmax * sum_c q - q, q the per-class coefficients
-                softmax = np.divide(exp_z, total, out=exp_z)
+                # d loss / d logits = softmax * sum_c q - q, q the per-class coefficients;
+                # softmax * sum_c q = exp_z * (sum_c q / total) in one pass.
                 q_sum = (1 - label_smoothing) * w_t
                 if label_smoothing:
                     q_sum = q_sum + smooth * w_sum * keep
-                d = np.multiply(softmax, q_sum[:, None], out=softmax)
+                d = np.multiply(exp_z, q_sum.reshape(total.shape) / total, out=exp_z)
                 at_target = np.take_along_axis(d, safe[:, None], 1)
                 at_target -= (1 - label_smoothing) * w_t[:, None]
                 np.put_along_axis(d, safe[:, None], at_target, 1)
