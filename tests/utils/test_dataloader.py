@@ -264,6 +264,24 @@ def test_worker_killed_mid_epoch_reported():
     assert delivered == [[0, 1], [2, 3], [4, 5]]
 
 
+class BigText(ember.utils.data.Dataset):
+    """Samples much larger than a pipe's buffer: the answers arrive in many reads."""
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        return str(i) * 200_000
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_answers_larger_than_the_pipe(in_order):
+    loader = ember.utils.data.DataLoader(BigText(), batch_size=2, num_workers=2,
+                                         in_order=in_order)
+    batches = [b for batch in loader for b in batch]
+    assert sorted(batches) == [str(i) * 200_000 for i in range(6)]
+
+
 def test_random_sampler_draws_at_first_index():
     # the permutation comes from the generator's state at the first index, not at iter()
     gen = ember.Generator().manual_seed(0)

@@ -1,6 +1,6 @@
 """DataLoader: batches from a dataset, in the main process or in worker processes.
 
-With num_workers > 0 each worker is a real process with its own duplex pipe. The main
+With num_workers > 0 each worker is a real process with a pipe each way. The main
 process keeps prefetch_factor * num_workers tasks (lists of indices) in flight, handed
 out round-robin; a worker answers each of its tasks in order, sending the collated batch
 through shared memory (see _utils/shared_memory.py) and only a small message through its
@@ -282,16 +282,18 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers, self._conns = [], []
         first_tasks = self._plan_epoch()
         for worker_id in range(self._num_workers):
-            ours, theirs = context.Pipe(duplex=True)
+            task_in, task_out = context.Pipe(duplex=False)
+            answer_in, answer_out = context.Pipe(duplex=False)
             process = context.Process(
                 target=worker_loop, daemon=True,
-                args=(theirs, self._is_iterable, self._dataset, self._auto_collation,
+                args=((task_in, answer_out), self._is_iterable, self._dataset, self._auto_collation,
                       self._collate_fn, self._drop_last, self._base_seed,
                       loader.worker_init_fn, worker_id, self._num_workers))
             process.start()  # returns at once: workers boot in parallel
-            theirs.close()
+            task_in.close()
+            answer_out.close()
             self._workers.append(process)
-            self._conns.append(Channel(ours))
+            self._conns.append(Channel(answer_in, task_out))
             self._shutdown = False
             # its first tasks at once: it starts on them while the next one is forked
             self._send_tasks(worker_id, first_tasks[worker_id])
@@ -371,15 +373,17 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _receive_any(self) -> tuple[int, tuple]:
         """in_order=False: the first answer from any worker with tasks in flight."""
-        busy = {self._conns[w].conn: w for w in self._pending}
+        busy = list(dict.fromkeys(self._pending))  # oldest task's worker first
         deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
         while True:
+            for worker_id in busy:  # a message may already sit in a channel's buffer
+                if self._conns[worker_id].poll(0):
+                    return worker_id, self._receive(worker_id)
             left = LIVENESS_INTERVAL if deadline is None else deadline - time.monotonic()
-            ready = wait_for_connections(list(busy), max(0.0, min(left, LIVENESS_INTERVAL)))
-            if ready:
-                worker_id = busy[ready[0]]
-                return worker_id, self._receive(worker_id)
-            if not all(self._workers[w].is_alive() for w in busy.values()):
+            if wait_for_connections([self._conns[w].fd for w in busy],
+                                    max(0.0, min(left, LIVENESS_INTERVAL))):
+                continue
+            if not all(self._workers[w].is_alive() for w in busy):
                 self._fail_dead_workers()
             if deadline is not None and time.monotonic() >= deadline:
                 self._shutdown_workers()

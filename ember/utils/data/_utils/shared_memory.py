@@ -23,6 +23,7 @@ import mmap
 import os
 import pickle
 import select
+import struct
 import weakref
 from multiprocessing import resource_tracker
 from multiprocessing.shared_memory import SharedMemory
@@ -33,6 +34,8 @@ import numpy as np
 from ...._tensor import Tensor
 
 ALIGN = 64
+READ_SIZE = 1 << 16  # bytes asked of each read from a worker's pipe
+_HEADER = struct.Struct("<Q")  # a message's length, before its pickle
 
 
 def _aligned(n: int) -> int:
@@ -264,25 +267,58 @@ class BlockReader:
 
 
 class Channel:
-    """One end of a worker's pipe, carrying plain pickles. A poll object is made once
-    (Connection.poll builds a selector on every call, which costs more than the batch's
-    own message)."""
+    """One side of a worker's link: two one-way pipes (cheaper per message than a
+    socket pair), carrying length-prefixed pickles. Reads go through a buffer: once poll
+    has seen data, one read brings the whole message, or several (Connection.recv_bytes
+    reads the header and the payload separately, through more Python layers)."""
 
-    def __init__(self, conn) -> None:
-        self.conn = conn
-        self._poller = select.poll()
-        self._poller.register(conn.fileno(), select.POLLIN)
+    def __init__(self, reader, writer) -> None:
+        self.conns = (reader, writer)  # they own the descriptors
+        self.fd, self._out = reader.fileno(), writer.fileno()
+        self._buffer = bytearray()
+        self._closed_by_peer = False
+        self._poller = select.poll()  # made once: Connection.poll builds one per call
+        self._poller.register(self.fd, select.POLLIN)
 
     def send(self, message) -> None:
-        self.conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+        payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(_HEADER.pack(len(payload)) + payload)
+        while view:  # a signal can interrupt a large write part way
+            view = view[os.write(self._out, view):]
+
+    def _complete(self) -> bool:
+        """Whether the buffer holds a whole message."""
+        buffer = self._buffer
+        return (len(buffer) >= _HEADER.size
+                and len(buffer) >= _HEADER.size + _HEADER.unpack_from(buffer)[0])
+
+    def _read(self) -> None:
+        """Append what has arrived to the buffer (waiting for something)."""
+        chunk = os.read(self.fd, READ_SIZE)
+        self._closed_by_peer = not chunk
+        self._buffer += chunk
+
+    def poll(self, timeout: float) -> bool:
+        """Whether a message (or the other end's closing) arrived within `timeout` s;
+        False may also come early, with part of a message in."""
+        if self._complete():
+            return True
+        if not self._poller.poll(timeout * 1000):
+            return False
+        self._read()
+        return self._complete() or self._closed_by_peer
 
     def recv(self):
         """The next message; EOFError once the other end has closed."""
-        return pickle.loads(self.conn.recv_bytes())
-
-    def poll(self, timeout: float) -> bool:
-        """Whether a message (or the other end's closing) arrived within `timeout` s."""
-        return bool(self._poller.poll(timeout * 1000))
+        while not self._complete():
+            if self._closed_by_peer:
+                raise EOFError
+            self._read()
+        end = _HEADER.size + _HEADER.unpack_from(self._buffer)[0]
+        payload = self._buffer[_HEADER.size:end]
+        del self._buffer[:end]
+        return pickle.loads(payload)
 
     def close(self) -> None:
-        self.conn.close()
+        for conn in self.conns:
+            conn.close()

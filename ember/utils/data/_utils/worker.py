@@ -116,7 +116,7 @@ def _next_message(conn: Channel, watchdog: _Watchdog):
         return None
 
 
-def worker_loop(conn, is_iterable: bool, dataset, auto_collation: bool, collate_fn,
+def worker_loop(pipes: tuple, is_iterable: bool, dataset, auto_collation: bool, collate_fn,
                 drop_last: bool, base_seed: int, init_fn, worker_id: int,
                 num_workers: int) -> None:
     """Serve tasks until told to stop. Messages in: ("task", indices, released blocks),
@@ -124,7 +124,7 @@ def worker_loop(conn, is_iterable: bool, dataset, auto_collation: bool, collate_
     per task: ("data", block, block name, layout) (see BlockPool.pack),
     ("error", ExceptionWrapper) or ("end",) once an iterable dataset is exhausted."""
     global _worker_info
-    conn = Channel(conn)
+    conn = Channel(*pipes)  # (tasks in, answers out)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the cleanup below
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C
     watchdog = _Watchdog()
