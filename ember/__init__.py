@@ -48,6 +48,8 @@ from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dty
                                 set_autocast_cache_enabled, set_autocast_dtype,
                                 set_autocast_enabled)
 from ._printing import set_printoptions  # noqa: F401
+from ._threads import (get_num_interop_threads, get_num_threads,  # noqa: F401
+                       set_num_interop_threads, set_num_threads)
 
 __version__ = "0.1.0"
 

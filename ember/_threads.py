@@ -1,0 +1,78 @@
+"""torch.set_num_threads / get_num_threads for ember: the threads of NumPy's BLAS.
+
+ember's only multi-threaded work is NumPy's matrix products, which run on OpenBLAS's
+thread pool in the PyPI wheels. These functions size that pool through OpenBLAS's own
+setter, found among the shared libraries the process has loaded (its exported name
+depends on how OpenBLAS was built). Where no OpenBLAS is found (another BLAS, another
+system) the number is remembered and reported but changes nothing: results never depend
+on it beyond rounding, only speed.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+
+_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+            "openblas_set_num_threads64_", "openblas_set_num_threads")
+_GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+            "openblas_get_num_threads64_", "openblas_get_num_threads")
+
+
+def _openblas():
+    """(setter, getter) of the loaded OpenBLAS, or (None, None)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = sorted({line.split()[-1] for line in maps if "openblas" in line.lower()})
+    except OSError:
+        return None, None
+    for path in paths:
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            continue
+        setter = next((getattr(library, n) for n in _SETTERS if hasattr(library, n)), None)
+        getter = next((getattr(library, n) for n in _GETTERS if hasattr(library, n)), None)
+        if setter is not None and getter is not None:
+            setter.argtypes, setter.restype = [ctypes.c_int], None
+            getter.argtypes, getter.restype = [], ctypes.c_int
+            return setter, getter
+    return None, None
+
+
+def _default_threads() -> int:
+    env = os.environ.get("OMP_NUM_THREADS", "")
+    return int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
+
+
+_set_blas, _get_blas = _openblas()
+_remembered = {"intra": _default_threads(), "interop": _default_threads()}
+
+
+def _check(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RuntimeError(f"{name} expects an int, but got {type(value).__name__}")
+    if value <= 0:
+        raise RuntimeError(f"{name} expects a positive integer")
+    return value
+
+
+def set_num_threads(count, /) -> None:
+    """Set the number of threads used for matrix products (NumPy's BLAS)."""
+    count = _check("set_num_threads", count)
+    _remembered["intra"] = count
+    if _set_blas is not None:
+        _set_blas(count)
+
+
+def get_num_threads() -> int:
+    """The number of threads used for matrix products."""
+    return _get_blas() if _get_blas is not None else _remembered["intra"]
+
+
+def set_num_interop_threads(count, /) -> None:
+    """Accepted for compatibility: ember runs independent operations one after another."""
+    _remembered["interop"] = _check("set_num_interop_threads", count)
+
+
+def get_num_interop_threads() -> int:
+    return _remembered["interop"]
