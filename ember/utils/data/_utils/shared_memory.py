@@ -286,11 +286,14 @@ class Channel:
         while view:  # a signal can interrupt a large write part way
             view = view[os.write(self._out, view):]
 
-    def _complete(self) -> bool:
-        """Whether the buffer holds a whole message."""
+    def _message_end(self) -> int:
+        """Where the buffer's first message ends; 0 while it is not all in."""
         buffer = self._buffer
-        return (len(buffer) >= _HEADER.size
-                and len(buffer) >= _HEADER.size + _HEADER.unpack_from(buffer)[0])
+        if len(buffer) >= _HEADER.size:
+            end = _HEADER.size + _HEADER.unpack_from(buffer)[0]
+            if len(buffer) >= end:
+                return end
+        return 0
 
     def _read(self) -> None:
         """Append what has arrived to the buffer (waiting for something)."""
@@ -301,20 +304,19 @@ class Channel:
     def poll(self, timeout: float) -> bool:
         """Whether a message (or the other end's closing) arrived within `timeout` s;
         False may also come early, with part of a message in."""
-        if self._complete():
+        if self._message_end():
             return True
         if not self._poller.poll(timeout * 1000):
             return False
         self._read()
-        return self._complete() or self._closed_by_peer
+        return bool(self._message_end()) or self._closed_by_peer
 
     def recv(self):
         """The next message; EOFError once the other end has closed."""
-        while not self._complete():
+        while not (end := self._message_end()):
             if self._closed_by_peer:
                 raise EOFError
             self._read()
-        end = _HEADER.size + _HEADER.unpack_from(self._buffer)[0]
         payload = self._buffer[_HEADER.size:end]
         del self._buffer[:end]
         return pickle.loads(payload)
