@@ -244,9 +244,10 @@ def _lstm_backward_factors(acts, tanh_c, mask):
 
 
 class GRULayer(_Recurrent):
-    """The per-step GEMM gives four row blocks [W_hn h + b_hn, a_r, a_z, W_in x + b_in]
+    """The stacked weight has four row blocks for [W_hn h + b_hn, a_r, a_z, W_in x + b_in]
     (r and z halved for the tanh form of the sigmoid); the first three use W_hh's rows,
-    the last three W_ih's. n = tanh(x_n + r h_n) then overwrites the last block."""
+    the last three W_ih's. The last block does not depend on h, so it is computed for all
+    steps before the loop; n = tanh(x_n + r h_n) then overwrites it."""
     backward_name = "GruBackward0"
     gates = 3
 
@@ -258,10 +259,11 @@ class GRULayer(_Recurrent):
         weight = _gru_weight(w_ih, w_hh, b_ih, b_hh)
         z = _stacked_inputs(xd, h0._data, b_ih is not None)
         acts = np.empty((steps, 4 * hidden, batch), dtype=xd.dtype)    # h_n, r, z, n
+        np.matmul(weight[3 * hidden:, hidden:], z[:steps, hidden:], out=acts[:, 3 * hidden:])
         mask, keep = _masks(lengths, xd)
         for t in range(steps):
             a = acts[t]
-            np.matmul(weight, z[t], out=a)
+            np.matmul(weight[:3 * hidden], z[t], out=a[:3 * hidden])
             np.tanh(a[hidden:3 * hidden], out=a[hidden:3 * hidden])
             _tanh_to_sigmoid(a[hidden:3 * hidden])
             n = a[3 * hidden:]
