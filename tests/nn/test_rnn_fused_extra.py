@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import ember
+from ember.nn.modules.rnn import _LAYERS
 from oracle import assert_same
 
 
@@ -63,3 +64,15 @@ def test_float32_language_model_shape(cls_name, bias):
     for (name, tp), (_, ep) in zip(tmod.named_parameters(), emod.named_parameters()):
         assert_same(ep.grad, tp.grad, 1e-4, 1e-3, name)
         assert ep.grad.numpy().flags.c_contiguous
+
+
+
+@pytest.mark.parametrize("cls_name", ["LSTM", "GRU", "RNN"])
+def test_layer_outputs_are_contiguous(cls_name):
+    module = getattr(ember.nn, cls_name)(3, 4)
+    layer = _LAYERS[module.mode]
+    weights = module._layer_weights(0, "")
+    x, h0 = ember.randn(5, 2, 3), ember.zeros(2, 4)
+    for lengths in (None, [5, 3]):
+        outputs = layer.run(x, h0, h0 if cls_name == "LSTM" else None, *weights, lengths=lengths)
+        assert all(o.is_contiguous() for o in outputs)

@@ -82,8 +82,9 @@ def _keep(mask):
 
 def _outputs(z, hidden, mask):
     """Output (T, B, H) (zero past each sequence's end) and the final state h_T."""
-    out = z[1:, :hidden].transpose(0, 2, 1)
-    out = np.ascontiguousarray(out) if mask is None else out * mask
+    out = np.ascontiguousarray(z[1:, :hidden].transpose(0, 2, 1))
+    if mask is not None:
+        out *= mask
     return out, z[-1, :hidden].T.copy()
 
 
