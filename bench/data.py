@@ -25,7 +25,7 @@ from .runner import compare, load, time_call
 
 SAMPLES, BATCH = 60_000, 64
 WORKERS = (0, 2)
-OWN_PROCESS_ROUNDS = 2
+OWN_PROCESS_ROUNDS = 3
 
 
 def _dataset(lib):

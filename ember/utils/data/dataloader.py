@@ -286,9 +286,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             answer_in, answer_out = context.Pipe(duplex=False)
             process = context.Process(
                 target=worker_loop, daemon=True,
-                args=((task_in, answer_out), self._is_iterable, self._dataset, self._auto_collation,
-                      self._collate_fn, self._drop_last, self._base_seed,
-                      loader.worker_init_fn, worker_id, self._num_workers))
+                args=((task_in, answer_out), self._is_iterable, self._dataset,
+                      self._auto_collation, self._collate_fn, self._drop_last,
+                      self._base_seed, loader.worker_init_fn, worker_id, self._num_workers))
             process.start()  # returns at once: workers boot in parallel
             task_in.close()
             answer_out.close()
