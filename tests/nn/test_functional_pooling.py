@@ -1,6 +1,7 @@
 """F.*pool* against torch: values, indices, gradients (incl. overlapping windows, ties)."""
 import numpy as np
 import pytest
+import torch
 
 import ember
 import ember.nn.functional  # noqa: F401
@@ -85,3 +86,20 @@ def test_pool_errors():
                 RuntimeError, r"pad should be at most half of effective kernel size")
     check_error(lambda lib: lib.nn.functional.max_pool2d(lib.ones(1, 1, 1, 1), 2),
                 RuntimeError, r"Output size is too small")
+
+
+@pytest.mark.parametrize("stride", [2, 1])     # windows apart and overlapping
+def test_max_pool_backward_with_non_finite_gradients(stride):
+    # Only each window's winner receives the gradient: NaN and inf must not leak into the
+    # other positions (inf * 0 would be NaN), and the rest stays +0.
+    x = np.arange(36, dtype=np.float32).reshape(1, 1, 6, 6)[..., ::-1].copy()
+    grads = []
+    for lib in (torch, ember):
+        xt = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.max_pool2d(xt, 2, stride)
+        g = np.ones(tuple(y.shape), dtype=np.float32)
+        g.flat[0], g.flat[1], g.flat[2] = np.nan, np.inf, -np.inf
+        y.backward(lib.tensor(g))
+        grads.append(xt.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+    np.testing.assert_array_equal(np.signbit(grads[1]), np.signbit(grads[0]))

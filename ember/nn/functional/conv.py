@@ -14,6 +14,7 @@ Three primitives close the set under differentiation, so double backward works:
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -49,11 +50,18 @@ class Geometry:
         return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, k, s, d, (lo, hi) in
                      zip(in_size, kernel, self.stride, self.dilation, self.pads))
 
-    def windows(self, kernel, out):
+    def windows(self, kernel, out) -> tuple:
         """For each kernel offset: the slice of the padded input it reads."""
-        for offset in itertools.product(*(range(k) for k in kernel)):
-            yield tuple(slice(o * d, o * d + (n - 1) * s + 1, s) for o, d, n, s in
-                        zip(offset, self.dilation, out, self.stride))
+        return _windows(tuple(kernel), tuple(out), tuple(self.stride), tuple(self.dilation))
+
+
+@functools.lru_cache(maxsize=256)
+def _windows(kernel: tuple, out: tuple, stride: tuple, dilation: tuple) -> tuple:
+    """Geometry.windows, computed once per shape (a training loop asks for the same few
+    shapes at every step)."""
+    return tuple(tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
+                       for o, d, n, s in zip(offset, dilation, out, stride))
+                 for offset in itertools.product(*(range(k) for k in kernel)))
 
 
 def _compute_dtype(a: np.ndarray) -> np.ndarray:

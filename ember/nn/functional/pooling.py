@@ -16,6 +16,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...ops.pointwise import zero_unless
 from .conv import Geometry, _tuple
 from ...amp.policy import FP32, autocast_op
 
@@ -140,14 +141,16 @@ class WindowScatter(Function):
         padded = np.zeros(x_shape[:2] + tuple(s + lo + hi for s, (lo, hi) in
                                               zip(x_shape[2:], geo.pads)), dtype=g._data.dtype)
         gd = g._data
-        # Multiplying by the 0/1 mask is branch-free and fast, but inf * 0 would be NaN:
-        # non-finite gradients take the (slower) select instead.
-        finite = bool(np.isfinite(gd).all())
-        zero = np.zeros((), dtype=gd.dtype)
+        # Windows that do not overlap (the usual stride = kernel) cover each input element
+        # at most once: their contributions are written, not added.
+        overlap = any(s < (k - 1) * d + 1 for k, s, d in zip(kernel, geo.stride, geo.dilation))
         for k, window in enumerate(geo.windows(kernel, out)):
-            chosen = arg == k
-            padded[(slice(None), slice(None)) + window] += \
-                gd * chosen if finite else np.where(chosen, gd, zero)
+            contribution = zero_unless(gd, arg == k)
+            index = (slice(None), slice(None)) + window
+            if overlap:
+                padded[index] += contribution
+            else:
+                padded[index] = contribution
         return padded[(slice(None), slice(None)) + tuple(
             slice(lo, lo + s) for s, (lo, _) in zip(x_shape[2:], geo.pads))].copy()
 
