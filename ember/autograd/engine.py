@@ -157,6 +157,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
                 if not retain_graph and (node._saved or "_outputs_saved" in node.__dict__):
                     node._free()
             _send_gradients(node, outs, buffers, deps, ready)
+            outs = None   # hold no gradient past its delivery (see AccumulateGrad)
         while _final_callbacks:
             _final_callbacks.pop(0)()
     finally:

@@ -8,6 +8,7 @@ leaf. The engine (engine.py) walks these edges backwards from the loss.
 from __future__ import annotations
 
 import re
+import sys
 from collections import OrderedDict
 
 from . import anomaly_mode
@@ -175,6 +176,24 @@ class SavedTensor:
         return Tensor._wrap(self.data, self.requires_grad, node, self.output_nr, self.vc)
 
 
+# While AccumulateGrad runs, the engine's own references to the incoming gradient are
+# the node's gradient list and the accumulate() argument; _unshared's argument and
+# getrefcount's make four. Any other reference (another leaf, a hook, retain_grad, the
+# caller's gradient) makes more.
+_ENGINE_REFERENCES = 4
+
+
+def _unshared(grad) -> bool:
+    """Whether a gradient in a plain backward can become a leaf's .grad as it is, as torch
+    does when nothing else holds it: a fresh array that only this tensor wraps, and a
+    tensor that only the engine holds (so no one sees it change when later gradients are
+    added into .grad in place)."""
+    data = grad._data
+    return (sys.getrefcount(grad) <= _ENGINE_REFERENCES and grad._base is None
+            and grad._grad_fn is None and data.base is None and data.flags.writeable
+            and sys.getrefcount(data) <= 3)     # the tensor's slot, `data`, the argument
+
+
 class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds the incoming gradient into `variable.grad`."""
 
@@ -184,8 +203,10 @@ class AccumulateGrad(Node):
     def accumulate(self, grad, create_graph: bool) -> None:
         var = self.variable
         if var._grad is None:
-            # Copy: the same gradient object may flow to several leaves.
-            var._grad = grad if create_graph else grad.detach().clone()
+            if create_graph or _unshared(grad):
+                var._grad = grad
+            else:   # the same gradient may flow to several leaves, hooks may keep it
+                var._grad = grad.detach().clone()
         elif create_graph:
             var._grad = var._grad + grad
         else:
