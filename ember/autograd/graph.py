@@ -190,7 +190,8 @@ def _unshared(grad) -> bool:
     added into .grad in place)."""
     data = grad._data
     return (sys.getrefcount(grad) <= _ENGINE_REFERENCES and grad._base is None
-            and grad._grad_fn is None and data.base is None and data.flags.writeable
+            and grad._grad_fn is None and not grad._requires_grad and data.base is None
+            and data.flags.writeable
             and sys.getrefcount(data) <= 3)     # the tensor's slot, `data`, the argument
 
 

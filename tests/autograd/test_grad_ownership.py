@@ -83,3 +83,24 @@ def test_module_gradient_is_not_copied():
     layer(ember.tensor(X)).sum().backward()
     assert layer.weight.grad._data.base is None
     assert not np.shares_memory(layer.weight.grad._data, layer.weight._data)
+
+
+def test_gradient_requiring_grad_is_detached():
+    # A custom backward may hand back a tensor that requires grad: .grad never does.
+    def run(lib):
+        class Fresh(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return lib.ones(3, requires_grad=True)
+
+        x = lib.zeros(3, requires_grad=True)
+        Fresh.apply(x).sum().backward()
+        return x.grad
+    expected, got = run(torch), run(ember)
+    assert got.requires_grad == expected.requires_grad is False
+    assert got.grad_fn is None and expected.grad_fn is None
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
