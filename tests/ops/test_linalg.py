@@ -131,6 +131,15 @@ def test_matmul(s1, s2):
     test_grad_fn_names("matmul", lambda L, a, b: L.matmul(a, b), (s1, s2))
 
 
+@pytest.mark.parametrize("s1,s2", [((2, 3, 4, 5), (5, 6)), ((3, 2, 4), (4, 2)),
+                                   ((0, 3, 4), (4, 5)), ((2, 0, 4), (4, 5))])
+@pytest.mark.parametrize("non_contiguous", [False, True])
+def test_matmul_stack_times_matrix(s1, s2, non_contiguous):
+    """A stack times one matrix runs as one GEMM over the stack's rows."""
+    check(lambda L, a, b: L.matmul(a, b), s1, s2, non_contiguous=non_contiguous)
+    check(lambda L, a, b: a @ b, s1, s2, dtype="float64", non_contiguous=non_contiguous)
+
+
 def test_mm_bmm_names():
     test_grad_fn_names("bmm", lambda L, a, b: L.bmm(a, b), ((2, 3, 4), (2, 4, 5)))
     test_grad_fn_names("mm", lambda L, a, b: L.mm(a, b), ((3, 4), (4, 5)))
