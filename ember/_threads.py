@@ -9,34 +9,9 @@ on it beyond rounding, only speed.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 
-_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-            "openblas_set_num_threads64_", "openblas_set_num_threads")
-_GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
-            "openblas_get_num_threads64_", "openblas_get_num_threads")
-
-
-def _openblas():
-    """(setter, getter) of the loaded OpenBLAS, or (None, None)."""
-    try:
-        with open("/proc/self/maps") as maps:
-            paths = sorted({line.split()[-1] for line in maps if "openblas" in line.lower()})
-    except OSError:
-        return None, None
-    for path in paths:
-        try:
-            library = ctypes.CDLL(path)
-        except OSError:
-            continue
-        setter = next((getattr(library, n) for n in _SETTERS if hasattr(library, n)), None)
-        getter = next((getattr(library, n) for n in _GETTERS if hasattr(library, n)), None)
-        if setter is not None and getter is not None:
-            setter.argtypes, setter.restype = [ctypes.c_int], None
-            getter.argtypes, getter.restype = [], ctypes.c_int
-            return setter, getter
-    return None, None
+from ._openblas import LIBRARY
 
 
 def _default_threads() -> int:
@@ -44,7 +19,7 @@ def _default_threads() -> int:
     return int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
 
 
-_set_blas, _get_blas = _openblas()
+_set_blas, _get_blas = LIBRARY.set_num_threads, LIBRARY.get_num_threads
 _remembered = {"intra": _default_threads(), "interop": _default_threads()}
 
 

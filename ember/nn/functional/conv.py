@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ... import _dtype
+from ..._openblas import move_first_axes_last, move_last_axes_first
 from ..._scratch import ThreadScratch
 from ..._tensor import Tensor
 from ...autograd.function import Function
@@ -68,14 +69,6 @@ def _compute_dtype(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float32) if a.dtype in _LOW_PRECISION else a
 
 
-def _batch_last(x: np.ndarray) -> np.ndarray:
-    """(N, C, *spatial) -> the view (C, *spatial, N)."""
-    return np.moveaxis(x, 0, -1)
-
-
-def _batch_first(x: np.ndarray) -> np.ndarray:
-    """(C, *spatial, N) -> contiguous (N, C, *spatial)."""
-    return np.ascontiguousarray(np.moveaxis(x, -1, 0))
 
 
 def _padded_shape(c: int, spatial, geo: Geometry, n: int) -> tuple:
@@ -102,13 +95,11 @@ def _im2col(x: np.ndarray, kernel, geo: Geometry, temporary: bool):
     n, c = x.shape[:2]
     spatial = x.shape[2:]
     out = geo.out_size(spatial, kernel)
-    x_t = _batch_last(x)
+    x_t = move_first_axes_last(x)
     if any(lo or hi for lo, hi in geo.pads):
         padded = np.zeros(_padded_shape(c, spatial, geo, n), dtype=x.dtype)
         padded[_inner(spatial, geo)] = x_t
         x_t = padded
-    else:
-        x_t = np.ascontiguousarray(x_t)
     shape = (c, math.prod(kernel)) + out + (n,)
     cols = _COLUMNS.scratch.empty(shape, x.dtype) if temporary else np.empty(shape, x.dtype)
     for k, window in enumerate(geo.windows(kernel, out)):
@@ -123,7 +114,7 @@ def _col2im(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.ndarray
     padded = np.zeros(_padded_shape(c, spatial, geo, n), dtype=cols.dtype)
     for k, window in enumerate(geo.windows(kernel, out)):
         padded[_window(window)] += cols[:, k]
-    return _batch_first(padded[_inner(spatial, geo)])
+    return move_last_axes_first(padded[_inner(spatial, geo)])
 
 
 def _grouped(cols: np.ndarray, groups: int) -> np.ndarray:
@@ -134,22 +125,15 @@ def _grouped(cols: np.ndarray, groups: int) -> np.ndarray:
 
 def _channels_first(g: np.ndarray, groups: int) -> np.ndarray:
     """An (N, O, *out) gradient as (groups, O/groups, prod(out) * N), the columns' order."""
-    o = g.shape[1]
-    g_t = np.ascontiguousarray(np.moveaxis(g, 0, -1))
-    return g_t.reshape(groups, o // groups, -1)
+    return move_first_axes_last(g).reshape(groups, g.shape[1] // groups, -1)
 
 
 def _to_batch_first(y: np.ndarray, n: int, out, bias: np.ndarray | None) -> np.ndarray:
-    """(groups, O/groups, prod(out) * N) -> contiguous (N, O, *out), plus the bias (added
-    in the same pass as the transpose)."""
+    """(groups, O/groups, prod(out) * N) -> contiguous (N, O, *out), plus the bias."""
     o = y.shape[0] * y.shape[1]
-    y_t = np.moveaxis(y.reshape((o,) + tuple(out) + (n,)), -1, 0)
-    result = np.empty(y_t.shape, dtype=y.dtype)
-    if bias is None:
-        np.copyto(result, y_t)
-    else:
-        np.add(y_t, bias.astype(y.dtype, copy=False).reshape((-1,) + (1,) * len(out)),
-               out=result)
+    result = move_last_axes_first(y.reshape((o,) + tuple(out) + (n,)))
+    if bias is not None:
+        result += bias.astype(y.dtype, copy=False).reshape((-1,) + (1,) * len(out))
     return result
 
 
