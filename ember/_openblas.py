@@ -22,6 +22,8 @@ import numpy as np
 # Name stems tried with each prefix/suffix pair, most specific first.
 _BUILDS = (("scipy_", "64_"), ("scipy_", ""), ("", "64_"), ("", ""))
 _ROW_MAJOR, _TRANSPOSE = 101, 112
+# Below this many elements a matrix transposes as fast in NumPy as in OpenBLAS.
+_MIN_MATRIX = 32768
 
 
 def _loaded_openblas_paths() -> list:
@@ -95,7 +97,7 @@ def transpose(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     # OpenBLAS reads rows of unit-stride elements at a fixed distance from each other.
     row_major = a.strides[1] == a.itemsize and a.strides[0] % a.itemsize == 0 and \
         a.strides[0] >= cols * a.itemsize
-    if copy is None or not row_major or not out.flags.c_contiguous or a.size == 0:
+    if copy is None or not row_major or not out.flags.c_contiguous or a.size < _MIN_MATRIX:
         np.copyto(out, a.T)
         return out
     copy(_ROW_MAJOR, _TRANSPOSE, rows, cols, 1.0, a.ctypes.data, a.strides[0] // a.itemsize,
@@ -103,19 +105,72 @@ def transpose(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+def contiguous(a: np.ndarray) -> np.ndarray:
+    """`a` as a C-contiguous array: `a` itself when it already is, else a copy. Copies of
+    transposed layouts (a batch of matrices stored the other way round, e.g. a
+    (C, H, W, N) view of an (N, C, H, W) array) go through OpenBLAS's transposes."""
+    if a.flags.c_contiguous:
+        return a
+    plan = _transposed_layout(a) if a.dtype in LIBRARY.omatcopy else None
+    if plan is None:
+        return np.ascontiguousarray(a)
+    prefix, rows, cols, row_stride = plan
+    out = np.empty(a.shape, dtype=a.dtype)
+    source = a.reshape(prefix + a.shape[len(prefix):])   # a view: only size-1 axes differ
+    copy = LIBRARY.omatcopy[a.dtype]
+    target = out.reshape(prefix + (cols, rows))
+    for index in np.ndindex(*prefix):
+        copy(_ROW_MAJOR, _TRANSPOSE, rows, cols, 1.0, source[index].ctypes.data, row_stride,
+             target[index].ctypes.data, rows)
+    return out
+
+
+def _transposed_layout(a: np.ndarray):
+    """How `a` is a batch of transposed matrices, or None: (batch shape, rows, cols, row
+    stride) such that a[batch] read in C order is the transpose of a rows x cols matrix
+    of unit-stride rows `row stride` elements apart. Axes of size 1 are ignored."""
+    shape = [n for n in a.shape if n != 1]
+    strides = [s for n, s in zip(a.shape, a.strides) if n != 1]
+    if a.size < _MIN_MATRIX or any(s <= 0 or s % a.itemsize for s in strides):
+        return None
+    strides = [s // a.itemsize for s in strides]
+    # The logical axes end with [columns group, rows group]: the columns group is the
+    # matrix's unit-stride memory rows, the rows group steps over those rows.
+    for split in range(len(shape) - 1, 0, -1):
+        start = split
+        while start > 0 and _dense(shape[start - 1:split], strides[start - 1:split], 1):
+            start -= 1
+        if start == split:
+            continue
+        cols, row_stride = math.prod(shape[start:split]), strides[-1]
+        if row_stride < cols or not _dense(shape[split:], strides[split:], row_stride):
+            continue
+        prefix = tuple(shape[:start])
+        if math.prod(prefix) * _MIN_MATRIX <= a.size:
+            return prefix, math.prod(shape[split:]), cols, row_stride
+    return None
+
+
+def _dense(shape, strides, inner: int) -> bool:
+    """Whether axes `shape` with `strides` are C-ordered with innermost stride `inner`."""
+    expected = inner
+    for n, stride in zip(reversed(shape), reversed(strides)):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
 def move_first_axes_last(a: np.ndarray, count: int = 1) -> np.ndarray:
     """C-contiguous copy of `a` with its first `count` axes moved to the end
-    (e.g. (N, C, H, W) -> (C, H, W, N)): one 2-D transpose of a's rows."""
+    (e.g. (N, C, H, W) -> (C, H, W, N))."""
     a = np.ascontiguousarray(a)
-    lead, rest = a.shape[:count], a.shape[count:]
-    flat = transpose(a.reshape(math.prod(lead), math.prod(rest)))
-    return flat.reshape(rest + lead)
+    return contiguous(a.transpose(tuple(range(count, a.ndim)) + tuple(range(count))))
 
 
 def move_last_axes_first(a: np.ndarray, count: int = 1) -> np.ndarray:
     """C-contiguous copy of `a` with its last `count` axes moved to the front
     (e.g. (C, H, W, N) -> (N, C, H, W))."""
     a = np.ascontiguousarray(a)
-    lead, rest = a.shape[:a.ndim - count], a.shape[a.ndim - count:]
-    flat = transpose(a.reshape(math.prod(lead), math.prod(rest)))
-    return flat.reshape(rest + lead)
+    lead = a.ndim - count
+    return contiguous(a.transpose(tuple(range(lead, a.ndim)) + tuple(range(lead))))

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype
 from .._memory_format import contiguous_format
+from .._openblas import contiguous as contiguous_array
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
@@ -176,7 +177,10 @@ class Clone(Function):
     def forward(ctx, x, memory_format=None):
         # torch's preserve_format keeps a dense permuted layout (e.g. a transpose);
         # contiguous_format (what .contiguous() asks for) gives row-major memory.
-        return x._data.copy(order="C" if memory_format == "contiguous" else "K")
+        data = x._data
+        if memory_format == "contiguous" and not data.flags.c_contiguous:
+            return contiguous_array(data)
+        return data.copy(order="C" if memory_format == "contiguous" else "K")
 
     @staticmethod
     def backward(ctx, grad):

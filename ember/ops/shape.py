@@ -11,6 +11,7 @@ import numpy as np
 
 from .._size import Size
 from .._memory_format import contiguous_format
+from .._openblas import contiguous as contiguous_array
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .indexing import Index, _named, index, put_into_zeros
@@ -73,7 +74,7 @@ class CopyReshape(Function):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x._data.shape
-        return x._data.reshape(shape)
+        return contiguous_array(x._data).reshape(shape)
 
     @staticmethod
     def backward(ctx, grad):
