@@ -165,7 +165,7 @@ def move_first_axes_last(a: np.ndarray, count: int = 1) -> np.ndarray:
     """C-contiguous copy of `a` with its first `count` axes moved to the end
     (e.g. (N, C, H, W) -> (C, H, W, N))."""
     a = np.ascontiguousarray(a)
-    return contiguous(a.transpose(tuple(range(count, a.ndim)) + tuple(range(count))))
+    return _new_contiguous(a.transpose(tuple(range(count, a.ndim)) + tuple(range(count))))
 
 
 def move_last_axes_first(a: np.ndarray, count: int = 1) -> np.ndarray:
@@ -173,4 +173,9 @@ def move_last_axes_first(a: np.ndarray, count: int = 1) -> np.ndarray:
     (e.g. (C, H, W, N) -> (N, C, H, W))."""
     a = np.ascontiguousarray(a)
     lead = a.ndim - count
-    return contiguous(a.transpose(tuple(range(lead, a.ndim)) + tuple(range(lead))))
+    return _new_contiguous(a.transpose(tuple(range(lead, a.ndim)) + tuple(range(lead))))
+
+
+def _new_contiguous(view: np.ndarray) -> np.ndarray:
+    """A C-contiguous copy of `view` that never shares its memory."""
+    return view.copy() if view.flags.c_contiguous else contiguous(view)

@@ -56,6 +56,45 @@ def test_conv_double_backward():
     check(second_order, (2, 3, 6, 5), (4, 3, 3, 3), dtype="float64")
 
 
+# 3x3 stride-1 convolutions with 16+ channels run by Winograd's F(2x2, 3x3): odd and even
+# sizes, every padding, single-pixel and single-tile images, unbatched input.
+WINOGRAD = [
+    ((2, 16, 8, 8), (16, 16, 3, 3), dict(padding=1)),
+    ((3, 17, 7, 5), (20, 17, 3, 3), dict(padding=1)),
+    ((2, 16, 6, 9), (16, 16, 3, 3), {}),
+    ((1, 16, 5, 4), (18, 16, 3, 3), dict(padding=2)),
+    ((2, 16, 5, 6), (16, 16, 3, 3), dict(padding=(0, 1))),
+    ((2, 16, 1, 1), (16, 16, 3, 3), dict(padding=1)),
+    ((1, 16, 2, 2), (16, 16, 3, 3), dict(padding="same")),
+    ((16, 4, 4), (16, 16, 3, 3), dict(padding=1)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs,ws,kw", WINOGRAD)
+def test_conv_winograd(dtype, xs, ws, kw):
+    check(lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, **kw), xs, ws, (ws[0],),
+          dtype=dtype)
+    check(lambda lib, x, w: lib.nn.functional.conv2d(x, w, **kw), xs, ws, dtype=dtype,
+          non_contiguous=True)
+
+
+def test_conv_winograd_double_backward_and_transpose():
+    def second_order(lib, x, w):
+        y = lib.nn.functional.conv2d(x, w, padding=1)
+        gx, gw = lib.autograd.grad((y ** 2).sum(), (x, w), create_graph=True)
+        return (gx ** 2).sum() + (gw ** 3).sum()
+    check(second_order, (2, 16, 5, 6), (16, 16, 3, 3), dtype="float64")
+    check(lambda lib, x, w, b: lib.nn.functional.conv_transpose2d(x, w, b, padding=1),
+          (2, 16, 5, 7), (16, 20, 3, 3), (20,), dtype="float64")
+
+
+def test_conv_winograd_only_input_or_weight_grad():
+    for grad_inputs in ([0], [1]):
+        check(lambda lib, x, w: lib.nn.functional.conv2d(x, w, padding=1), (2, 16, 6, 6),
+              (16, 16, 3, 3), grad_inputs=grad_inputs)
+
+
 def test_conv_errors():
     check_error(lambda lib: lib.nn.functional.conv2d(lib.ones(1, 3, 5, 5), lib.ones(2, 4, 3, 3)),
                 RuntimeError, r"expected input\[1, 3, 5, 5\] to have 4 channels, but got 3")

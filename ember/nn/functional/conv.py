@@ -26,7 +26,9 @@ from ..._scratch import ThreadScratch
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...amp.policy import LOWER, autocast_op
+from ...autograd.grad_mode import STATE as GRAD_STATE
 from ...ops.linalg import _CPP_NAMES
+from . import winograd
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d"]
@@ -139,7 +141,10 @@ def _to_batch_first(y: np.ndarray, n: int, out, bias: np.ndarray | None) -> np.n
 
 def conv_forward(x: np.ndarray, w: np.ndarray, geo: Geometry, keep_columns: bool,
                  bias: np.ndarray | None = None):
-    """The output, and the columns if `keep_columns` (else None: they were temporary)."""
+    """The output, and the columns if `keep_columns` (else None: they were temporary;
+    Winograd's convolutions keep nothing)."""
+    if winograd.applies(x.shape, w.shape, geo):
+        return winograd.forward(x, w, geo, bias), None
     kernel = w.shape[2:]
     cols, out = _im2col(x, kernel, geo, temporary=not keep_columns)
     w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
@@ -150,6 +155,8 @@ def conv_forward(x: np.ndarray, w: np.ndarray, geo: Geometry, keep_columns: bool
 def conv_input_grad(g: np.ndarray, w: np.ndarray, geo: Geometry, x_shape,
                     g_cf: np.ndarray | None = None) -> np.ndarray:
     """dL/dx; `g_cf` is g already in the columns' order, if the caller has it."""
+    if winograd.applies(x_shape, w.shape, geo):
+        return winograd.backward(None, g, w, geo, x_shape, w.shape, True, False)[0]
     kernel = w.shape[2:]
     w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
     if g_cf is None:
@@ -165,6 +172,8 @@ def conv_weight_grad(x: np.ndarray, g: np.ndarray, geo: Geometry, w_shape,
                      cols: np.ndarray | None = None,
                      g_cf: np.ndarray | None = None) -> np.ndarray:
     """dL/dw; `cols` (the forward's columns) and `g_cf` save recomputing them."""
+    if winograd.applies(x.shape, w_shape, geo):
+        return winograd.backward(x, g, None, geo, x.shape, w_shape, False, True)[1]
     if cols is None:
         cols, _ = _im2col(x, w_shape[2:], geo, temporary=True)
     if g_cf is None:
@@ -202,15 +211,25 @@ class Conv(Function):
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        gb = grad.sum((0,) + tuple(range(2, grad.ndim))) if need_b else None
+        if not GRAD_STATE.enabled and winograd.applies(x.shape, w.shape, ctx.geo):
+            # No graph to record: both gradients in one pass over the batch.
+            gx, gw = winograd.backward(
+                _compute_dtype(x._data), _compute_dtype(grad._data), _compute_dtype(w._data),
+                ctx.geo, tuple(x.shape), tuple(w.shape), need_x, need_w)
+            return (_as_tensor(gx, x.dtype), _as_tensor(gw, w.dtype), gb, None)
         # Both gradients read grad in the columns' order: transpose it once for the two.
         g_cf = _channels_first(_compute_dtype(grad._data), ctx.geo.groups) \
             if need_x and need_w else None
         gx = ConvInputGrad.apply(grad, w, ctx.geo, tuple(x.shape), g_cf) if need_x else None
         gw = ConvWeightGrad.apply(x, grad, ctx.geo, tuple(w.shape), ctx.cols, g_cf) \
             if need_w else None
-        gb = grad.sum((0,) + tuple(range(2, grad.ndim))) if need_b else None
         ctx.cols = None
         return gx, gw, gb, None
+
+
+def _as_tensor(array: np.ndarray | None, dtype) -> Tensor | None:
+    return None if array is None else Tensor._wrap(array.astype(dtype.numpy, copy=False))
 
 
 class ConvInputGrad(Function):
