@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtype
 from .._memory_format import contiguous_format
-from .._openblas import contiguous as contiguous_array
+from .._transpose import contiguous as contiguous_array
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE

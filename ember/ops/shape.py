@@ -11,7 +11,7 @@ import numpy as np
 
 from .._size import Size
 from .._memory_format import contiguous_format
-from .._openblas import contiguous as contiguous_array
+from .._transpose import contiguous as contiguous_array
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .indexing import Index, _named, index, put_into_zeros

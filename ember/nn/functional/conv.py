@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ... import _dtype
-from ..._openblas import move_first_axes_last, move_last_axes_first
+from ..._transpose import move_first_axes_last, move_last_axes_first
 from ..._scratch import ThreadScratch
 from ..._tensor import Tensor
 from ...autograd.function import Function

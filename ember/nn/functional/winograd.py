@@ -21,7 +21,8 @@ keeps N * C contiguous values, and the 16 products read (tiles * N, C) matrices.
 transforms are whole-array additions over the four row (then column) offsets of a
 tile. The batch is processed a few images at a time, so that each chunk's tiles stay
 in the processor's cache between the transform and the products (and the weight
-gradient recomputes the tiles rather than keeping them).
+gradient recomputes the tiles rather than keeping them); chunks run on all threads at
+once (_parallel.py), each with its own scratch buffers and single-threaded products.
 
 Rounding: the transforms add and subtract values and halve the kernel, so results
 match a direct convolution to a few units of the last place of the largest terms.
@@ -30,7 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._openblas import move_first_axes_last, move_last_axes_first, transpose
+from ..._transpose import move_first_axes_last, move_last_axes_first, transpose
+from ..._parallel import parallel_for, split, threads
 from ..._scratch import ThreadScratch
 
 # Temporaries live in per-thread scratch buffers, one slot per role (see _scratch.py);
@@ -67,10 +69,9 @@ class _Plan:
         self.th, self.tw = ((size + 1) // 2 for size in self.out)
         self.pads = geo.pads
         per_image = 16 * self.th * self.tw * max(c, w_shape[0])
-        self.chunk = max(1, min(n, _CHUNK_VALUES // per_image))
-
-    def chunks(self, n: int):
-        return (slice(start, min(start + self.chunk, n)) for start in range(0, n, self.chunk))
+        self.values = n * per_image
+        # Chunks small enough to stay in cache, and at least one per thread.
+        self.chunks = split(n, max(-(-self.values // _CHUNK_VALUES), threads()))
 
 
 # ---------------------------------------------------------------- kernels
@@ -95,11 +96,14 @@ def forward(x: np.ndarray, w: np.ndarray, geo, bias: np.ndarray | None = None) -
     n, o = x.shape[0], w.shape[0]
     u_t = _kernel_tiles(w).transpose(0, 2, 1)             # (16, C, O)
     y = np.empty((n, o) + tuple(plan.out), dtype=x.dtype)
-    for part in plan.chunks(n):
+
+    def convolve(part):
         tiles = _input_tiles(x[part], plan)
         products = _SCRATCH.scratch.empty((16, tiles.shape[1], o), x.dtype, _PRODUCTS)
         np.matmul(tiles, u_t, out=products)
         _output_transform(products, plan, out=y[part])
+
+    parallel_for(plan.chunks, convolve, plan.values)
     if bias is not None:
         y += bias.astype(y.dtype, copy=False).reshape(-1, 1, 1)
     return y
@@ -183,16 +187,24 @@ def backward(x: np.ndarray | None, g: np.ndarray, w: np.ndarray | None, geo, x_s
     o = w_shape[0]
     gx = np.empty(x_shape, dtype=g.dtype) if need_input else None
     u = _kernel_tiles(w) * _SIGNS.reshape(16, 1, 1).astype(w.dtype) if need_input else None
-    du = np.zeros((16, o, c), dtype=g.dtype) if need_weight else None
-    for part in plan.chunks(n):
+    du_parts = {}                     # each chunk's share of the kernels' gradient
+
+    def differentiate(part):
         dm = _gradient_tiles(g[part], plan)
         if need_input:
             dv = _SCRATCH.scratch.empty((16, dm.shape[1], c), g.dtype, _PRODUCTS)
             np.matmul(dm, u, out=dv)
             _fold_input(dv, plan, out=gx[part])
         if need_weight:
-            du += np.matmul(dm.transpose(0, 2, 1), _input_tiles(x[part], plan))
-    return gx, _kernel_gradient(du, w_shape) if need_weight else None
+            du_parts[part.start] = np.matmul(dm.transpose(0, 2, 1), _input_tiles(x[part], plan))
+
+    parallel_for(plan.chunks, differentiate, plan.values)
+    if not need_weight:
+        return gx, None
+    du = np.zeros((16, o, c), dtype=g.dtype)
+    for start in sorted(du_parts):        # a fixed order: the same sum on any thread count
+        du += du_parts[start]
+    return gx, _kernel_gradient(du, w_shape)
 
 
 def _gradient_tiles(g: np.ndarray, plan: _Plan) -> np.ndarray:

@@ -1,9 +1,9 @@
-"""ember/_openblas.py: the fast transposes give exactly NumPy's transposes."""
+"""ember/_transpose.py: the fast transposes give exactly NumPy's transposes."""
 import numpy as np
 import pytest
 
-from ember import _openblas
-from ember._openblas import contiguous, move_first_axes_last, move_last_axes_first, transpose
+from ember import _openblas, _transpose
+from ember._transpose import contiguous, move_first_axes_last, move_last_axes_first, transpose
 
 DTYPES = [np.float32, np.float64, np.int64, np.complex64, np.bool_]
 
@@ -20,7 +20,7 @@ def test_numpys_openblas_is_found():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(3, 5), (1, 1), (1, 7), (7, 1), (0, 4), (4, 0), (700, 33),
-                                   (300, 200), (8, 5000)])
+                                   (300, 200), (8, 5000), (1200, 1000)])
 def test_transpose(dtype, shape):
     a = _data(shape, dtype)
     result = transpose(a)
@@ -87,11 +87,19 @@ def test_contiguous_returns_contiguous_input_itself():
 
 def test_transposed_layouts_are_recognised():
     x = np.zeros((64, 10, 24, 24), np.float32)
-    assert _openblas._transposed_layout(np.moveaxis(x, 0, -1)) == ((), 64, 5760, 5760)
-    assert _openblas._transposed_layout(x.transpose(0, 2, 3, 1)) is None   # small matrices
+    assert _transpose._transposed_layout(np.moveaxis(x, 0, -1)) == ((), 64, 5760, 5760)
+    assert _transpose._transposed_layout(x.transpose(0, 2, 3, 1)) is None   # small matrices
     y = np.zeros((4, 64, 32, 32), np.float32)
-    assert _openblas._transposed_layout(y.transpose(0, 2, 3, 1)) == ((4,), 64, 1024, 1024)
+    assert _transpose._transposed_layout(y.transpose(0, 2, 3, 1)) == ((4,), 64, 1024, 1024)
     z = np.zeros((6, 300, 200), np.float32)
-    assert _openblas._transposed_layout(z[1:, :250].transpose(0, 2, 1)) == ((5,), 250, 200, 200)
-    assert _openblas._transposed_layout(z[:, :, :150].transpose(0, 2, 1)) == ((6,), 300, 150, 200)
-    assert _openblas._transposed_layout(x[..., ::2]) is None
+    assert _transpose._transposed_layout(z[1:, :250].transpose(0, 2, 1)) == ((5,), 250, 200, 200)
+    assert _transpose._transposed_layout(z[:, :, :150].transpose(0, 2, 1)) == ((6,), 300, 150, 200)
+    assert _transpose._transposed_layout(x[..., ::2]) is None
+
+
+def test_large_transposes_split_in_row_blocks():
+    """Large transposes run in row blocks on every thread; sliced rows included."""
+    a = _data((1500, 900), np.float32)
+    np.testing.assert_array_equal(transpose(a[:, 100:]), a[:, 100:].T)
+    x = _data((64, 40, 24, 24), np.float32)
+    np.testing.assert_array_equal(move_first_axes_last(x), np.moveaxis(x, 0, -1))

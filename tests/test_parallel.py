@@ -1,0 +1,100 @@
+"""ember/_parallel.py: pieces of a pass on the BLAS threads, same results as in order."""
+import threading
+
+import numpy as np
+import pytest
+
+import ember
+from ember import _parallel
+from ember._parallel import parallel_for, split
+
+BIG = 1 << 20
+
+
+@pytest.fixture
+def two_threads():
+    before = ember.get_num_threads()
+    ember.set_num_threads(2)
+    if _parallel.threads() < 2:
+        pytest.skip("NumPy's BLAS here cannot run Python on its threads")
+    yield
+    ember.set_num_threads(before)
+
+
+def test_split():
+    assert split(10, 3) == [slice(0, 3), slice(3, 6), slice(6, 10)]
+    assert split(2, 5) == [slice(0, 1), slice(1, 2)]
+    assert split(0, 2) == [slice(0, 0)]
+
+
+def test_pieces_run_on_two_threads(two_threads):
+    seen = set()
+    barrier = threading.Barrier(2, timeout=10)
+
+    def task(piece):
+        seen.add(threading.get_ident())
+        barrier.wait()       # only returns if both pieces run at the same time
+
+    parallel_for([0, 1], task, BIG)
+    assert len(seen) == 2
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 8])
+def test_results_equal_the_serial_pass(two_threads, parts):
+    x = np.random.default_rng(0).standard_normal((64, 34, 34, 8)).astype(np.float32)
+    out = np.empty((64, 9, 32, 32, 8), np.float32)
+
+    def im2col(part):
+        for k in range(9):
+            out[part, k] = x[part, k // 3:k // 3 + 32, k % 3:k % 3 + 32]
+
+    parallel_for(split(64, parts), im2col, out.size)
+    expected = np.stack([x[:, k // 3:k // 3 + 32, k % 3:k % 3 + 32] for k in range(9)], 1)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_errors_reach_the_caller(two_threads):
+    def task(piece):
+        if piece == 1:
+            raise ValueError("piece failed")
+    with pytest.raises(ValueError, match="piece failed"):
+        parallel_for([0, 1, 2], task, BIG)
+    assert ember.get_num_threads() == 2           # the BLAS thread count is restored
+
+
+def test_blas_and_nested_regions_inside_pieces(two_threads):
+    a = np.random.default_rng(1).standard_normal((300, 300))
+    results = [None] * 4
+
+    def task(i):
+        inner = [None] * 2
+        parallel_for([0, 1], lambda j: inner.__setitem__(j, a @ a), BIG)
+        results[i] = inner[0] + inner[1]
+    parallel_for(range(4), task, BIG)
+    for r in results:
+        np.testing.assert_allclose(r, 2 * (a @ a), rtol=1e-12)
+
+
+def test_small_passes_and_one_thread_run_in_the_calling_thread(two_threads):
+    caller = threading.get_ident()
+    seen = []
+    parallel_for([0, 1], lambda p: seen.append(threading.get_ident()), 10)
+    ember.set_num_threads(1)
+    parallel_for([0, 1], lambda p: seen.append(threading.get_ident()), BIG)
+    assert seen == [caller] * 4
+
+
+def test_regions_from_two_python_threads(two_threads):
+    sums = []
+
+    def worker():
+        out = np.zeros(8)
+        for _ in range(20):
+            parallel_for(range(8), lambda i: out.__setitem__(i, out[i] + 1), BIG)
+        sums.append(out.sum())
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sums == [160.0, 160.0]
