@@ -5,12 +5,15 @@ from typing import Callable
 
 import numpy as np
 
-from .._scratch import Scratch
+from .._scratch import ThreadScratch
 from .._tensor import Tensor
 from .optimizer import (Optimizer, _check_adam_args, _grad, _lerp_, _params_with_grad,
-                        _scalar, _view, _weight_decay)
+                        _scalar, _view, _weight_decay, for_slices)
 
 __all__ = ["Adam"]
+
+# Temporaries of the update, one pair per thread (see _scratch.py).
+_SCRATCH = ThreadScratch()
 
 
 class Adam(Optimizer):
@@ -31,7 +34,6 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
-        self._scratch = Scratch()
         if fused:
             if differentiable:
                 raise RuntimeError("`fused` does not support `differentiable`")
@@ -40,35 +42,55 @@ class Adam(Optimizer):
 
     def step(self, closure: Callable | None = None):
         loss = self._eval_closure(closure)
+        updates = []
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
-            weight_decay, eps, amsgrad = group["weight_decay"], group["eps"], group["amsgrad"]
+            amsgrad = group["amsgrad"]
             for p in _params_with_grad(group):
                 state = self._lazy_state(p, "exp_avg", "exp_avg_sq",
                                          *(["max_exp_avg_sq"] if amsgrad else []))
-                param, g = _view(p), _grad(p, group["maximize"])
-                exp_avg, exp_avg_sq = _view(state["exp_avg"]), _view(state["exp_avg_sq"])
                 state["step"]._data += 1
                 step = float(state["step"]._data)
-                g = _weight_decay(param, g, lr, weight_decay, group["decoupled_weight_decay"])
-                tmp, update = self._scratch.like(param, 0), self._scratch.like(param, 1)
-                _lerp_(exp_avg, g, 1 - beta1, tmp)
-                exp_avg_sq *= beta2
-                np.multiply(g, 1 - beta2, out=tmp)      # torch's addcmul order: (v * g) * g
-                tmp *= g
-                exp_avg_sq += tmp
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-                second = exp_avg_sq
-                if amsgrad:
-                    second = _view(state["max_exp_avg_sq"])
-                    np.maximum(second, exp_avg_sq, out=second)
-                denom = np.sqrt(second, out=tmp)
-                denom /= bias_correction2_sqrt
-                denom += eps
-                np.multiply(exp_avg, -lr / bias_correction1, out=update)
-                update /= denom
-                param += update
+                arrays = (_view(p), _grad(p, group["maximize"]), _view(state["exp_avg"]),
+                          _view(state["exp_avg_sq"]),
+                          _view(state["max_exp_avg_sq"]) if amsgrad else None)
+                updates.append((arrays, _Coefficients(group, lr, beta1, beta2, step)))
                 p._vc[0] += 1
+        for_slices(updates, _update)
         return loss
+
+
+class _Coefficients:
+    """The scalars of one parameter's Adam update at this step."""
+
+    def __init__(self, group: dict, lr: float, beta1: float, beta2: float, step: float):
+        self.lr, self.beta1, self.beta2 = lr, beta1, beta2
+        self.weight_decay, self.eps = group["weight_decay"], group["eps"]
+        self.decoupled = group["decoupled_weight_decay"]
+        self.bias_correction1 = 1 - beta1 ** step
+        self.bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+
+
+def _update(arrays, c: _Coefficients) -> None:
+    """Adam's update of (a slice of) one parameter, in torch's order of operations."""
+    param, g, exp_avg, exp_avg_sq, max_exp_avg_sq = arrays
+    g = _weight_decay(param, g, c.lr, c.weight_decay, c.decoupled)
+    tmp, update = _SCRATCH.scratch.like(param, 0), _SCRATCH.scratch.like(param, 1)
+    _lerp_(exp_avg, g, 1 - c.beta1, tmp)
+    exp_avg_sq *= c.beta2
+    np.multiply(g, 1 - c.beta2, out=tmp)      # torch's addcmul order: (v * g) * g
+    tmp *= g
+    exp_avg_sq += tmp
+    second = exp_avg_sq
+    if max_exp_avg_sq is not None:
+        second = max_exp_avg_sq
+        np.maximum(second, exp_avg_sq, out=second)
+    denom = np.sqrt(second, out=tmp)
+    denom /= c.bias_correction2_sqrt
+    denom += c.eps
+    np.multiply(exp_avg, -c.lr / c.bias_correction1, out=update)
+    update /= denom
+    param += update
+
+

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._parallel import parallel_for, split
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import RemovableHandle
@@ -356,6 +357,8 @@ def _check(ok: bool, message: str) -> None:
 
 
 _ARG_WORDS = {"lr": "learning rate", "eps": "epsilon value"}
+# Elementwise updates run on slices of about this many values (see for_slices).
+_SLICE = 1 << 18
 
 
 def _check_nonnegative(**values) -> None:
@@ -387,6 +390,25 @@ def _weight_decay(param: np.ndarray, g: np.ndarray, lr: float, weight_decay: flo
         param *= 1 - lr * weight_decay
         return g
     return g + weight_decay * param
+
+
+def for_slices(updates: list, update) -> None:
+    """Run update(arrays, coefficients) for every (arrays, coefficients) entry, on slices
+    of the flattened arrays spread over the threads (_parallel.py). Elementwise updates
+    give the same result on any slicing; entries holding a non-contiguous array (which
+    could not be flattened in place) run whole."""
+    pieces, values = [], 0
+    for arrays, coefficients in updates:
+        present = [a for a in arrays if a is not None]
+        size = present[0].size
+        values += size * len(present)
+        if not all(a.flags.c_contiguous for a in present):
+            pieces.append((arrays, coefficients))
+            continue
+        flat = [None if a is None else a.reshape(-1) for a in arrays]
+        for part in split(size, -(-size // _SLICE)):
+            pieces.append(([None if a is None else a[part] for a in flat], coefficients))
+    parallel_for(pieces, lambda piece: update(*piece), values)
 
 
 def _scalar(x) -> float:

@@ -13,9 +13,9 @@ SHAPES = [(3, 4), (5,), ()]
 STEPS = 20
 
 
-def make_params(lib, dtype="float32", seed=0):
+def make_params(lib, dtype="float32", seed=0, shapes=SHAPES):
     r = np.random.default_rng(seed)
-    arrays = [r.standard_normal(s).astype(dtype) for s in SHAPES]
+    arrays = [r.standard_normal(s).astype(dtype) for s in shapes]
     return [lib.tensor(a, requires_grad=True) for a in arrays]
 
 
@@ -32,8 +32,8 @@ def set_grads(params, step, seed=1):
         p.grad = lib.tensor(g)
 
 
-def run(lib, name, kwargs, steps=STEPS, dtype="float32", groups=False):
-    params = make_params(lib, dtype)
+def run(lib, name, kwargs, steps=STEPS, dtype="float32", groups=False, shapes=SHAPES):
+    params = make_params(lib, dtype, shapes=shapes)
     spec = params
     if groups:
         spec = [{"params": params[:1], "lr": 0.05}, {"params": params[1:]}]
@@ -113,6 +113,18 @@ def test_matches_torch(name, kwargs):
     eparams, eopt = run(ember, name, kwargs)
     tparams, topt = run(torch, name, kwargs)
     for e, t in zip(eparams, tparams):
+        assert_close(e, t)
+    assert_same_state(eopt, topt)
+
+
+@pytest.mark.parametrize("kwargs", [dict(lr=0.01), dict(lr=0.01, amsgrad=True, weight_decay=0.1),
+                                    dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)])
+def test_adam_on_parameters_updated_in_parallel_slices(kwargs):
+    """Parameters of 300k+ values are updated in slices on several threads."""
+    shapes = [(700, 500), (3, 4), (600,)]
+    (ep, eopt), (tp, topt) = (run(lib, "Adam", kwargs, steps=3, shapes=shapes)
+                              for lib in (ember, torch))
+    for e, t in zip(ep, tp):
         assert_close(e, t)
     assert_same_state(eopt, topt)
 
