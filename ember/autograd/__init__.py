@@ -1,6 +1,8 @@
 """ember.autograd: backward, grad, Function, grad modes, anomaly detection, gradcheck."""
 from __future__ import annotations
 
+import numpy as np
+
 from . import engine
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .function import Function
@@ -24,7 +26,6 @@ def _as_tuple(x):
 
 def _root_grads(outputs, grad_outputs):
     """Default and check the gradients that seed the backward pass."""
-    from .. import ones_like
     from .._tensor import Tensor
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
@@ -36,7 +37,7 @@ def _root_grads(outputs, grad_outputs):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs. "
                                    "Hint: call .sum() or .mean() on the output first, or pass "
                                    "gradient=torch.ones_like(output).")
-            g = ones_like(out)
+            g = Tensor._wrap(np.ones(out._data.shape, dtype=out._data.dtype))
         elif not isinstance(g, Tensor):
             from .. import tensor as make_tensor
             g = make_tensor(g, dtype=out.dtype)

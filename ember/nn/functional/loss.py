@@ -31,7 +31,7 @@ __all__ = ["l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_ent
            "multi_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
            "hinge_embedding_loss", "cosine_embedding_loss"]
 
-_LOW_PRECISION = ("float16", "bfloat16")
+_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
 
 
 # ---------------------------------------------------------------- reductions
@@ -311,8 +311,10 @@ def _class_targets(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarr
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                                f"{list(target.shape)}")
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-    t = target._data.astype(np.int64)
+    t = target._data.astype(np.int64, copy=False)
     n_classes = input.shape[1]
+    if t.size == 0 or 0 <= t.min() and t.max() < n_classes:    # the common case: valid
+        return t
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
         value = int(t[bad][0])
@@ -323,11 +325,27 @@ def _class_targets(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarr
 
 
 def _target_weights(t: np.ndarray, weight, ignore_index: int, dtype):
-    """(safe targets, per-target weight w[t] with 0 at ignored positions)."""
+    """(safe targets, per-target weight w[t] with 0 at ignored positions, kept positions)."""
     keep = t != ignore_index
     safe = np.where(keep, t, 0)
     w_t = keep.astype(dtype) if weight is None else np.where(keep, weight[safe], 0).astype(dtype)
-    return safe, w_t
+    return safe, w_t, keep
+
+
+def _at_targets(a: np.ndarray, safe: np.ndarray) -> np.ndarray:
+    """a[n, safe[n], ...] for every sample (and position): the values at the targets."""
+    if a.ndim == 2:
+        return a[np.arange(a.shape[0]), safe]
+    return np.take_along_axis(a, safe[:, None], 1)[:, 0]
+
+
+def _add_at_targets(a: np.ndarray, safe: np.ndarray, values: np.ndarray) -> None:
+    """a[n, safe[n], ...] += values, in place."""
+    if a.ndim == 2:
+        a[np.arange(a.shape[0]), safe] += values
+    else:
+        index = safe[:, None]
+        np.put_along_axis(a, index, np.take_along_axis(a, index, 1) + values[:, None], 1)
 
 
 def _batched(fn, input: Tensor, target: Tensor, reduction: str, **kwargs) -> Tensor:
@@ -368,8 +386,8 @@ class NllLoss(Function):
     @staticmethod
     def forward(ctx, input, t, weight, ignore_index, reduction):
         x = input._data
-        safe, w_t = _target_weights(t, weight, ignore_index, x.dtype)
-        picked = np.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+        safe, w_t, _ = _target_weights(t, weight, ignore_index, x.dtype)
+        picked = _at_targets(x, safe)
         loss = np.where(w_t != 0, -w_t * picked, 0)
         denom = float(w_t.sum())
         ctx.meta = (denom, reduction)
@@ -413,7 +431,7 @@ class CrossEntropy(Function):
     def forward(ctx, input, target, weight, ignore_index, label_smoothing, reduction):
         x = input._data
         out_dtype = x.dtype
-        if x.dtype.name in _LOW_PRECISION:
+        if x.dtype in _LOW_PRECISION:
             x = x.astype(np.float32)
         n_classes = x.shape[1]
         shift = x.max(axis=1, keepdims=True) if x.size else np.zeros_like(x[:, :1])
@@ -436,15 +454,14 @@ class CrossEntropy(Function):
                 ctx.logp = logp
             ctx.coefficients = q
         else:                                   # class indices: no dense one-hot needed
-            safe, w_t = _target_weights(target, weight, ignore_index, x.dtype)
-            keep = target != ignore_index
+            safe, w_t, keep = _target_weights(target, weight, ignore_index, x.dtype)
             denom = float(w_t.sum())
             exp_z = np.exp(z)
             total = exp_z.sum(axis=1, keepdims=True)
             with np.errstate(divide="ignore"):
                 log_total = np.log(total)
-            picked = np.take_along_axis(z, safe[:, None], 1) - log_total   # logp at target
-            loss = -(1 - label_smoothing) * w_t * picked[:, 0]
+            picked = _at_targets(z, safe) - log_total[:, 0]     # logp at the target
+            loss = -(1 - label_smoothing) * w_t * picked
             if label_smoothing:
                 # the smoothing term: -smooth * sum_c w_c * logp[n, c] (for kept samples)
                 w_sum = n_classes if weight is None else float(weight.sum())
@@ -457,9 +474,7 @@ class CrossEntropy(Function):
                 if label_smoothing:
                     q_sum = q_sum + smooth * w_sum * keep
                 d = np.multiply(exp_z, q_sum.reshape(total.shape) / total, out=exp_z)
-                at_target = np.take_along_axis(d, safe[:, None], 1)
-                at_target -= (1 - label_smoothing) * w_t[:, None]
-                np.put_along_axis(d, safe[:, None], at_target, 1)
+                _add_at_targets(d, safe, -(1 - label_smoothing) * w_t)
                 if label_smoothing:
                     d -= smooth * w_b * keep[:, None]
                 ctx.d_logits = d
@@ -504,10 +519,11 @@ class CrossEntropy(Function):
             if need_target:
                 grad_target = -logp * w_b * (1 - label_smoothing) * scale
             return grad_input, grad_target, None, None, None, None
+        scale = scale._data         # no graph to record: plain NumPy from here
         if need_input:
-            grad_input = Tensor._wrap(ctx.d_logits) * scale
+            grad_input = Tensor._wrap(ctx.d_logits * scale)
         if need_target:
-            grad_target = Tensor._wrap(-ctx.logp * ctx.weight * (1 - label_smoothing)) * scale
+            grad_target = Tensor._wrap(-ctx.logp * ctx.weight * (1 - label_smoothing) * scale)
         return grad_input, grad_target, None, None, None, None
 
 
