@@ -7,6 +7,8 @@ the other's backward. The named ops translate their arguments into a NumPy key.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -112,6 +114,42 @@ class Index(BasicIndex):
     is_view = False
 
 
+_ADD_ROWS_BATCH = 1 << 20      # elements added per np.add.at call in _add_rows
+
+
+def _row_index(key, out: np.ndarray, v):
+    """The integer array of rows when out[key] += v adds whole rows (one value per row),
+    else None."""
+    if type(key) is tuple and len(key) == 1:
+        key = key[0]
+    if (type(key) is np.ndarray and key.dtype.kind in "iu" and out.ndim >= 1
+            and isinstance(v, np.ndarray) and v.shape == key.shape + out.shape[1:]):
+        return key
+    return None
+
+
+def _add_rows(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+    """out[rows[i]] += values[i] for every i, repeated rows summed in order: np.add.at
+    on the flattened arrays, with one index per element (NumPy's fast path for 1-d
+    add.at; on 2-d arrays it goes one element at a time, five times slower on an
+    embedding's gradient). Rows go in batches so that the index arrays stay small."""
+    width = math.prod(out.shape[1:])
+    flat_rows = rows.reshape(-1)
+    if not out.flags.c_contiguous or width == 0:
+        np.add.at(out, rows, values)
+        return
+    flat_out, flat_values = out.reshape(-1), values.reshape(flat_rows.size, width)
+    columns = np.arange(width)
+    step = max(1, _ADD_ROWS_BATCH // width)
+    for start in range(0, flat_rows.size, step):
+        batch = flat_rows[start:start + step]
+        if batch.min() < -out.shape[0] or batch.max() >= out.shape[0]:
+            np.add.at(out, batch, flat_values[start:start + step])   # NumPy's IndexError
+        batch = batch % out.shape[0]
+        np.add.at(flat_out, (batch[:, None] * width + columns).reshape(-1),
+                  flat_values[start:start + step].reshape(-1))
+
+
 class IndexPut(Function):
     """A copy of x with `value` written (or, with accumulate, added) at `key`."""
     backward_name = "IndexPutBackward0"
@@ -127,6 +165,8 @@ class IndexPut(Function):
                 out[key] = v
             elif is_basic(key):
                 out[key] += v
+            elif _row_index(key, out, v) is not None:
+                _add_rows(out, _row_index(key, out, v), v)
             else:
                 np.add.at(out, key, v)
         except IndexError as err:
@@ -214,7 +254,10 @@ def _value_for(input: Tensor, key, value):
         return value
     if value._data.dtype != input._data.dtype:
         value = value.to(input.dtype)
-    target = np.empty(input._data.shape, dtype=np.bool_)[key].shape
+    try:
+        target = np.empty(input._data.shape, dtype=np.bool_)[key].shape
+    except IndexError as err:
+        raise _index_error(err) from None
     extra = value._data.ndim - len(target)
     if extra > 0 and all(s == 1 for s in value._data.shape[:extra]):
         value = value.reshape(value._data.shape[extra:])

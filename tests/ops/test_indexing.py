@@ -318,6 +318,17 @@ def test_index_ops_errors():
                 r"^index 5 is out of bounds for dimension 0 with size 2")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_index_put_accumulates_repeated_rows(dtype):
+    """Whole-row accumulation (an embedding's gradient): repeated and negative rows."""
+    rows = np.random.default_rng(2).integers(-6, 6, (5, 7))
+    check(lambda lib, x, v: x.index_put((lib.tensor(rows),), v, accumulate=True),
+          (6, 3, 2), (5, 7, 3, 2), dtype=dtype)
+    check_error(lambda lib: lib.zeros(3, 2).index_put_((lib.tensor([0, 3]),), lib.ones(2, 2),
+                                                       accumulate=True),
+                IndexError, r"index 3 is out of bounds for dimension 0 with size 3")
+
+
 @pytest.mark.parametrize("accumulate", [False, True])
 def test_index_put(accumulate):
     rows = [0, 2, 0] if accumulate else [0, 2]
