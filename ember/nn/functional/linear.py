@@ -6,6 +6,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...autograd.grad_mode import STATE as GRAD_STATE
 from ...amp.policy import KEEP, LOWER, autocast_op
 
 __all__ = ["linear", "bilinear"]
@@ -69,12 +70,26 @@ class Linear(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
+        if not GRAD_STATE.enabled and grad._data.dtype not in _LOW_PRECISION:
+            return _plain_backward(grad._data, x._data, weight._data, need_x, need_w,
+                                   need_b and ctx.has_bias)
         out_features = weight.shape[0]
         grad_2d = grad.reshape(-1, out_features)
         grad_x = grad.matmul(weight) if need_x else None
         grad_w = grad_2d.mT.matmul(x.reshape(-1, x.shape[-1])) if need_w else None
         grad_b = grad_2d.sum(0) if need_b and ctx.has_bias else None
         return grad_x, grad_w, grad_b
+
+
+def _plain_backward(g: np.ndarray, x: np.ndarray, w: np.ndarray, need_x: bool, need_w: bool,
+                    need_b: bool) -> tuple:
+    """The three gradients in NumPy, when no graph is recorded (an ordinary backward):
+    the same products as the differentiable version without an op's bookkeeping each."""
+    g_2d = g.reshape(-1, w.shape[0])
+    grad_x = Tensor._wrap((g_2d @ w).reshape(x.shape)) if need_x else None
+    grad_w = Tensor._wrap(g_2d.T @ x.reshape(-1, x.shape[-1])) if need_w else None
+    grad_b = Tensor._wrap(g_2d.sum(0)) if need_b else None
+    return grad_x, grad_w, grad_b
 
 
 def _check_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
