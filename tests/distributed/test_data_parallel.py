@@ -10,6 +10,7 @@ from ember.autograd import engine
 
 def _pair():
     """The same small model in torch and ember, wrapped in DataParallel."""
+    torch.manual_seed(0)
     t_model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
     e_model = ember.nn.Sequential(ember.nn.Linear(4, 3), ember.nn.ReLU(), ember.nn.Linear(3, 2))
     e_model.load_state_dict({k: ember.tensor(v.numpy()) for k, v in t_model.state_dict().items()})
@@ -24,7 +25,9 @@ def test_forward_and_gradients_match_torch():
     t_out.sum().backward()
     e_out.sum().backward()
     for (name, tp), ep in zip(t_dp.named_parameters(), e_dp.parameters()):
-        np.testing.assert_allclose(ep.grad.numpy(), tp.grad.numpy(), rtol=1e-6, err_msg=name)
+        # float32 sums in a different order than torch's: a few units in the last place
+        np.testing.assert_allclose(ep.grad.numpy(), tp.grad.numpy(), rtol=1e-5, atol=1e-7,
+                                   err_msg=name)
 
 
 def test_state_dict_keys_and_repr_match_torch():

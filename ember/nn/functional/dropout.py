@@ -41,9 +41,11 @@ def _apply(input: Tensor, mask: np.ndarray, shift, inplace: bool) -> Tensor:
 
 def _keep_mask(shape, p: float, dtype) -> np.ndarray:
     """1/(1-p) where an element is kept, 0 where dropped (all zeros when p == 1)."""
-    keep = numpy_generator(None).random(shape) >= p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    return (keep * scale).astype(dtype)
+    draws = np.float32 if np.dtype(dtype).itemsize <= 4 else np.float64
+    keep = numpy_generator(None).random(shape, dtype=draws) >= p
+    mask = keep.astype(dtype)
+    mask *= 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return mask
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
