@@ -95,6 +95,16 @@ def test_conv_winograd_only_input_or_weight_grad():
               (16, 16, 3, 3), grad_inputs=grad_inputs)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs,ws", [((64, 1, 28, 28), (10, 1, 5, 5)),   # MNIST's first layer
+                                   ((7, 1, 33, 30), (8, 1, 5, 5)),     # sums with a remainder
+                                   ((3, 2, 40, 40), (4, 2, 3, 3))])
+def test_conv_thin_weight_gradient(dtype, xs, ws):
+    """Few weights, each a sum over many positions: the sum runs in slices."""
+    check(lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b), xs, ws, (ws[0],),
+          dtype=dtype, grad_inputs=[1, 2])
+
+
 def test_conv_errors():
     check_error(lambda lib: lib.nn.functional.conv2d(lib.ones(1, 3, 5, 5), lib.ones(2, 4, 3, 3)),
                 RuntimeError, r"expected input\[1, 3, 5, 5\] to have 4 channels, but got 3")

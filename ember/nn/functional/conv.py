@@ -36,6 +36,9 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 # Columns larger than this are recomputed in backward rather than kept from forward.
 _CACHE_COLUMNS_BYTES = 32 * 1024 * 1024
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+# Products with at most _THIN_RESULT results over more than 4 _THIN_SLICE terms are
+# computed in slices (see _thin_product).
+_THIN_RESULT, _THIN_SLICE = 1024, 1024
 # Column buffers that do not outlive the call (recomputed columns, column gradients)
 # share one reusable buffer per thread; see _scratch.py for why.
 _COLUMNS = ThreadScratch()
@@ -180,8 +183,27 @@ def conv_weight_grad(x: np.ndarray, g: np.ndarray, geo: Geometry, w_shape,
         g_cf = _channels_first(g, geo.groups)
     # columns @ g^T, then a transpose of the small result: OpenBLAS runs this operand
     # order 1.1-1.7x faster than g @ columns^T on convolution shapes.
-    gw_t = np.matmul(_grouped(cols, geo.groups), g_cf.transpose(0, 2, 1))
+    gw_t = _thin_product(_grouped(cols, geo.groups), g_cf.transpose(0, 2, 1))
     return np.ascontiguousarray(gw_t.transpose(0, 2, 1)).reshape(w_shape)
+
+
+def _thin_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for stacks (G, M, K) @ (G, K, N). When the result is tiny and K long (the
+    weight gradient of a first layer: 25 x 10 values, each a sum over 37k positions),
+    OpenBLAS runs 3x slower than on the same product cut into a stack of 1024-long
+    slices of K, whose partial results are then summed."""
+    groups, rows, inner = a.shape
+    cols = b.shape[-1]
+    if rows * cols > _THIN_RESULT or inner < 4 * _THIN_SLICE:
+        return np.matmul(a, b)
+    slices = inner // _THIN_SLICE
+    whole = slices * _THIN_SLICE
+    a_slices = a[..., :whole].reshape(groups, rows, slices, _THIN_SLICE).transpose(0, 2, 1, 3)
+    b_slices = b[:, :whole].reshape(groups, slices, _THIN_SLICE, cols)
+    result = np.matmul(a_slices, b_slices).sum(axis=1)
+    if whole < inner:
+        result += np.matmul(a[..., whole:], b[:, whole:])
+    return result
 
 
 def _columns_bytes(x: np.ndarray, w: np.ndarray, geo: Geometry) -> int:
