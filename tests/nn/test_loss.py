@@ -114,6 +114,22 @@ def test_regression_errors():
 
 
 # ---------------------------------------------------------------- cross entropy and nll
+@pytest.mark.parametrize("options", [{}, {"weight": True, "ignore_index": 3,
+                                          "label_smoothing": 0.1}])
+@pytest.mark.parametrize("shape", [(300, 400), (4, 100, 20, 12)])
+def test_cross_entropy_in_row_blocks(shape, options):
+    """Inputs of 64k+ values run their row passes in blocks on several threads."""
+    target = labels(*((shape[0],) + shape[2:]), classes=shape[1])
+    weight = np.linspace(0.5, 2.0, shape[1]).astype("float32") if options.get("weight") \
+        else None
+    kwargs = {k: v for k, v in options.items() if k != "weight"}
+
+    def fn(lib, x, t):
+        w = None if weight is None else lib.tensor(weight)
+        return F(lib).cross_entropy(x, t, weight=w, **kwargs)
+    check(fn, shape, target)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("options", [{}, {"weight": True}, {"ignore_index": 1},

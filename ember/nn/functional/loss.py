@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype
+from ..._parallel import MIN_PARALLEL_VALUES, parallel_for, split, threads
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE as GRAD_STATE
@@ -361,6 +362,49 @@ def _batched(fn, input: Tensor, target: Tensor, reduction: str, **kwargs) -> Ten
     return out[0] if reduction == "none" else out
 
 
+def _row_shift(x: np.ndarray) -> np.ndarray:
+    """Each sample's maximum over the classes (0 where it is not finite): subtracted
+    before exp so that the largest term is exp(0)."""
+    if x.size == 0:
+        return np.zeros_like(x[:, :1])
+    shift = x.max(axis=1, keepdims=True)
+    return np.where(np.isfinite(shift), shift, 0)
+
+
+class _ClassIndexRows:
+    """The row-wise passes of cross-entropy with class-index targets, in blocks of
+    samples spread over the threads (exp dominates; each block stays in cache):
+    shift (N, 1, ...), total = sum_c exp(x - shift), picked = (x - shift) at the target,
+    smoothed = sum_c w_c (x - shift) (with label smoothing) and, with `gradient`,
+    values = d loss / d logits; without it, values holds exp(x - shift)."""
+
+    def __init__(self, x, safe, w_t, keep, w_b, label_smoothing, smooth, q_sum,
+                 gradient: bool):
+        n = x.shape[0]
+        self.values = np.empty_like(x)
+        self.shift = np.empty((n, 1) + x.shape[2:], x.dtype)
+        self.total = np.empty_like(self.shift)
+        self.picked = np.empty(safe.shape, x.dtype)
+        self.smoothed = np.empty(safe.shape, x.dtype) if label_smoothing else None
+
+        def block(part):
+            shift = self.shift[part] = _row_shift(x[part])
+            z = np.subtract(x[part], shift, out=self.values[part])
+            self.picked[part] = _at_targets(z, safe[part])
+            if label_smoothing:
+                self.smoothed[part] = (z * w_b).sum(axis=1)
+            e = np.exp(z, out=z)
+            total = self.total[part] = e.sum(axis=1, keepdims=True)
+            if gradient:
+                np.multiply(e, q_sum[part].reshape(total.shape) / total, out=e)
+                _add_at_targets(e, safe[part], -(1 - label_smoothing) * w_t[part])
+                if label_smoothing:
+                    e -= smooth * w_b * keep[part][:, None]
+
+        parts = 2 * threads() if x.size >= MIN_PARALLEL_VALUES else 1
+        parallel_for(split(n, parts), block, x.size)
+
+
 def _grad_scale(grad: Tensor, denom: float, reduction: str) -> Tensor:
     """The upstream gradient as a factor per (sample, 1, positions...)."""
     if reduction == "none":
@@ -434,13 +478,12 @@ class CrossEntropy(Function):
         if x.dtype in _LOW_PRECISION:
             x = x.astype(np.float32)
         n_classes = x.shape[1]
-        shift = x.max(axis=1, keepdims=True) if x.size else np.zeros_like(x[:, :1])
-        shift = np.where(np.isfinite(shift), shift, 0)
-        z = x - shift
         w_b = 1 if weight is None else weight.reshape((1, -1) + (1,) * (x.ndim - 2))
         smooth = label_smoothing / n_classes
         needs = ctx.needs_input_grad
         if isinstance(target, Tensor):          # class probabilities
+            shift = _row_shift(x)
+            z = x - shift
             with np.errstate(divide="ignore"):
                 logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
             probs = target._data
@@ -456,28 +499,23 @@ class CrossEntropy(Function):
         else:                                   # class indices: no dense one-hot needed
             safe, w_t, keep = _target_weights(target, weight, ignore_index, x.dtype)
             denom = float(w_t.sum())
-            exp_z = np.exp(z)
-            total = exp_z.sum(axis=1, keepdims=True)
+            w_sum = n_classes if weight is None else float(weight.sum())
+            # d loss / d logits = softmax * sum_c q - q, q the per-class coefficients.
+            q_sum = (1 - label_smoothing) * w_t
+            if label_smoothing:
+                q_sum = q_sum + smooth * w_sum * keep
+            rows = _ClassIndexRows(x, safe, w_t, keep, w_b, label_smoothing, smooth, q_sum,
+                                   bool(needs and needs[0]))
+            shift = rows.shift
             with np.errstate(divide="ignore"):
-                log_total = np.log(total)
-            picked = _at_targets(z, safe) - log_total[:, 0]     # logp at the target
+                log_total = np.log(rows.total)
+            picked = rows.picked - log_total[:, 0]              # logp at the target
             loss = -(1 - label_smoothing) * w_t * picked
             if label_smoothing:
                 # the smoothing term: -smooth * sum_c w_c * logp[n, c] (for kept samples)
-                w_sum = n_classes if weight is None else float(weight.sum())
-                smoothed = (z * w_b).sum(axis=1) - w_sum * log_total[:, 0]
-                loss -= smooth * keep * smoothed
+                loss -= smooth * keep * (rows.smoothed - w_sum * log_total[:, 0])
             if needs and needs[0]:
-                # d loss / d logits = softmax * sum_c q - q, q the per-class coefficients;
-                # softmax * sum_c q = exp_z * (sum_c q / total) in one pass.
-                q_sum = (1 - label_smoothing) * w_t
-                if label_smoothing:
-                    q_sum = q_sum + smooth * w_sum * keep
-                d = np.multiply(exp_z, q_sum.reshape(total.shape) / total, out=exp_z)
-                _add_at_targets(d, safe, -(1 - label_smoothing) * w_t)
-                if label_smoothing:
-                    d -= smooth * w_b * keep[:, None]
-                ctx.d_logits = d
+                ctx.d_logits = rows.values
             ctx.coefficients = (safe, w_t, keep)
         ctx.meta = (denom, reduction, shift, keep, label_smoothing, smooth)
         ctx.weight = w_b
