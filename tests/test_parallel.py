@@ -98,3 +98,24 @@ def test_regions_from_two_python_threads(two_threads):
     for t in threads:
         t.join()
     assert sums == [160.0, 160.0]
+
+
+class _TransposingDataset:
+    """Each item runs a parallel region (a large transpose) inside a DataLoader worker."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        a = np.arange(2000 * 600, dtype=np.float32).reshape(2000, 600) + i
+        return ember.tensor(a).t().contiguous().sum()
+
+
+def test_regions_in_forked_dataloader_workers(two_threads):
+    # the parent's BLAS workers have run Python before the fork
+    parallel_for([0, 1], lambda i: None, BIG)
+    loader = ember.utils.data.DataLoader(_TransposingDataset(), batch_size=2, num_workers=2,
+                                         timeout=60)
+    sums = [float(x) for batch in loader for x in batch]
+    base = float(np.arange(2000 * 600, dtype=np.float64).sum())
+    assert sums == pytest.approx([base + i * 2000 * 600 for i in range(4)], rel=1e-6)
