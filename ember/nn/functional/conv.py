@@ -36,9 +36,9 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 # Columns larger than this are recomputed in backward rather than kept from forward.
 _CACHE_COLUMNS_BYTES = 32 * 1024 * 1024
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
-# Products with at most _THIN_RESULT results over more than 4 _THIN_SLICE terms are
-# computed in slices (see _thin_product).
-_THIN_RESULT, _THIN_SLICE = 1024, 1024
+# Thin products over more than 4 _THIN_SLICE terms are computed in slices (see
+# _thin_product).
+_THIN_SLICE = 1024
 # Column buffers that do not outlive the call (recomputed columns, column gradients)
 # share one reusable buffer per thread; see _scratch.py for why.
 _COLUMNS = ThreadScratch()
@@ -188,13 +188,15 @@ def conv_weight_grad(x: np.ndarray, g: np.ndarray, geo: Geometry, w_shape,
 
 
 def _thin_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b for stacks (G, M, K) @ (G, K, N). When the result is tiny and K long (the
+    """a @ b for stacks (G, M, K) @ (G, K, N). With few rows in a and a long K (the
     weight gradient of a first layer: 25 x 10 values, each a sum over 37k positions),
-    OpenBLAS runs 3x slower than on the same product cut into a stack of 1024-long
-    slices of K, whose partial results are then summed."""
+    OpenBLAS runs 1.5-3.5x slower than on the same product cut into a stack of
+    1024-long slices of K, whose partial results are then summed (measured: M <= 16,
+    or M <= 32 with M N < 1024; larger products are as fast or faster whole)."""
     groups, rows, inner = a.shape
     cols = b.shape[-1]
-    if rows * cols > _THIN_RESULT or inner < 4 * _THIN_SLICE:
+    thin = rows <= 16 or rows <= 32 and rows * cols < 1024      # measured, see above
+    if not thin or inner < 4 * _THIN_SLICE:
         return np.matmul(a, b)
     slices = inner // _THIN_SLICE
     whole = slices * _THIN_SLICE
