@@ -119,3 +119,31 @@ def test_regions_in_forked_dataloader_workers(two_threads):
     sums = [float(x) for batch in loader for x in batch]
     base = float(np.arange(2000 * 600, dtype=np.float64).sum())
     assert sums == pytest.approx([base + i * 2000 * 600 for i in range(4)], rel=1e-6)
+
+
+def _training_results():
+    """Gradients of a Winograd convolution, a row-blocked cross-entropy and an Adam
+    update in slices, as arrays."""
+    rng = np.random.default_rng(3)
+    x = ember.tensor(rng.standard_normal((8, 16, 12, 12), dtype=np.float32),
+                     requires_grad=True)
+    w = ember.tensor(rng.standard_normal((16, 16, 3, 3), dtype=np.float32),
+                     requires_grad=True)
+    logits = ember.tensor(rng.standard_normal((300, 400), dtype=np.float32),
+                          requires_grad=True)
+    labels = ember.tensor(rng.integers(0, 400, 300))
+    loss = ember.nn.functional.conv2d(x, w, padding=1).square().mean() + \
+        ember.nn.functional.cross_entropy(logits, labels)
+    loss.backward()
+    big = ember.nn.Parameter(ember.tensor(rng.standard_normal((600, 500), dtype=np.float32)))
+    big.grad = ember.tensor(rng.standard_normal((600, 500), dtype=np.float32))
+    ember.optim.Adam([big], lr=0.1).step()
+    return [t.numpy().copy() for t in (x.grad, w.grad, logits.grad, big.detach())]
+
+
+def test_results_do_not_depend_on_the_thread_count(two_threads):
+    on_two = _training_results()
+    ember.set_num_threads(1)
+    on_one = _training_results()
+    for a, b in zip(on_two, on_one):
+        np.testing.assert_array_equal(a, b)

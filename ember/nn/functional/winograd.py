@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._transpose import move_first_axes_last, move_last_axes_first, transpose
-from ..._parallel import parallel_for, split, threads
+from ..._parallel import parallel_for, split
 from ..._scratch import ThreadScratch
 
 # Temporaries live in per-thread scratch buffers, one slot per role (see _scratch.py);
@@ -41,6 +41,7 @@ _SCRATCH = ThreadScratch()
 _PADDED, _ROWS, _TILES, _PRODUCTS, _GRADIENT = range(5)
 # Images per chunk: enough for about this many transformed values at a time.
 _CHUNK_VALUES = 1 << 20
+_MIN_CHUNKS = 2
 
 # G (4 x 3) spreads a kernel row over the tile positions; KERNEL_TRANSFORM[ab, kl] =
 # G[a, k] G[b, l] maps a flattened 3x3 kernel to its 16 transformed values.
@@ -70,8 +71,10 @@ class _Plan:
         self.pads = geo.pads
         per_image = 16 * self.th * self.tw * max(c, w_shape[0])
         self.values = n * per_image
-        # Chunks small enough to stay in cache, and at least one per thread.
-        self.chunks = split(n, max(-(-self.values // _CHUNK_VALUES), threads()))
+        # Chunks small enough to stay in cache, and at least two (one per thread on a
+        # two-core machine). They depend on the shapes only, never on the thread count,
+        # so the weight gradient's sum over the chunks is the same on any machine.
+        self.chunks = split(n, max(-(-self.values // _CHUNK_VALUES), _MIN_CHUNKS))
 
 
 # ---------------------------------------------------------------- kernels
