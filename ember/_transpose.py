@@ -52,7 +52,7 @@ def contiguous(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a)
     prefix, rows, cols, row_stride = plan
     out = np.empty(a.shape, dtype=a.dtype)
-    source = a.reshape(prefix + a.shape[len(prefix):])   # a view: only size-1 axes differ
+    source = a.reshape([n for n in a.shape if n != 1])   # a view: size-1 axes dropped
     target = out.reshape(prefix + (cols, rows))
     _transpose_matrices([(source[index].ctypes.data, target[index].ctypes.data)
                          for index in np.ndindex(*prefix)], rows, cols, row_stride, a.dtype)

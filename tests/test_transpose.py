@@ -70,7 +70,9 @@ def test_contiguous_of_permutations(dtype, perm):
         np.testing.assert_array_equal(result, view)
 
 
-@pytest.mark.parametrize("view", [lambda z: z[1:, :250].transpose(0, 2, 1),
+@pytest.mark.parametrize("view", [lambda z: z[None, 1:, :250].transpose(0, 1, 3, 2),
+                                  lambda z: z[:, None, :250].transpose(1, 0, 3, 2),
+                                  lambda z: z[1:, :250].transpose(0, 2, 1),
                                   lambda z: z[::2].transpose(0, 2, 1),
                                   lambda z: z[:, ::-1].transpose(0, 2, 1),
                                   lambda z: z[:, None].transpose(2, 1, 0, 3),
