@@ -128,6 +128,15 @@ def _row_index(key, out: np.ndarray, v):
     return None
 
 
+def _add_at(out: np.ndarray, key, v) -> None:
+    """out[key] += v with repeated indices summed (np.add.at), whole rows faster."""
+    rows = _row_index(key, out, v)
+    if rows is None:
+        np.add.at(out, key, v)
+    else:
+        _add_rows(out, rows, v)
+
+
 def _add_rows(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
     """out[rows[i]] += values[i] for every i, repeated rows summed in order: np.add.at
     on the flattened arrays, with one index per element (NumPy's fast path for 1-d
@@ -165,10 +174,8 @@ class IndexPut(Function):
                 out[key] = v
             elif is_basic(key):
                 out[key] += v
-            elif _row_index(key, out, v) is not None:
-                _add_rows(out, _row_index(key, out, v), v)
             else:
-                np.add.at(out, key, v)
+                _add_at(out, key, v)
         except IndexError as err:
             raise _index_error(err) from None
         return out

@@ -92,5 +92,3 @@ def _update(arrays, c: _Coefficients) -> None:
     np.multiply(exp_avg, -c.lr / c.bias_correction1, out=update)
     update /= denom
     param += update
-
-

@@ -74,8 +74,6 @@ def _compute_dtype(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float32) if a.dtype in _LOW_PRECISION else a
 
 
-
-
 def _padded_shape(c: int, spatial, geo: Geometry, n: int) -> tuple:
     return (c,) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, geo.pads)) + (n,)
 
