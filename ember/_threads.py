@@ -1,11 +1,11 @@
 """torch.set_num_threads / get_num_threads for ember: the threads of NumPy's BLAS.
 
-ember's only multi-threaded work is NumPy's matrix products, which run on OpenBLAS's
-thread pool in the PyPI wheels. These functions size that pool through OpenBLAS's own
-setter, found among the shared libraries the process has loaded (its exported name
-depends on how OpenBLAS was built). Where no OpenBLAS is found (another BLAS, another
-system) the number is remembered and reported but changes nothing: results never depend
-on it beyond rounding, only speed.
+ember's multi-threaded work runs on OpenBLAS's thread pool in the PyPI wheels: NumPy's
+matrix products, and the pieces of large passes that _parallel.py hands to the same
+threads. These functions size that pool through OpenBLAS's own setter (see
+_openblas.py). Where no OpenBLAS is found (another BLAS, another system) the number is
+remembered and reported but changes nothing. Results never depend on it beyond the
+rounding of BLAS products, only speed.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _check(name: str, value) -> int:
 
 
 def set_num_threads(count, /) -> None:
-    """Set the number of threads used for matrix products (NumPy's BLAS)."""
+    """Set the number of threads used for matrix products and ember's parallel passes."""
     count = _check("set_num_threads", count)
     _remembered["intra"] = count
     if _set_blas is not None:
@@ -40,7 +40,7 @@ def set_num_threads(count, /) -> None:
 
 
 def get_num_threads() -> int:
-    """The number of threads used for matrix products."""
+    """The number of threads used for matrix products and ember's parallel passes."""
     return _get_blas() if _get_blas is not None else _remembered["intra"]
 
 
