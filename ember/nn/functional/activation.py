@@ -8,7 +8,6 @@ Functions, shifted by the row maximum for numerical stability.
 """
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 
@@ -19,6 +18,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import STATE as GRAD_STATE
 from ...ops._special_math import erf as _erf
 from ...ops.pointwise import float_math, sigmoid, tanh, zero_unless
+from ...ops.pointwise_unary import relu_array
 from ...amp.policy import LOWER, autocast_op
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_",
@@ -78,22 +78,7 @@ def _run(fn_cls, input: Tensor, inplace: bool, *params) -> Tensor:
 
 
 # ---------------------------------------------------------------- rectifiers
-@functools.lru_cache(maxsize=64)
-def _zero_row(dtype: np.dtype, length: int) -> np.ndarray:
-    row = np.zeros(length, dtype)
-    row.flags.writeable = False
-    return row
-
-
-def _relu_forward(a: np.ndarray) -> np.ndarray:
-    """max(a, 0). NumPy's maximum against a scalar runs 2-3x slower than against a row of
-    zeros broadcast over the other axes (only the latter takes its vectorised loop)."""
-    if a.ndim == 0 or a.shape[-1] == 0:
-        return np.maximum(a, a.dtype.type(0))
-    return np.maximum(a, _zero_row(a.dtype, a.shape[-1]))
-
-
-_Relu = _activation("Relu", _relu_forward,
+_Relu = _activation("Relu", relu_array,
                     lambda y: y > 0, from_output=True, gate=True)
 _LeakyRelu = _activation("LeakyRelu", lambda a, s: np.where(a > 0, a, a * s),
                          lambda x, s: _mask(x > 0, x) * (1 - s) + s)
