@@ -16,6 +16,7 @@ import warnings
 from ..._tensor import Tensor
 from ...ops.indexing import _named
 from ..parameter import Parameter
+from ._pre_hooks import remove_pre_hook
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -90,9 +91,5 @@ def weight_norm(module, name: str = "weight", dim: int | None = 0):
 
 def remove_weight_norm(module, name: str = "weight"):
     """Undo weight_norm: `name` becomes one Parameter again, with the current value."""
-    for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    remove_pre_hook(module, WeightNorm, name, "weight_norm")
+    return module
