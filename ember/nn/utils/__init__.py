@@ -3,6 +3,6 @@ normalization, packed sequences (rnn)."""
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_,  # noqa: F401
                         clip_grads_with_norm_, get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
-from . import rnn  # noqa: F401
+from . import parametrizations, parametrize, rnn  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
