@@ -76,3 +76,19 @@ def check_module(make, *specs, dtype: str = "float32", train: bool = True, steps
         for (name, tb), (_, eb) in zip(tmod.named_buffers(), emod.named_buffers()):
             assert_same(eb, tb, atol, rtol, f"buffer {name}")
     return tmod, emod
+
+
+def train_side_by_side(t_mod, e_mod, x: np.ndarray, steps: int = 3) -> None:
+    """`steps` SGD steps on sum(out^2) for the torch and ember modules, comparing the
+    outputs at each step (the modules must start with equal state)."""
+    t_opt = torch.optim.SGD(t_mod.parameters(), lr=0.1)
+    e_opt = ember.optim.SGD(e_mod.parameters(), lr=0.1)
+    for _ in range(steps):
+        outs = []
+        for opt, mod, lib in ((t_opt, t_mod, torch), (e_opt, e_mod, ember)):
+            opt.zero_grad()
+            out = mod(lib.tensor(x))
+            (out ** 2).sum().backward()
+            opt.step()
+            outs.append(out)
+        assert_same(outs[1], outs[0], 1e-5, 1e-4)

@@ -8,6 +8,7 @@ import torch
 
 import ember
 import ember.nn  # noqa: F401
+from module_oracle import train_side_by_side
 from oracle import assert_same
 
 
@@ -151,3 +152,36 @@ def test_weight_norm_loads_checkpoints_of_the_hook_form():
     assert_same(module.parametrizations.weight.original0.detach(), old.weight_g.detach(),
                 1e-6, 1e-5)
     assert_same(module.weight, old.weight, 1e-6, 1e-5)
+
+
+@pytest.mark.parametrize("make,x_shape,options", [
+    (lambda lib: lib.nn.Linear(5, 4), (3, 5), {}),
+    (lambda lib: lib.nn.Conv2d(3, 4, 3), (2, 3, 6, 6), dict(n_power_iterations=2)),
+    (lambda lib: lib.nn.ConvTranspose2d(3, 6, 3), (2, 3, 4, 4), {})])
+def test_spectral_norm_matches_torch(make, x_shape, options):
+    """The power iteration starts from random vectors: ember's module takes torch's
+    state (u, v after the 15 initial steps) before the steps are compared."""
+    torch.manual_seed(0)
+    t_mod, e_mod = make(torch), make(ember)
+    torch.nn.utils.parametrizations.spectral_norm(t_mod, **options)
+    ember.nn.utils.parametrizations.spectral_norm(e_mod, **options)
+    assert repr(e_mod) == repr(t_mod)
+    assert list(e_mod.state_dict()) == list(t_mod.state_dict())
+    e_mod.load_state_dict({k: ember.tensor(v.numpy()) for k, v in t_mod.state_dict().items()})
+    x = np.random.default_rng(1).standard_normal(x_shape).astype(np.float32)
+    train_side_by_side(t_mod, e_mod, x)
+    t_mod.eval()
+    e_mod.eval()
+    assert_same(e_mod(ember.tensor(x)), t_mod(torch.tensor(x)), 1e-5, 1e-4)
+
+
+def test_spectral_norm_errors_and_vectors():
+    for lib in (torch, ember):
+        P = lib.nn.utils.parametrizations
+        with pytest.raises(ValueError, match="has no parameter or buffer with name 'nothing'"):
+            P.spectral_norm(lib.nn.Linear(2, 2), "nothing")
+        with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in "
+                                             r"range of \[-2, 1\] but got 2\)"):
+            P.spectral_norm(lib.nn.Linear(2, 2), dim=2)
+        module = P.spectral_norm(lib.nn.Linear(3, 2), "bias")
+        assert float(module.bias.norm()) == pytest.approx(1.0, rel=1e-6)

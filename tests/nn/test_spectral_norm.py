@@ -8,6 +8,7 @@ import torch
 
 import ember
 import ember.nn  # noqa: F401
+from module_oracle import train_side_by_side
 from oracle import assert_same
 
 
@@ -30,18 +31,9 @@ MODULES = [(lambda lib: lib.nn.Linear(5, 4), (3, 5), {}),
 def test_training_steps_match_torch(make, x_shape, options):
     t_mod, e_mod = _pair(make, **options)
     assert list(e_mod.state_dict()) == list(t_mod.state_dict())
-    t_opt = torch.optim.SGD(t_mod.parameters(), lr=0.1)
-    e_opt = ember.optim.SGD(e_mod.parameters(), lr=0.1)
     x = np.random.default_rng(1).standard_normal(x_shape).astype(np.float32)
     for _ in range(3):
-        outs = []
-        for opt, mod, lib in ((t_opt, t_mod, torch), (e_opt, e_mod, ember)):
-            opt.zero_grad()
-            out = mod(lib.tensor(x))
-            (out ** 2).sum().backward()
-            opt.step()
-            outs.append(out)
-        assert_same(outs[1], outs[0], 1e-5, 1e-4)
+        train_side_by_side(t_mod, e_mod, x, steps=1)
         assert_same(e_mod.weight_orig.grad, t_mod.weight_orig.grad, 1e-5, 1e-4, "weight_orig")
         for name in ("weight_u", "weight_v"):
             assert_same(getattr(e_mod, name), getattr(t_mod, name), 1e-5, 1e-4, name)

@@ -148,12 +148,17 @@ def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1,
     """Divide module.`name` by its largest singular value (estimated by power iteration)
     before every forward. dim: the output dimension (1 for transposed convolutions,
     0 otherwise, by default). Returns the module."""
-    if dim is None:
-        from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-        transposed = isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
-        dim = 1 if transposed else 0
-    SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
+    SpectralNorm.apply(module, name, n_power_iterations, output_dim(module, dim), eps)
     return module
+
+
+def output_dim(module, dim: int | None) -> int:
+    """`dim`, or by default the weight's output dimension: 1 for transposed convolutions
+    (their weight is (in, out, ...)), 0 otherwise."""
+    if dim is not None:
+        return dim
+    from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+    return 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
 
 
 def remove_spectral_norm(module, name: str = "weight"):
