@@ -12,6 +12,7 @@ from .padding import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .local_norm import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
+from .grid import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
