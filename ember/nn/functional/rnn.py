@@ -52,8 +52,11 @@ class _Recurrent(Function):
                 "in a Python loop for higher-order gradients.")
 
     @classmethod
-    def run(cls, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lengths=None, **options):
+    def run(cls, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr=None, lengths=None, **options):
+        """w_hr: the LSTM's projection of h (proj_size), or None."""
         args = (x, h0) + ((c0,) if cls.has_cell else ()) + (w_ih, w_hh, b_ih, b_hh)
+        if cls.has_cell:
+            args += (w_hr,)
         return cls.apply(*args, lengths, options)
 
 
@@ -152,16 +155,17 @@ def _stacked_weight(w_ih, w_hh, b_ih, b_hh, shift: int = 0):
 class LSTMLayer(_Recurrent):
     """Weight rows reordered from torch's (i, f, g, o) to (o, i, f, g). The forward keeps,
     per step, a (5H, B) block [o, i, f, g, c_prev]: [i, f] * [g, c_prev] then gives both
-    terms of the new cell in one call."""
+    terms of the new cell in one call. With a projection (proj_size P), the state fed
+    back and output is h = W_hr (o * tanh(c)), of size P instead of H."""
     backward_name = "LstmBackward0"
     gates = 4
     has_cell = True
 
     @staticmethod
-    def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lengths, options):
+    def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, lengths, options):
         xd = x._data
         steps, batch = xd.shape[:2]
-        hidden = h0._data.shape[-1]
+        hidden, out_size = c0._data.shape[-1], h0._data.shape[-1]
         weight = _stacked_weight(w_ih, w_hh, b_ih, b_hh, shift=hidden)    # (o, i, f, g)
         weight[:3 * hidden] *= 0.5
         z = _stacked_inputs(xd, h0._data, b_ih is not None)
@@ -181,22 +185,29 @@ class LSTMLayer(_Recurrent):
             if keep is not None:
                 np.copyto(c, a[4 * hidden:], where=keep[t])
             np.tanh(c, out=tanh_c[t])
-            h = z[t + 1, :hidden]
-            np.multiply(a[:hidden], tanh_c[t], out=h)
+            h = z[t + 1, :out_size]
+            if w_hr is None:
+                np.multiply(a[:hidden], tanh_c[t], out=h)
+            else:
+                np.matmul(w_hr._data, a[:hidden] * tanh_c[t], out=h)
             if keep is not None:
-                np.copyto(h, z[t, :hidden], where=keep[t])
-        ctx.saved = (xd, w_ih._data, w_hh._data, z, acts, tanh_c, mask)
+                np.copyto(h, z[t, :out_size], where=keep[t])
+        ctx.saved = (xd, w_ih._data, w_hh._data, None if w_hr is None else w_hr._data, z,
+                     acts, tanh_c, mask)
         ctx.has_bias = b_ih is not None
-        return _outputs(z, hidden, mask) + (acts[steps, 4 * hidden:].T.copy(),)
+        return _outputs(z, out_size, mask) + (acts[steps, 4 * hidden:].T.copy(),)
 
     @staticmethod
     def backward(ctx, g_out, g_h, g_c):
         _Recurrent.refuse_double_backward(ctx)
-        xd, w_ih, w_hh, z, acts, tanh_c, mask = ctx.saved
+        xd, w_ih, w_hh, w_hr, z, acts, tanh_c, mask = ctx.saved
         steps, batch = xd.shape[:2]
-        hidden = w_hh.shape[1]
+        hidden, out_size = tanh_c.shape[1], w_hh.shape[1]
         g_out = _output_grad(g_out, mask)
         factors, carry = _lstm_backward_factors(acts, tanh_c, mask)
+        # With a projection, dh (P, B) reaches the cell as W_hr^T dh; dhs keeps each
+        # step's dh for W_hr's gradient.
+        dhs = None if w_hr is None else np.empty((steps, out_size, batch), acts.dtype)
         # Per step, d[t] = [d_i, d_f, d_g, d_o, dc_t] (torch's gate order, then the cell).
         d = np.empty((steps, 5 * hidden, batch), dtype=acts.dtype)
         d_blocks, f_blocks = (a.reshape(steps, 5, hidden, batch) for a in (d, factors))
@@ -206,8 +217,12 @@ class LSTMLayer(_Recurrent):
         keep = _keep(mask)
         for t in range(steps - 1, -1, -1):
             dh += g_out[t]
+            dh_cell = dh
+            if w_hr is not None:
+                dhs[t] = dh
+                dh_cell = w_hr.T @ dh
             # [d_o, dc_t] = dh * [tanh(c) sigmoid'(o), o tanh'(c)], then dc_t += dc
-            np.multiply(dh, f_blocks[t, 3:], out=d_blocks[t, 3:])
+            np.multiply(dh_cell, f_blocks[t, 3:], out=d_blocks[t, 3:])
             dc_t = d_blocks[t, 4]
             dc_t += dc
             np.multiply(dc_t, f_blocks[t, :3], out=d_blocks[t, :3])
@@ -217,9 +232,15 @@ class LSTMLayer(_Recurrent):
                 np.copyto(dh_next, dh, where=keep[t])
             dh, dh_next = dh_next, dh
         dw, flat = _weight_grads(d[:, :4 * hidden], z)
-        grads = _split_weight_grad(dw, hidden, xd.shape[2], ctx.has_bias)
+        grads = _split_weight_grad(dw, out_size, xd.shape[2], ctx.has_bias)
+        dw_hr = None
+        if w_hr is not None:       # sum_t dh_t (o tanh(c))_t^T over the steps computed
+            cell_out = acts[:steps, :hidden] * tanh_c
+            if mask is not None:
+                cell_out *= mask.transpose(0, 2, 1)
+            dw_hr = Tensor._wrap(np.tensordot(dhs, cell_out, axes=([0, 2], [0, 2])))
         return ((_input_grad(ctx, flat, w_ih, xd), Tensor._wrap(dh.T.copy()),
-                 Tensor._wrap(dc.T.copy())) + grads + (None, None))
+                 Tensor._wrap(dc.T.copy())) + grads + (dw_hr, None, None))
 
 
 def _lstm_backward_factors(acts, tanh_c, mask):

@@ -45,8 +45,13 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be an integer greater than zero")
         if not isinstance(num_layers, int) or num_layers <= 0:
             raise ValueError("num_layers must be an integer greater than zero")
-        if proj_size:
-            raise NotImplementedError("LSTM: proj_size > 0 is not supported by ember")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode = mode
         self.input_size, self.hidden_size = input_size, hidden_size
         self.num_layers, self.bias = num_layers, bias
@@ -57,11 +62,14 @@ class RNNBase(Module):
         self._flat_weights_names = []
         for layer in range(num_layers):
             for suffix in ("", "_reverse") if bidirectional else ("",):
-                layer_input = input_size if layer == 0 else hidden_size * self.num_directions
+                layer_input = input_size if layer == 0 else \
+                    self._output_size * self.num_directions
                 shapes = {"weight_ih": (gate_size, layer_input),
-                          "weight_hh": (gate_size, hidden_size)}
+                          "weight_hh": (gate_size, self._output_size)}
                 if bias:
                     shapes.update(bias_ih=(gate_size,), bias_hh=(gate_size,))
+                if proj_size:
+                    shapes.update(weight_hr=(proj_size, hidden_size))
                 for kind, shape in shapes.items():
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, Parameter(Tensor._wrap(np.empty(shape, dt.numpy))))
@@ -71,6 +79,11 @@ class RNNBase(Module):
     @property
     def num_directions(self) -> int:
         return 2 if self.bidirectional else 1
+
+    @property
+    def _output_size(self) -> int:
+        """The size of h: proj_size for an LSTM with projections, else hidden_size."""
+        return self.proj_size or self.hidden_size
 
     @property
     def _flat_weights(self) -> list:
@@ -108,6 +121,9 @@ class RNNBase(Module):
                         getattr(self, f"bias_hh_l{layer}{suffix}")]
         else:
             weights += [None, None]
+        if self.mode == "LSTM":
+            weights.append(getattr(self, f"weight_hr_l{layer}{suffix}") if self.proj_size
+                           else None)
         return weights
 
     def _check_input(self, x: Tensor, batched: bool) -> None:
@@ -120,14 +136,18 @@ class RNNBase(Module):
                                f"{self.input_size}, got {x.shape[-1]}")
 
     def _initial_state(self, x: Tensor, batch: int, hx):
-        shape = (self.num_layers * self.num_directions, batch, self.hidden_size)
+        layers = self.num_layers * self.num_directions
+        shapes = [(layers, batch, self._output_size)]
+        if self.mode == "LSTM":
+            shapes.append((layers, batch, self.hidden_size))
         if hx is None:
-            zeros = Tensor._wrap(np.zeros(shape, dtype=x._data.dtype))
-            return (zeros, zeros) if self.mode == "LSTM" else zeros
+            zeros = [Tensor._wrap(np.zeros(shape, dtype=x._data.dtype)) for shape in shapes]
+            return tuple(zeros) if self.mode == "LSTM" else zeros[0]
         states = hx if isinstance(hx, tuple) else (hx,)
-        for s in states:
+        for k, (s, shape) in enumerate(zip(states, shapes)):
             if tuple(s.shape) != shape:
-                raise RuntimeError(f"Expected hidden size {shape}, got {list(s.shape)}")
+                which = f"[{k}]" if self.mode == "LSTM" else ""
+                raise RuntimeError(f"Expected hidden{which} size {shape}, got {list(s.shape)}")
         return hx
 
     def forward(self, input, hx=None):
