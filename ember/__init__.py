@@ -16,6 +16,7 @@ from ._memory_format import (channels_last, channels_last_3d, contiguous_format,
                              memory_format, preserve_format)
 from ._tensor import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,
                       FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor, Tensor)
+from ._type_info import finfo, iinfo  # noqa: F401
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                       seed, set_rng_state)
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
@@ -23,9 +24,11 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .ops import _methods  # noqa: F401  (binds the ops to Tensor)
 from .ops.creation import *  # noqa: F401,F403
+from .ops.householder import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.joining import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.matrix_exp import *  # noqa: F401,F403
 from .ops.pointwise import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
