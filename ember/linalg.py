@@ -3,7 +3,8 @@
 Every function works on batches of matrices (the last two dimensions). Gradients are
 implemented for the norms, inv, det, slogdet, solve, cholesky, svdvals and eigh;
 qr, svd (with vectors), pinv raise NotImplementedError in backward rather than give a
-wrong gradient. Products (matmul, multi_dot, cross) come from ember/ops/linalg.py.
+wrong gradient. Products (matmul, multi_dot, cross) come from ember/ops/linalg.py,
+matrix_exp from ember/ops/matrix_exp.py, householder_product from ember/ops/householder.py.
 """
 from __future__ import annotations
 
@@ -15,14 +16,17 @@ import numpy as np
 from . import _dtype
 from ._tensor import Tensor
 from .autograd.function import Function
+from .ops.householder import householder_product
 from .ops.linalg import _cross, _in_float32, matmul, multi_dot
+from .ops.matrix_exp import matrix_exp
 from .ops.reduction import VectorNorm, _check_norm_input, reduce_dims
 from .ops.shape import _named
 from .amp.policy import FP32, LOWER, autocast_op
 
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "det", "slogdet",
            "solve", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv",
-           "matrix_rank", "matrix_power", "cross", "multi_dot", "matmul", "vecdot"]
+           "matrix_rank", "matrix_power", "cross", "multi_dot", "matmul", "vecdot",
+           "matrix_exp", "householder_product"]
 
 
 class LinAlgError(RuntimeError):

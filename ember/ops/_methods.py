@@ -9,7 +9,8 @@ from __future__ import annotations
 import warnings
 
 from .._tensor import Tensor
-from . import creation, indexing, linalg, pointwise, random, reduction, shape, sorting
+from . import (creation, householder, indexing, linalg, matrix_exp, pointwise, random,
+               reduction, shape, sorting)
 from . import joining  # after shape, which it builds on
 
 
@@ -41,7 +42,7 @@ def bind_inplace(module, names) -> None:
 
 
 for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, sorting,
-                creation):
+                creation, householder, matrix_exp):
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 

@@ -1,0 +1,107 @@
+"""QR in LAPACK's compact form: torch.geqrf and its inverse, torch.linalg.householder_product.
+
+geqrf(A) returns (a, tau) as LAPACK does: R on and above a's diagonal, and below it the
+Householder vectors v_i (each with an implicit 1 on the diagonal) whose reflectors
+H_i = I - tau_i v_i v_i^H multiply to Q = H_1 H_2 ... H_k.
+
+householder_product(a, tau) forms the first n columns of that product. It is written
+with ember's differentiable ops (one rank-one update per reflector), so its gradients
+for a and tau, and higher derivatives, come from autograd.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Function
+from .creation import eye
+from .indexing import _named
+
+METHODS = ["geqrf", "orgqr"]
+
+__all__ = ["geqrf", "orgqr"]
+
+
+class Geqrf(Function):
+    backward_name = "GeqrfBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        compact, tau = np.linalg.qr(A._data, mode="raw")   # compact form comes transposed
+        return np.ascontiguousarray(compact.swapaxes(-1, -2)), tau
+
+    @staticmethod
+    def backward(ctx, grad_a, grad_tau):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+def geqrf(input: Tensor, *, out=None) -> tuple:
+    if out is not None:
+        raise NotImplementedError("geqrf: the 'out' argument is not supported by ember")
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for '
+                                  f"'{input.dtype._legacy_name[:-len('Tensor')]}'")
+    return Geqrf.apply(input)
+
+
+def _check_householder_args(input: Tensor, tau: Tensor) -> None:
+    name = "torch.linalg.householder_product"
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if input.shape[-2] < input.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if input.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if tau.ndim != input.ndim - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, "
+                           f"but got tau.ndim equal to {tau.ndim} and input.ndim is equal "
+                           f"to {input.ndim}")
+    if tau.shape[:-1] != input.shape[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype != input.dtype:
+        names = (t.dtype._legacy_name[:-len("Tensor")] for t in (tau, input))
+        raise RuntimeError("{}: tau dtype {} does not match input dtype {}".format(
+            name, *names))
+
+
+class _NoReflectors(Function):
+    """The product of zero reflectors: the identity's first columns, recorded in the graph
+    as torch does (the output requires grad; no gradient reaches a or tau)."""
+    backward_name = "LinalgHouseholderProductBackward0"
+
+    @staticmethod
+    def forward(ctx, A, tau):
+        identity = np.eye(*A.shape[-2:], dtype=A._data.dtype)
+        return np.broadcast_to(identity, A.shape).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, None
+
+
+def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
+    if out is not None:
+        raise NotImplementedError("householder_product: the 'out' argument is not "
+                                  "supported by ember")
+    _check_householder_args(A, tau)
+    rows, columns = A.shape[-2:]
+    k = tau.shape[-1]
+    if k == 0:
+        return _NoReflectors.apply(A, tau)
+    # Column i of `vectors` is v_i: zero above row i, 1 on it, A's entries below.
+    vectors = A[..., :k].tril(-1) + eye(rows, k, dtype=A.dtype)
+    product = eye(rows, columns, dtype=A.dtype).expand(*A.shape)
+    for i in range(k - 1, -1, -1):      # Q = H_1 (H_2 (... (H_k I)))
+        v = vectors[..., i:i + 1]
+        product = product - (tau[..., i, None, None] * v) @ (v.mH @ product)
+    return _named(product, "LinalgHouseholderProductBackward0")
+
+
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+    """torch.orgqr: householder_product under LAPACK's name."""
+    return householder_product(input, tau)
