@@ -22,15 +22,16 @@ from .shape import _named
 from ..amp.policy import FP32, autocast_op
 
 METHODS = ["sum", "mean", "sum_to_size", "prod", "var", "std", "max", "min", "amax", "amin",
-           "aminmax", "argmax", "argmin", "logsumexp", "norm", "cumsum", "cumprod", "cummax",
-           "cummin", "logcumsumexp", "any", "all", "count_nonzero", "nansum", "nanmean"]
+           "aminmax", "argmax", "argmin", "logsumexp", "norm", "dist", "cumsum", "cumprod",
+           "cummax", "cummin", "logcumsumexp", "any", "all", "count_nonzero", "nansum",
+           "nanmean"]
 
 INPLACE = ["cumsum", "cumprod"]
 
 __all__ = ["sum", "mean", "sum_to_size", "prod", "var", "std", "var_mean", "std_mean", "max",
-           "min", "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "norm", "cumsum",
-           "cumprod", "cummax", "cummin", "logcumsumexp", "any", "all", "count_nonzero",
-           "nansum", "nanmean", "return_types"]
+           "min", "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "norm", "dist",
+           "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "any", "all",
+           "count_nonzero", "nansum", "nanmean", "return_types"]
 
 
 # ---------------------------------------------------------------- return types
@@ -627,6 +628,17 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
     axes = reduce_dims(input, dim)
     _check_norm_input(input, p, axes)
     return _with_out(VectorNorm.apply(input, float(p), axes, keepdim, dtype), out)
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The p-norm of input - other (broadcast together), over all entries."""
+    difference = input - other
+    if not (difference.is_floating_point() or difference.is_complex()):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {_type_name(difference)} instead.")
+    axes = reduce_dims(difference, None)
+    _check_norm_input(difference, p, axes)
+    return _named(VectorNorm.apply(difference, float(p), axes, False, None), "DistBackward0")
 
 
 # ---------------------------------------------------------------- cumulative ops

@@ -300,3 +300,28 @@ def test_double_backward(fn):
         (g,) = lib.autograd.grad((fn(lib, x) ** 2).sum(), x, create_graph=True)
         return g, lib.autograd.grad((g * g).sum(), x)[0]
     check(grad_of_grad, (3, 4), dtype="float64", grad=False, grad_inputs=[0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p, shapes", [(2, ((3, 4), (3, 4))), (1, ((3, 4), (4,))),
+                                       (INF, ((2, 1, 3), (4, 1))), (-INF, ((3,), (3,))),
+                                       (0, ((3, 4), (3, 4))), (3.5, ((0,), (0,))),
+                                       (2, ((), ()))])
+def test_dist(p, shapes, dtype):
+    grad = p != 0       # torch 2.13's backward for p=0 fails ("Expected a proper Tensor")
+    check(lambda lib, a, b: lib.dist(a, b, p), *shapes, dtype=dtype, grad=grad)
+    check(lambda lib, a, b: a.dist(b, p=p), *shapes, dtype=dtype, grad=grad,
+          non_contiguous=True)
+
+
+def test_dist_name_promotion_and_errors():
+    x = ember.ones(3, requires_grad=True)
+    assert ember.dist(x, x * 2).grad_fn.name() == "DistBackward0"
+    assert ember.dist(ember.ones(2, dtype=ember.float64), ember.ones(2)).dtype == ember.float64
+    check_error(lambda lib: lib.dist(lib.ones(3, dtype=lib.int64), lib.ones(3, dtype=lib.int64)),
+                RuntimeError, r"^norm\(\): input dtype should be either floating point or "
+                r"complex. Got Long instead.$")
+    check_error(lambda lib: lib.dist(lib.ones(3), lib.ones(2)), RuntimeError,
+                r"^The size of tensor a \(3\) must match the size of tensor b \(2\)")
+    check_error(lambda lib: lib.dist(lib.ones(0), lib.ones(0), INF), RuntimeError,
+                r"^linalg.vector_norm cannot compute the inf norm on an empty tensor")
