@@ -1,5 +1,5 @@
-"""Ready-made parametrizations (torch.nn.utils.parametrizations): weight_norm and
-spectral_norm."""
+"""Ready-made parametrizations (torch.nn.utils.parametrizations): weight_norm,
+spectral_norm, and orthogonal (in _orthogonal.py)."""
 from __future__ import annotations
 
 from ..._tensor import Tensor
@@ -7,10 +7,11 @@ from ...autograd.grad_mode import no_grad
 from ..functional.distance import normalize
 from ..modules.module import Module
 from . import parametrize
+from ._orthogonal import orthogonal
 from .spectral_norm import output_dim
 from .weight_norm import _weight_norm, norm_except_dim
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 
 class _WeightNorm(Module):
