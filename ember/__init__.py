@@ -43,6 +43,8 @@ from .nn.functional.activation import (_log_softmax_op as log_softmax,  # noqa: 
                                       _softmax_op as softmax)
 from . import utils  # noqa: F401
 from .serialization import save, load  # noqa: F401
+from ._compile import compile  # noqa: F401  (runs eagerly; torch's wrappers)
+from ._determinism import *  # noqa: F401,F403
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
 from . import amp, cpu  # noqa: F401
 from .cuda import amp as _cuda_amp  # noqa: F401  (binds ember.cuda.amp)
