@@ -128,6 +128,29 @@ def test_load_state_dict_dataparallel_hint():
     e.load_state_dict({k.removeprefix("module."): v for k, v in sd.items()})
 
 
+def test_load_state_dict_compiled_checkpoint_hints():
+    """A torch.compile'd model saves '_orig_mod.' keys: both directions of the mix-up get
+    torch's error text, then a hint naming the fix."""
+    for lib in (torch, ember):
+        model = lib.nn.Linear(2, 3)
+        compiled = lib.compile(model)
+        with pytest.raises(RuntimeError) as err:
+            model.load_state_dict(compiled.state_dict())
+        text = str(err.value)
+        assert text.startswith("Error(s) in loading state_dict for Linear:\n\tMissing key(s) "
+                               'in state_dict: "weight", "bias". \n\tUnexpected key(s) in '
+                               'state_dict: "_orig_mod.weight", "_orig_mod.bias". ')
+        with pytest.raises(RuntimeError) as back:
+            compiled.load_state_dict(model.state_dict())
+        assert str(back.value).startswith("Error(s) in loading state_dict for OptimizedModule:"
+                                          '\n\tMissing key(s) in state_dict: "_orig_mod.weight"')
+    assert "removeprefix('_orig_mod.')" in text and "torch.compile" in text
+    assert "Hint: every missing key starts with '_orig_mod.'" in str(back.value)
+    assert "model._orig_mod" in str(back.value) and "module.'" not in str(back.value)
+    model.load_state_dict({k.removeprefix("_orig_mod."): v
+                           for k, v in compiled.state_dict().items()})
+
+
 def test_load_state_dict_type_error_and_scalar_shapes():
     check_error(lambda lib: lib.nn.Linear(2, 2).load_state_dict([1]), TypeError,
                 "^Expected state_dict to be dict-like")

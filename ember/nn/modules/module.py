@@ -20,12 +20,13 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, add_hook
 from ..parameter import Buffer, Parameter
 from . import _hooks
-from ._hooks import (BackwardHook, attach_legacy_hooks, _global_backward_hooks, _global_backward_pre_hooks,
-                    _global_forward_hooks, _global_forward_hooks_always_called,
-                    _global_forward_hooks_with_kwargs, _global_forward_pre_hooks,
-                    register_module_backward_hook, register_module_forward_hook,
-                    register_module_forward_pre_hook, register_module_full_backward_hook,
-                    register_module_full_backward_pre_hook)
+from ._hooks import (BackwardHook, attach_legacy_hooks, _global_backward_hooks,
+                     _global_backward_pre_hooks, _global_forward_hooks,
+                     _global_forward_hooks_always_called,
+                     _global_forward_hooks_with_kwargs, _global_forward_pre_hooks,
+                     register_module_backward_hook, register_module_forward_hook,
+                     register_module_forward_pre_hook, register_module_full_backward_hook,
+                     register_module_full_backward_pre_hook)
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
@@ -67,6 +68,28 @@ def _typename(obj) -> str:
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                               '"forward" function')
+
+
+# Prefixes a wrapper adds to every state_dict key: (prefix, who adds it, the inner module).
+_WRAPPER_PREFIXES = (("module.", "DataParallel/DistributedDataParallel", "model.module"),
+                     ("_orig_mod.", "torch.compile", "model._orig_mod"))
+
+
+def _wrapper_prefix_hints(missing, unexpected) -> list:
+    """Hints for the classic checkpoint mix-up: keys saved from a wrapped model loaded into
+    the plain one, or the other way round."""
+    hints = []
+    for prefix, wrapper, inner in _WRAPPER_PREFIXES:
+        if unexpected and all(k.startswith(prefix) for k in unexpected):
+            hints.append(f"Hint: every unexpected key starts with '{prefix}': the checkpoint "
+                         f"was saved from a model wrapped by {wrapper}. Strip the prefix with "
+                         f"{{k.removeprefix('{prefix}'): v for k, v in sd.items()}} before "
+                         f"loading, or load it into {inner}.")
+        elif missing and all(k.startswith(prefix) for k in missing):
+            hints.append(f"Hint: every missing key starts with '{prefix}': the model is "
+                         f"wrapped by {wrapper} and the checkpoint is not. Load it into "
+                         f"{inner}.")
+    return hints
 
 
 class Module:
@@ -757,11 +780,7 @@ class Module:
         if strict and missing:
             msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
                 ", ".join(f'"{k}"' for k in missing)))
-        if unexpected and all(k.startswith("module.") for k in unexpected):
-            msgs.append("Hint: every unexpected key starts with 'module.': the checkpoint was "
-                        "saved from a model wrapped in DataParallel/DistributedDataParallel. "
-                        "Strip the prefix with {k.removeprefix('module.'): v for k, v in "
-                        "sd.items()} before loading, or load it into model.module.")
+        msgs.extend(_wrapper_prefix_hints(missing, unexpected))
         return "Error(s) in loading state_dict for {}:\n\t{}".format(
             type(self).__name__, "\n\t".join(msgs))
 
