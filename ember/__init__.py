@@ -35,7 +35,7 @@ from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
-from . import linalg  # noqa: F401
+from . import func, linalg  # noqa: F401
 from . import optim  # noqa: F401
 from . import nn  # noqa: F401
 from . import distributed  # noqa: F401  (imports mpi4py only when first used)
