@@ -35,6 +35,7 @@ from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
+from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
 from . import func, linalg  # noqa: F401
 from . import optim  # noqa: F401
 from . import nn  # noqa: F401

@@ -1,4 +1,5 @@
-"""ember.autograd: backward, grad, Function, grad modes, anomaly detection, gradcheck."""
+"""ember.autograd: backward, grad, Function, grad modes, anomaly detection, gradcheck
+(autograd.functional is loaded by ember/__init__.py, once Tensor exists)."""
 from __future__ import annotations
 
 import numpy as np
