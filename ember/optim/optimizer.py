@@ -452,9 +452,13 @@ def _lerp_(start: np.ndarray, end: np.ndarray, weight: float,
         np.subtract(end, diff, out=start)
 
 
-def _params_with_grad(group: dict) -> list[Tensor]:
+def _params_with_grad(group: dict, real_only: str | None = None) -> list[Tensor]:
+    """The group's parameters that have a gradient. real_only: the name of an optimizer that
+    torch itself refuses complex parameters for (its RuntimeError is raised)."""
     params = [p for p in group["params"] if p._grad is not None]
     if any(p._data.dtype.kind == "c" for p in params):
+        if real_only:
+            raise RuntimeError(f"{real_only} does not support complex parameters")
         raise NotImplementedError("ember optimizers do not support complex parameters yet; "
                                   "optimize torch.view_as_real(param) instead.")
     return params
