@@ -112,6 +112,7 @@ class Tensor:
     def device(self) -> _device_cls:
         return CPU
 
+    is_cpu = True
     is_cuda = False
     is_sparse = False
     is_quantized = False
@@ -540,6 +541,16 @@ class Tensor:
         elif isinstance(dtype, _LegacyTensorType):
             dtype = dtype.dtype
         return self.to(dtype)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        """self cast to other's dtype (self itself when the dtypes already agree)."""
+        return self.to(other.dtype)
+
+    def new(self, *args, device=None) -> "Tensor":
+        """Legacy constructor in self's dtype: new(2, 3) -> uninitialised, new(data) -> a copy."""
+        t = _new(Tensor)
+        _legacy_init(t, args, self.dtype, device, strict=True)
+        return t
 
     def to(self, *args, **kwargs) -> "Tensor":
         """to(dtype) / to(device[, dtype]) / to(other); returns self when nothing changes."""

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "scalar_tensor", "zeros", "ones", "empty", "full",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "range", "linspace",
-           "logspace", "eye"]
+           "logspace", "eye", "tril_indices", "triu_indices"]
 METHODS = ["new_zeros", "new_ones", "new_empty", "new_full"]
 
 
@@ -371,6 +371,32 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
     check_device(device)
     dt = dtype or _dtype.get_default_dtype()
     return _finish(np.eye(n, n if m is None else m, dtype=dt.numpy), requires_grad)
+
+
+def _triangle_indices(row: int, col: int, offset: int, dtype, upper: bool) -> Tensor:
+    """2 x N (row, column) coordinates of a row x col matrix's lower or upper triangle."""
+    name = "triu_indices" if upper else "tril_indices"
+    for label, n in (("row", row), ("col", col)):
+        if n < 0:
+            raise RuntimeError(f"{label} must be non-negative, got{n}")
+    if dtype not in (_dtype.int32, _dtype.int64):
+        from .pointwise import scalar_type_name
+        raise NotImplementedError(f'"{name}" not implemented for '
+                                  f"'{scalar_type_name(dtype)}'")
+    pick = np.triu_indices if upper else np.tril_indices
+    return Tensor._wrap(np.stack(pick(row, offset, col)).astype(dtype.numpy))
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_dtype.int64, device=None,
+                 layout=None) -> Tensor:
+    check_device(device)
+    return _triangle_indices(row, col, offset, dtype, upper=False)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_dtype.int64, device=None,
+                 layout=None) -> Tensor:
+    check_device(device)
+    return _triangle_indices(row, col, offset, dtype, upper=True)
 
 
 # ---------------------------------------------------------------- Tensor.new_*

@@ -18,13 +18,15 @@ from ..amp.policy import PROMOTE, autocast_op
 
 METHODS = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
            "index_copy", "index_fill", "index_put", "masked_fill", "masked_select",
-           "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim", "put"]
+           "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim", "put",
+           "index_reduce", "fill_diagonal_"]
 INPLACE = ["scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
-           "index_put", "masked_fill", "masked_scatter", "put"]
+           "index_put", "masked_fill", "masked_scatter", "put", "index_reduce"]
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
            "index_copy", "index_fill", "index_put", "masked_fill", "masked_select",
-           "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim", "put"]
+           "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim", "put",
+           "index_reduce", "unravel_index"]
 
 
 # ---------------------------------------------------------------- keys
@@ -580,6 +582,84 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
     key = numpy_key(tuple(indices))
     _check_key(key, input._data.shape)
     return IndexPut.apply(input, key, _value_for(input, key, values), bool(accumulate))
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """Reduce the slices source[..., i, ...] into input[..., index[i], ...] (along dim)."""
+    import warnings
+    warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                  UserWarning, stacklevel=2)
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    idx = index._data
+    if idx.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{idx.ndim} with type: {index.dtype._legacy_name[:-6]} and size: "
+                         f"{list(idx.shape)}")
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype._legacy_name[:-6]}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({input.dtype._legacy_name[:-6]}) and source "
+                           f"({source.dtype._legacy_name[:-6]}) must have the same scalar type")
+    dim = input._wrap_dim(dim)
+    x, src = _as_1d(input), _as_1d(source)
+    if x._data.ndim != src._data.ndim or any(
+            a != b for d, (a, b) in enumerate(zip(x._data.shape, src._data.shape)) if d != dim):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(input._data.shape)} "
+                           f"source.shape = {list(source._data.shape)}")
+    idx = idx.reshape(-1)
+    if src._data.shape[dim] != idx.size:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({src._data.shape[dim]}), for dim: {dim}")
+    if idx.size and (idx.max() >= x._data.shape[dim] or idx.min() < 0):
+        raise IndexError("index out of range in self")
+    out = ScatterReduce.apply(x, _dim_key(x, dim, idx), src, reduce, include_self)
+    return _named(_restore(out, input), "IndexReduceBackward0")
+
+
+def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """Write fill_value on the main diagonal in place; `wrap` restarts it in tall matrices
+    every columns + 1 rows. More than 2 dims: the entries (i, i, ..., i)."""
+    shape = self._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if GRAD_STATE.enabled and self._requires_grad and self._grad_fn is None:
+        # torch writes through a diagonal view, hence its words for views
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if len(shape) > 2:
+        if len(set(shape)) > 1:
+            raise RuntimeError("all dimensions of input must be of equal length")
+        key = (np.arange(shape[0]),) * len(shape)
+    else:
+        rows, cols = shape
+        end = rows * cols if wrap and rows > cols else min(rows, cols) * cols
+        key = np.divmod(np.arange(0, end, cols + 1), max(cols, 1))
+    return self._inplace(lambda x: _named(IndexPut.apply(x, key, fill_value), "CopySlices"))
+
+
+def unravel_index(indices: Tensor, shape) -> tuple:
+    """The coordinates in a tensor of `shape` of each flat (row-major) index, one tensor per
+    dim. Like torch, indices are taken modulo the element count (-1 is the last element)."""
+    if not isinstance(indices, Tensor) or indices._data.dtype.kind not in "iu":
+        kind = indices.dtype if isinstance(indices, Tensor) else type(indices).__name__
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {kind}")
+    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    flat = indices._data.astype(np.int64)
+    coords = []
+    for size in reversed(shape):
+        flat, coordinate = np.divmod(flat, max(size, 1))
+        coords.append(Tensor._wrap(coordinate))
+    return tuple(reversed(coords))
 
 
 # ---------------------------------------------------------------- masked ops

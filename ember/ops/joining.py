@@ -1,23 +1,29 @@
 """Joining and splitting ops: cat/stack and their h/v/d/column variants, and
 split/chunk/unbind/tensor_split and their h/v/d variants. Split pieces are views of the
 input; the backward of a join narrows the gradient back into pieces, and the backward of
-a split joins the gradients."""
+a split joins the gradients. Last, the matrices assembled from pieces of tensors
+(block_diag, cartesian_prod, combinations, vander), built from the joins."""
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
-from .indexing import index
+from .creation import ones, zeros
+from .indexing import Index, index
 from .shape import _named, narrow, reshape, unsqueeze
 from ..amp.policy import PROMOTE, autocast_op
 
-METHODS = ["split", "tensor_split", "chunk", "unbind", "hsplit", "vsplit", "dsplit"]
+METHODS = ["split", "tensor_split", "chunk", "unbind", "hsplit", "vsplit", "dsplit",
+           "split_with_sizes"]
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack",
            "column_stack", "split", "tensor_split", "chunk", "unbind", "atleast_1d",
-           "atleast_2d", "atleast_3d", "hsplit", "vsplit", "dsplit"]
+           "atleast_2d", "atleast_3d", "hsplit", "vsplit", "dsplit", "split_with_sizes",
+           "block_diag", "cartesian_prod", "combinations", "vander"]
 
 
 # ---------------------------------------------------------------- joining
@@ -206,6 +212,10 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     return _split_by_sizes(tensor, sizes, dim, "SplitBackward0")
 
 
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    return split(input, list(split_sizes), dim)
+
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -272,3 +282,74 @@ def dsplit(input: Tensor, sections) -> tuple:
         raise RuntimeError(f"torch.dsplit requires a tensor with at least 3 dimension, but got "
                            f"a tensor with {input._data.ndim} dimensions!")
     return _split_along(input, sections, 2, "dsplit")
+
+
+# ---------------------------------------------------------------- matrices from pieces
+def block_diag(*tensors) -> Tensor:
+    """The tensors (at most 2-D each) along the diagonal of one matrix, zeros elsewhere."""
+    blocks = []
+    for i, t in enumerate(tensors):
+        if t._data.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t._data.ndim} dimensions")
+        blocks.append(reshape(t, (1, -1)) if t._data.ndim < 2 else t)
+    if not blocks:
+        return zeros(1, 0)
+    dtype = blocks[0].dtype
+    for b in blocks[1:]:
+        dtype = _dtype.promote_types(dtype, b.dtype)
+    width = sum(b._data.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        height, cols = b._data.shape
+        right = width - left - cols
+        rows.append(cat([zeros(height, left, dtype=dtype), b.to(dtype),
+                         zeros(height, right, dtype=dtype)], 1))
+        left += cols
+    return _named(cat(rows, 0), "BlockDiagBackward0")
+
+
+def _check_vector(t: Tensor) -> None:
+    if t._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """Every tuple (a, b, ...) with a from the first vector, b from the second ..., as rows."""
+    for t in tensors:
+        _check_vector(t)
+    if len(tensors) == 1:
+        return tensors[0]
+    from .shape import meshgrid
+    return stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-r combinations of a vector's elements, one per row, in itertools' order."""
+    _check_vector(input)
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return zeros(0, dtype=input.dtype)
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = np.array(list(pick(range(input._data.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    return _named(Index.apply(input, rows), "StackBackward0")
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """Columns x^(N-1), ..., x, 1 (or the reverse with increasing); integers become int64."""
+    if x._data.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._data.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.to(_dtype.int64)
+    column_of_ones = ones(x._data.shape[0], min(n, 1), dtype=x.dtype)
+    if n <= 1:
+        return column_of_ones  # a constant, as in torch
+    # Running products of [1, x, x, ...] rather than pow: finite gradients at x = 0.
+    factors = cat([column_of_ones, unsqueeze(x, 1).expand(-1, n - 1)], 1)
+    powers = factors.cumprod(1)
+    return powers if increasing else powers.flip(1)

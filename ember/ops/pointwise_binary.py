@@ -8,6 +8,8 @@ otherwise they go through `Tensor._inplace`, which records the op.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import _dtype
@@ -15,20 +17,21 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
 from .pointwise import (_F32, _LOW_PRECISION, _cast, _check_broadcast, _check_int_divisor,
-                        _compute, _named, _save_operands, _saved_operands,
+                        _compute, _named, _nondiff_binary, _save_operands, _saved_operands,
                         _scalar, _unsupported, _with_out, _zeros_like, add, data_of, div, mul,
-                        operands, sub, where)
+                        operands, pow, sub, where)
 from .pointwise_unary import sqrt
 
 _OPS = ["maximum", "minimum", "fmax", "fmin", "remainder", "fmod", "atan2", "arctan2", "hypot",
         "copysign", "xlogy", "logaddexp", "logaddexp2", "clamp", "clip", "clamp_min",
-        "clamp_max", "lerp", "addcmul", "addcdiv"]
+        "clamp_max", "lerp", "addcmul", "addcdiv", "gcd", "lcm", "heaviside", "nextafter",
+        "ldexp", "frexp", "renorm"]
 # In-place ops with a hand-written direct path (bound as methods, not built from INPLACE).
 _DIRECT_INPLACE = ["add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_", "sqrt_",
                    "clamp_", "copy_", "fill_", "zero_"]
 METHODS = _OPS + _DIRECT_INPLACE
 INPLACE = ["remainder", "fmod", "atan2", "arctan2", "hypot", "copysign", "xlogy", "clamp_min",
-           "clamp_max", "clip"]
+           "clamp_max", "clip", "gcd", "lcm", "heaviside", "nextafter", "ldexp", "renorm"]
 __all__ = _OPS + ["clamp_", "fill", "fill_", "zero_"]
 
 
@@ -162,6 +165,95 @@ def _xlogy(x, y):
 xlogy = binary("Xlogy", _xlogy, lambda g, a, b, y: g * xlogy(a != 0, b),
                lambda g, a, b, y: g * a / b, scalar_backward_name="XlogyBackward2")
 arctan2 = atan2
+
+
+# ---------------------------------------------------------------- number functions
+gcd = _nondiff_binary("gcd", np.gcd, "iu", "gcd_cpu", tensor_other=True)
+lcm = _nondiff_binary("lcm", np.lcm, "iu", "lcm_cpu", tensor_other=True)
+
+
+def _no_derivative(name: str):
+    def grad(g, a, b, y):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return grad
+
+
+def _step(x, values):
+    """0 below zero, 1 above, `values` at zero; NaN gives 0 (neither test holds)."""
+    return np.where(x == 0, values, x > 0)
+
+
+_heaviside = binary("Heaviside", _step, _no_derivative("heaviside"),
+                    _no_derivative("heaviside"), float_only=False, backward_name="NotImplemented")
+
+
+def heaviside(input: Tensor, values: Tensor, *, out=None) -> Tensor:
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return _heaviside(input, values, out=out)
+
+
+# torch passes the gradient straight through to `input` and gives `other` none.
+nextafter = binary("Nextafter", np.nextafter, lambda g, a, b, y: g,
+                   lambda g, a, b, y: _zeros_like(g), float_only=False, ints=False,
+                   tensor_other=True)
+
+
+def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """input * 2 ** other (differentiable in both)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    return _with_out(_named(mul(input, pow(2.0, other)), "LdexpBackward0"), out)
+
+
+class Frexp(Function):
+    backward_name = "FrexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        data = x._data
+        mantissa, exponent = np.frexp(data.astype(_F32) if data.dtype in _LOW_PRECISION else data)
+        ctx.exponent = exponent
+        return mantissa.astype(data.dtype), exponent.astype(np.int32)
+
+    @staticmethod
+    def backward(ctx, grad_mantissa, grad_exponent):
+        return grad_mantissa / Tensor._wrap(np.exp2(ctx.exponent).astype(grad_mantissa._data.dtype))
+
+
+def frexp(input: Tensor, *, out=None):
+    """(mantissa, exponent) with input = mantissa * 2 ** exponent and 0.5 <= |mantissa| < 1."""
+    if not input.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return _frexp_type()(*Frexp.apply(input))
+
+
+@functools.cache
+def _frexp_type():
+    from .reduction import _return_type  # reduction imports this module: import it late
+    return _return_type("frexp", ("mantissa", "exponent"))
+
+
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+    """Each slice along `dim` whose p-norm exceeds maxnorm, scaled down to norm maxnorm."""
+    if input._data.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got "
+                           f"{input._data.ndim} dimensions")
+    dim = input._wrap_dim(dim)
+    maxnorm = data_of(maxnorm)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    others = tuple(d for d in range(input._data.ndim) if d != dim)
+    norms = input.norm(p, others, keepdim=True)
+    # torch divides by norm + 1e-7, so a slice just above maxnorm stays a hair above it
+    factor = where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return _named(input * factor, "RenormBackward0")
 
 
 # ---------------------------------------------------------------- clamp, where, lerp, addc*

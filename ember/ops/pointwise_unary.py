@@ -24,10 +24,11 @@ _DIFFERENTIABLE = [
     "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "abs",
     "absolute", "sign", "sgn", "floor", "ceil", "trunc", "fix", "round", "frac", "erf", "erfc",
     "erfinv", "lgamma", "digamma", "polygamma", "sinc", "deg2rad", "rad2deg", "relu", "logit",
-    "nan_to_num"]
+    "nan_to_num", "i0"]
 METHODS = _DIFFERENTIABLE + [
     "conj", "conj_physical", "resolve_conj", "resolve_neg", "angle", "positive", "isnan",
-    "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit"]
+    "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit", "is_nonzero",
+    "is_same_size", "is_conj", "is_neg", "is_inference"]
 # sqrt_ has a direct path in pointwise_binary; polygamma_ takes n first, unlike the others.
 INPLACE = [n for n in _DIFFERENTIABLE if n not in ("sqrt", "polygamma")]
 __all__ = METHODS + ["real", "imag"]
@@ -157,6 +158,38 @@ relu = unary("Relu", relu_array,
              grad_from_output=lambda g, y: g * (y > 0), ints="keep")
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 fix, absolute = trunc, abs
+
+
+def _bessel_i1(x: np.ndarray) -> np.ndarray:
+    """The modified Bessel function I1 in float64: its power series
+    sum (x/2)^(2k+1) / (k! (k+1)!) for |x| <= 20, and beyond that the asymptotic series
+    e^x / sqrt(2 pi x) * sum_k c_k / x^k, with c_k = c_(k-1) * -(4 - (2k-1)^2) / (8k)."""
+    a = np.abs(x)
+    small = np.minimum(a, 20.0)
+    term = small / 2
+    series = term.copy()
+    for k in range(1, 60):
+        term = term * (small / 2) ** 2 / (k * (k + 1))
+        series += term
+    large = np.maximum(a, 20.0)
+    coefficient, tail, power = 1.0, np.ones_like(large), np.ones_like(large)
+    for k in range(1, 30):
+        coefficient *= -(4 - (2 * k - 1) ** 2) / (8 * k)
+        power = power / large
+        tail += coefficient * power
+    with np.errstate(over="ignore"):
+        asymptotic = np.exp(large) / np.sqrt(2 * np.pi * large) * tail
+    return np.sign(x) * np.where(a <= 20.0, series, asymptotic)
+
+
+def _i1_slope(x: Tensor) -> Tensor:
+    """d/dx I1(x) = I0(x) - I1(x) / x, which tends to 1/2 at x = 0."""
+    return where(x == 0, 0.5, i0(x) - _i1(x) / x)
+
+
+i0 = unary("I0", lambda a: np.i0(a).astype(a.dtype), grad=lambda g, x: g * _i1(x))
+_i1 = unary("I1", _in_float64(_bessel_i1), grad=lambda g, x: g * _i1_slope(x),
+            backward_name="SpecialI1Backward0")
 
 
 def _sinc_slope(x: Tensor) -> Tensor:
@@ -333,3 +366,27 @@ isneginf = _predicate("isneginf", lambda a: a == -np.inf)
 isreal = _predicate("isreal", lambda a: np.imag(a) == 0 if a.dtype.kind == "c"
                     else np.ones(a.shape, dtype=bool))
 signbit = _predicate("signbit", lambda a: np.signbit(a) if a.dtype.kind in "fV" else a < 0)
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """The truth value of a one-element tensor (torch's errors for any other size)."""
+    return bool(input)
+
+
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    return input.shape == other.shape
+
+
+def is_conj(input: Tensor) -> bool:
+    """Always False: ember conjugates eagerly, never through a lazy conjugate bit."""
+    return False
+
+
+def is_neg(input: Tensor) -> bool:
+    """Always False: ember negates eagerly, never through a lazy negative bit."""
+    return False
+
+
+def is_inference(input: Tensor) -> bool:
+    """Always False: ember's inference_mode is no_grad, it makes no inference tensors."""
+    return False

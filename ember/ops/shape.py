@@ -14,20 +14,24 @@ from .._memory_format import contiguous_format
 from .._transpose import contiguous as contiguous_array
 from .._tensor import Tensor
 from ..autograd.function import Function
-from .indexing import Index, _named, index, put_into_zeros
+from .indexing import Index, IndexPut, _named, index, put_into_zeros
 
 METHODS = ["view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "permute",
            "transpose", "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "flatten",
            "unflatten", "contiguous", "narrow", "select", "movedim", "moveaxis", "flip",
            "fliplr", "flipud", "roll", "rot90", "repeat", "tile", "repeat_interleave",
-           "diagonal", "diag_embed", "tril", "triu", "as_strided", "unfold", "broadcast_to"]
+           "diagonal", "diag_embed", "tril", "triu", "as_strided", "unfold", "broadcast_to",
+           "ravel", "adjoint", "narrow_copy", "diagflat", "select_scatter", "slice_scatter",
+           "diagonal_scatter", "unsqueeze_", "squeeze_", "t_", "transpose_", "swapaxes_",
+           "swapdims_"]
 INPLACE = ["tril", "triu"]
 
 __all__ = ["view", "reshape", "expand", "permute", "transpose", "swapaxes", "swapdims", "t",
            "squeeze", "unsqueeze", "flatten", "unflatten", "narrow", "select", "movedim",
            "moveaxis", "flip", "fliplr", "flipud", "roll", "rot90", "repeat_interleave", "tile",
            "diagonal", "diag_embed", "tril", "triu", "as_strided", "broadcast_to",
-           "broadcast_tensors", "broadcast_shapes", "meshgrid"]
+           "broadcast_tensors", "broadcast_shapes", "meshgrid", "ravel", "adjoint", "narrow_copy",
+           "diagflat", "select_scatter", "slice_scatter", "diagonal_scatter"]
 
 
 def infer_shape(shape, numel: int) -> tuple:
@@ -205,8 +209,23 @@ def t(input: Tensor) -> Tensor:
     if input._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{input._data.ndim}D")
-    return transpose(input, 0, 1) if input._data.ndim == 2 else View.apply(input,
-                                                                             input._data.shape)
+    if input._data.ndim < 2:
+        return _named(View.apply(input, input._data.shape), "TBackward0")
+    return _named(transpose(input, 0, 1), "TBackward0")
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims."""
+    if input._data.ndim < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {input._data.ndim}-D tensor.")
+    out = transpose(input, -2, -1)
+    return out.conj() if input.is_complex() else out
+
+
+def _squeeze_form(dim) -> int:
+    """torch numbers squeeze's graph nodes by form: 0 all dims, 1 one dim, 2 a list of dims."""
+    return 0 if dim is None else 2 if isinstance(dim, (tuple, list)) else 1
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
@@ -217,13 +236,49 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
         dims = {input._wrap_dim(d) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
         dims = {d for d in dims if shape and shape[d] == 1}
     return _named(View.apply(input, tuple(s for i, s in enumerate(shape) if i not in dims)),
-                  "SqueezeBackward0")
+                  f"SqueezeBackward{_squeeze_form(dim)}")
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     shape = input._data.shape
     d = input._wrap_dim(dim, len(shape) + 1)
     return _named(View.apply(input, shape[:d] + (1,) + shape[d:]), "UnsqueezeBackward0")
+
+
+# ---------------------------------------------------------------- in-place shape changes
+def _take_view_shape(self: Tensor, view: Tensor, backward_name: str) -> Tensor:
+    """torch's in-place metadata ops (unsqueeze_, t_ ...): self takes the shape and strides
+    of `view`, a view of self. The memory is untouched; the version counter moves on, and
+    autograd records the view op as self's latest history."""
+    self._check_inplace()
+    self._data = view._data
+    if view._grad_fn is not None:
+        self._grad_fn = _named(view, backward_name)._grad_fn
+        self._output_nr = 0
+    self._vc[0] += 1
+    return self
+
+
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    return _take_view_shape(self, unsqueeze(self, dim), "UnsqueezeBackward1")
+
+
+def squeeze_(self: Tensor, dim=None) -> Tensor:
+    return _take_view_shape(self, squeeze(self, dim), f"SqueezeBackward{3 + _squeeze_form(dim)}")
+
+
+def t_(self: Tensor) -> Tensor:
+    if self._data.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self._data.ndim}D")
+    return _take_view_shape(self, t(self), "TBackward1")
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _take_view_shape(self, transpose(self, dim0, dim1), "TransposeBackward1")
+
+
+swapaxes_ = swapdims_ = transpose_
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -236,6 +291,11 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if s == e:
         return input
     return reshape(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
+
+
+def ravel(input: Tensor) -> Tensor:
+    """A 1-D view of the elements (a copy first when input is not contiguous)."""
+    return view(contiguous(input), -1)
 
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
@@ -267,6 +327,10 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return index(input, (slice(None),) * dim + (slice(start, start + length),))
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    return _named(narrow(input, dim, start, length).clone(), "NarrowCopyBackward0")
 
 
 def select(input: Tensor, dim: int, index_: int) -> Tensor:
@@ -511,6 +575,48 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return DiagEmbed.apply(input, offset, d1, d2)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A 2-D matrix with the flattened input on diagonal `offset`."""
+    return DiagEmbed.apply(reshape(input, (-1,)), int(offset), 0, 1)
+
+
+# ---------------------------------------------------------------- scatter into views
+def _scatter_view(input: Tensor, src: Tensor, key, name: str) -> Tensor:
+    """A copy of input with the part that `key` selects (select, slice, diagonal) replaced
+    by src; gradients flow to input outside that part and to src inside it."""
+    target = np.broadcast_to(np.empty((), np.bool_), input._data.shape)[key].shape
+    if src._data.shape != target:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._data.shape)}, slice size = {list(target)}")
+    if src.dtype is not input.dtype:
+        src = src.to(input.dtype)
+    return _named(IndexPut.apply(input, key, src), name)
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    select(input.detach(), dim, index)  # torch's errors for a bad dim or index
+    key = (slice(None),) * input._wrap_dim(dim) + (int(index),)
+    return _scatter_view(input, src, key, "SelectScatterBackward0")
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
+                  end: int | None = None, step: int = 1) -> Tensor:
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    key = (slice(None),) * input._wrap_dim(dim) + (slice(start, end, step),)
+    return _scatter_view(input, src, key, "SliceScatterBackward0")
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    diagonal(input.detach(), offset, dim1, dim2)  # torch's errors for bad dims
+    shape = input._data.shape
+    positions = np.diagonal(np.arange(math.prod(shape)).reshape(shape), offset,
+                            input._wrap_dim(dim1), input._wrap_dim(dim2))
+    return _scatter_view(input, src, np.unravel_index(positions, shape),
+                         "DiagonalScatterBackward0")
 
 
 def _unfold_view(a: np.ndarray, dim: int, size: int, step: int) -> np.ndarray:
