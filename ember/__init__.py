@@ -23,6 +23,7 @@ from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enab
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .ops import _methods  # noqa: F401  (binds the ops to Tensor)
+from .ops.calculus import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.householder import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
@@ -34,6 +35,7 @@ from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
+from .ops.statistics import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
 from . import func, linalg  # noqa: F401

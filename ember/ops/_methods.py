@@ -9,8 +9,8 @@ from __future__ import annotations
 import warnings
 
 from .._tensor import Tensor
-from . import (creation, householder, indexing, linalg, matrix_exp, pointwise, random,
-               reduction, shape, sorting)
+from . import (calculus, creation, householder, indexing, linalg, matrix_exp, pointwise,
+               random, reduction, shape, sorting, statistics)
 from . import joining  # after shape, which it builds on
 
 
@@ -42,7 +42,7 @@ def bind_inplace(module, names) -> None:
 
 
 for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, sorting,
-                creation, householder, matrix_exp):
+                creation, householder, matrix_exp, calculus, statistics):
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 

@@ -8,12 +8,11 @@ otherwise they go through `Tensor._inplace`, which records the op.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ._return_types import return_types
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
 from .pointwise import (_F32, _LOW_PRECISION, _cast, _check_broadcast, _check_int_divisor,
@@ -229,13 +228,7 @@ def frexp(input: Tensor, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2 ** exponent and 0.5 <= |mantissa| < 1."""
     if not input.is_floating_point():
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    return _frexp_type()(*Frexp.apply(input))
-
-
-@functools.cache
-def _frexp_type():
-    from .reduction import _return_type  # reduction imports this module: import it late
-    return _return_type("frexp", ("mantissa", "exponent"))
+    return return_types.frexp(*Frexp.apply(input))
 
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:

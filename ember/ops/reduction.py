@@ -2,13 +2,12 @@
 the cumulative ops, any/all and the nan-ignoring forms, plus the helpers every reduction
 shares (dim handling, re-expanding a reduced gradient, taking values at indices).
 
-Ops that return several tensors (max with a dim, sort, ...) return the namedtuple types of
-`return_types`, which print and unpack like torch's `torch.return_types.max`.
+Ops that return several tensors (max with a dim, ...) return the namedtuple types of
+`return_types` (see _return_types.py).
 """
 from __future__ import annotations
 
 import builtins
-import collections
 import warnings
 
 import numpy as np
@@ -16,6 +15,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
+from ._return_types import return_types
 from .indexing import index as _index
 from .pointwise import _with_out, to_float
 from .shape import _named
@@ -32,36 +32,6 @@ __all__ = ["sum", "mean", "sum_to_size", "prod", "var", "std", "var_mean", "std_
            "min", "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "norm", "dist",
            "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "any", "all",
            "count_nonzero", "nansum", "nanmean", "return_types"]
-
-
-# ---------------------------------------------------------------- return types
-def _return_type(name: str, fields: tuple):
-    """A namedtuple class that prints as torch's `torch.return_types.<name>(...)`."""
-    cls = collections.namedtuple(name, fields)
-    cls.__qualname__ = "return_types." + name
-
-    def __repr__(self) -> str:
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"torch.return_types.{name}(\n{body})"
-
-    cls.__repr__ = __repr__
-    return cls
-
-
-class return_types:
-    """The namedtuple types returned by multi-output ops (torch.return_types)."""
-    _pair = ("values", "indices")
-    max = _return_type("max", _pair)
-    min = _return_type("min", _pair)
-    cummax = _return_type("cummax", _pair)
-    cummin = _return_type("cummin", _pair)
-    sort = _return_type("sort", _pair)
-    topk = _return_type("topk", _pair)
-    kthvalue = _return_type("kthvalue", _pair)
-    median = _return_type("median", _pair)
-    nanmedian = _return_type("nanmedian", _pair)
-    mode = _return_type("mode", _pair)
-    aminmax = _return_type("aminmax", ("min", "max"))
 
 
 # ---------------------------------------------------------------- shared helpers

@@ -1,0 +1,36 @@
+"""The namedtuple types that multi-output ops return (max with a dim, sort, frexp, ...):
+they unpack like tuples, have named fields and print like torch's torch.return_types.max."""
+from __future__ import annotations
+
+import collections
+
+
+def _return_type(name: str, fields: tuple):
+    """A namedtuple class that prints as torch's `torch.return_types.<name>(...)`."""
+    cls = collections.namedtuple(name, fields)
+    cls.__qualname__ = "return_types." + name
+
+    def __repr__(self) -> str:
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"torch.return_types.{name}(\n{body})"
+
+    cls.__repr__ = __repr__
+    return cls
+
+
+class return_types:
+    """The namedtuple types returned by multi-output ops (torch.return_types)."""
+    _pair = ("values", "indices")
+    max = _return_type("max", _pair)
+    min = _return_type("min", _pair)
+    cummax = _return_type("cummax", _pair)
+    cummin = _return_type("cummin", _pair)
+    sort = _return_type("sort", _pair)
+    topk = _return_type("topk", _pair)
+    kthvalue = _return_type("kthvalue", _pair)
+    median = _return_type("median", _pair)
+    nanmedian = _return_type("nanmedian", _pair)
+    mode = _return_type("mode", _pair)
+    aminmax = _return_type("aminmax", ("min", "max"))
+    frexp = _return_type("frexp", ("mantissa", "exponent"))
+    histogram = _return_type("histogram", ("hist", "bin_edges"))
