@@ -6,6 +6,7 @@ from .loss import *  # noqa: F401,F403
 from .ctc import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .fractional_pool import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403

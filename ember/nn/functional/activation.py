@@ -13,19 +13,23 @@ import warnings
 
 import numpy as np
 
+from ..._random import numpy_generator
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE as GRAD_STATE
 from ...ops._special_math import erf as _erf
 from ...ops.pointwise import float_math, sigmoid, tanh, zero_unless
 from ...ops.pointwise_unary import relu_array
+from ...ops.creation import empty_like, zeros_like
 from ...amp.policy import LOWER, autocast_op
+from ._checks import require_floating
+from .dropout import _apply as _scale_by
 
-__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_",
-           "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh",
-           "hardtanh", "hardtanh_", "hardsigmoid", "hardswish", "softplus", "softsign",
+__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "rrelu", "rrelu_", "prelu",
+           "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid",
+           "tanh", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish", "softplus", "softsign",
            "softshrink", "hardshrink", "tanhshrink", "threshold", "threshold_", "logsigmoid",
-           "softmax", "log_softmax", "softmin", "glu"]
+           "softmax", "log_softmax", "softmin", "gumbel_softmax", "glu"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -116,6 +120,33 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+          training: bool = False, inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: x for x > 0, else a * x.
+
+    In training each non-positive element draws its own slope a ~ U(lower, upper) (the
+    gradient uses the same slopes); in evaluation a = (lower + upper) / 2 everywhere."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    require_floating(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
+    x = input._data
+    if training:
+        slopes = numpy_generator(None).uniform(lower, upper, x.shape).astype(x.dtype)
+    else:
+        slopes = x.dtype.type((lower + upper) / 2)
+    # y = x * noise, with noise 1 where x > 0 (NaN stays NaN) and the slope elsewhere.
+    noise = np.where(x > 0, x.dtype.type(1), slopes)
+    out = _scale_by(input, noise, None, inplace)
+    if out._grad_fn is not None:
+        out._grad_fn.backward_name = "RreluWithNoiseBackward" + ("1" if inplace else "0")
+    return out
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
@@ -306,10 +337,12 @@ def _shrink_mask(x, lambd):
 
 
 _Softshrink = _activation("Softshrink",
-                          lambda a, l: np.where(a > l, a - l, np.where(a < -l, a + l, 0))
+                          lambda a, lambd: np.where(a > lambd, a - lambd,
+                                                    np.where(a < -lambd, a + lambd, 0))
                           .astype(a.dtype), _shrink_mask)
 _Hardshrink = _activation("Hardshrink",
-                          lambda a, l: np.where((a > l) | (a < -l), a, 0).astype(a.dtype),
+                          lambda a, lambd: np.where((a > lambd) | (a < -lambd), a, 0)
+                          .astype(a.dtype),
                           _shrink_mask)
 
 
@@ -450,6 +483,26 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     return _softmax_like(LogSoftmax, "log_softmax", input, dim, _stacklevel, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """A sample of the Gumbel-softmax distribution: softmax((logits + g) / tau) with Gumbel
+    noise g = -log(Exponential(1)). With `hard`, the one-hot of the sample's argmax, whose
+    gradient is the soft sample's (straight-through estimator)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    if not logits.is_floating_point():
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{logits.dtype._legacy_name[:-len('Tensor')]}")
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 # torch.softmax(input, dim, dtype=None) and Tensor.softmax(dim, dtype=None): dim is required.

@@ -160,6 +160,49 @@ def _update_running(stat: Tensor, batch_value: Tensor, momentum: float) -> None:
         stat._vc[0] += 1
 
 
+class _AllReduceSum(Function):
+    """The sum of a tensor over the processes of a group (every process gets it). Its
+    adjoint is the same sum: each process's input reaches every process's output."""
+    backward_name = "AllReduceSumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, group):
+        from ... import distributed
+        ctx.group = group
+        total = Tensor._wrap(x._data.copy())
+        distributed.all_reduce(total, group=group)
+        return total._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _AllReduceSum.apply(grad, ctx.group), None
+
+
+def _sync_batch_norm(input: Tensor, running_mean, running_var, weight, bias, momentum: float,
+                     eps: float, group) -> Tensor:
+    """Training-mode batch_norm whose statistics cover the batches of every process in
+    `group` (SyncBatchNorm). Built from ember ops and _AllReduceSum, so the backward pass
+    sums the statistics' gradients over the processes too."""
+    shape = _channel_shape(input)
+    axes = (0,) + tuple(range(2, input.ndim))
+    count = _AllReduceSum.apply(Tensor._wrap(np.array(input.numel() // input.shape[1])), group)
+    count = int(count.item())
+    if count <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {input.shape}")
+    mean = _AllReduceSum.apply(input.sum(axes), group) / count
+    centered = input - mean.reshape(shape)
+    var = _AllReduceSum.apply((centered * centered).sum(axes), group) / count
+    if running_mean is not None:
+        _update_running(running_mean, mean, momentum)
+    if running_var is not None:
+        _update_running(running_var, var * (count / (count - 1)), momentum)
+    y = centered * (var + eps).rsqrt().reshape(shape)
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    return y + bias.reshape(shape) if bias is not None else y
+
+
 def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats: bool = True, momentum: float = 0.1,
                   eps: float = 1e-5) -> Tensor:

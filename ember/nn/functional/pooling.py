@@ -17,29 +17,35 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...ops.pointwise import zero_unless
+from ._checks import require_floating
 from .conv import Geometry, _tuple
 from ...amp.policy import FP32, autocast_op
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
            "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
-           "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
-           "lp_pool1d", "lp_pool2d"]
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+           "lp_pool1d", "lp_pool2d", "lp_pool3d"]
 
 
 # ---------------------------------------------------------------- gather / scatter
+def _flat_spatial(a: np.ndarray) -> np.ndarray:
+    """(N, C, *spatial) -> (N, C, prod(spatial)), also when N or C is 0."""
+    return a.reshape(a.shape[:2] + (math.prod(a.shape[2:]),))
+
+
 class Gather(Function):
     """out[n, c, j] = x[n, c, indices[n, c, j]] over flattened spatial dims."""
     backward_name = "MaxPool2DWithIndicesBackward0"
 
     @staticmethod
     def forward(ctx, x, indices, out_shape):
-        n, c = x._data.shape[:2]
         ctx.x_shape = x._data.shape
         ctx.indices = indices
-        flat = x._data.reshape(n, c, -1)
-        return np.take_along_axis(flat, indices.reshape(n, c, -1), axis=2).reshape(out_shape)
+        flat = np.take_along_axis(_flat_spatial(x._data), _flat_spatial(indices), axis=2)
+        return flat.reshape(out_shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -57,13 +63,27 @@ class Scatter(Function):
         ctx.g_shape = g._data.shape
         ctx.indices = indices
         rows = np.arange(n * c).reshape(n, c, 1) * size
-        flat = (rows + indices.reshape(n, c, -1)).ravel()
+        flat = (rows + _flat_spatial(indices)).ravel()
         summed = np.bincount(flat, weights=g._data.ravel(), minlength=n * c * size)
         return summed.astype(g._data.dtype).reshape(out_shape)
 
     @staticmethod
     def backward(ctx, grad):
         return Gather.apply(grad, ctx.indices, ctx.g_shape), None, None
+
+
+def _picked(x: Tensor, indices: np.ndarray, backward_name: str, unbatched: bool,
+            return_indices: bool):
+    """A max pool's result from the flat spatial `indices` of its maxima: the gathered
+    values (differentiable), with the indices when asked; unbatched input loses its batch
+    dim again."""
+    y = Gather.apply(x, indices, tuple(x.shape[:2]) + indices.shape[2:])
+    if y._grad_fn is not None:
+        y._grad_fn.backward_name = backward_name
+    idx = Tensor._wrap(indices)
+    if unbatched:
+        y, idx = y.squeeze(0), idx.squeeze(0)
+    return (y, idx) if return_indices else y
 
 
 # ---------------------------------------------------------------- window geometry
@@ -386,7 +406,18 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
 
 
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+_MAX_POOLS = {1: max_pool1d, 2: max_pool2d, 3: max_pool3d}
+
+
 def _lp_pool(n, input, norm_type, kernel_size, stride, ceil_mode):
+    """(sum of x^p over each window) ^ (1/p); p = +-inf is the max (min) of |x|."""
+    if norm_type in (math.inf, -math.inf):
+        sign = 1 if norm_type > 0 else -1
+        return sign * _MAX_POOLS[n](sign * input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     kernel = _tuple(kernel_size, n, "kernel_size")
     pooled = _avg_poolnd(n, f"lp_pool{n}d", input ** norm_type, kernel, stride, 0, ceil_mode,
                          True, None)
@@ -444,8 +475,20 @@ def adaptive_avg_pool3d(input, output_size):
     return _adaptive_avg_poolnd(3, input, output_size)
 
 
+def _argmax_last_nan(rows: np.ndarray) -> np.ndarray:
+    """argmax over the last axis, where a NaN beats any number and the last NaN wins (as
+    torch's max-pool kernels, which test `value > max || isnan(value)`)."""
+    local = np.argmax(rows, axis=-1)
+    if rows.dtype.kind == "f":
+        nan = np.isnan(rows)
+        last_nan = rows.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+        local = np.where(nan.any(-1), last_nan, local)
+    return local
+
+
 def _adaptive_max_poolnd(n, input, output_size, return_indices):
     x, unbatched = _batched(input, n, f"adaptive_max_pool{n}d")
+    require_floating(x, "adaptive_max_pool3d_cpu" if n == 3 else "adaptive_max_pool2d")
     spatial = tuple(x.shape[2:])
     out = _output_size(output_size, spatial, n)
     data = x._data
@@ -455,21 +498,13 @@ def _adaptive_max_poolnd(n, input, output_size, return_indices):
     for cell in itertools.product(*(range(o) for o in out)):
         region = tuple(slice(b[0][i], b[1][i]) for b, i in zip(bounds, cell))
         block = data[(slice(None), slice(None)) + region]
-        local = np.nanargmax(block.reshape(block.shape[:2] + (-1,)), axis=2) \
-            if not np.isnan(block).any() else np.argmax(np.isnan(block.reshape(
-                block.shape[:2] + (-1,))), axis=2)
+        local = _argmax_last_nan(_flat_spatial(block))
         coords = np.unravel_index(local, block.shape[2:])
         flat = np.zeros_like(local)
         for c, r, size in zip(coords, region, spatial):
             flat = flat * size + c + r.start
         indices[(slice(None), slice(None)) + cell] = flat
-    y = Gather.apply(x, indices, tuple(x.shape[:2]) + out)
-    if y._grad_fn is not None:
-        y._grad_fn.backward_name = f"AdaptiveMaxPool{n}DBackward0"
-    idx = Tensor._wrap(indices)
-    if unbatched:
-        y, idx = y.squeeze(0), idx.squeeze(0)
-    return (y, idx) if return_indices else y
+    return _picked(x, indices, f"AdaptiveMaxPool{n}DBackward0", unbatched, return_indices)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -480,9 +515,18 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _adaptive_max_poolnd(2, input, output_size, return_indices)
 
 
+@autocast_op(FP32)
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _adaptive_max_poolnd(3, input, output_size, return_indices)
+
+
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
     return _adaptive_max_poolnd(1, input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
     return _adaptive_max_poolnd(2, input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    return _adaptive_max_poolnd(3, input, output_size, True)

@@ -7,10 +7,10 @@ from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Threshold", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU",
-           "SiLU", "Mish", "Sigmoid", "Tanh", "Hardtanh", "Hardsigmoid", "Hardswish",
+__all__ = ["Threshold", "ReLU", "ReLU6", "LeakyReLU", "RReLU", "PReLU", "ELU", "SELU", "CELU",
+           "GELU", "SiLU", "Mish", "Sigmoid", "Tanh", "Hardtanh", "Hardsigmoid", "Hardswish",
            "Softplus", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink", "LogSigmoid",
-           "Softmax", "LogSoftmax", "Softmin", "GLU"]
+           "Softmax", "Softmax2d", "LogSoftmax", "Softmin", "GLU"]
 
 
 class _Stateless(Module):
@@ -144,6 +144,23 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}{_inplace_suffix(self)}"
 
 
+class RReLU(Module):
+    """Randomized leaky ReLU: random negative slopes in training, their mean in eval."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}{_inplace_suffix(self)}"
+
+
 class ELU(Module):
     function = staticmethod(F.elu)
 
@@ -250,6 +267,16 @@ class _DimModule(Module):
 
 class Softmax(_DimModule):
     function = staticmethod(F.softmax)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3, _stacklevel=5)
 
 
 class LogSoftmax(_DimModule):

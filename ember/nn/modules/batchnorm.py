@@ -5,10 +5,11 @@ from __future__ import annotations
 from ... import int64, ones, tensor, zeros
 from ..._tensor import Tensor
 from .. import functional as F
+from ..functional.normalization import _sync_batch_norm
 from .module import Module
 from .normalization import _register_affine, _reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -73,6 +74,10 @@ class _NormBase(Module):
 class _BatchNorm(_NormBase):
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
+        return F.batch_norm(input, *self._batch_norm_args())
+
+    def _batch_norm_args(self) -> tuple:
+        """F.batch_norm's arguments after the input; counts this batch when training."""
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
@@ -83,9 +88,8 @@ class _BatchNorm(_NormBase):
                                             and self.running_var is None)
         # Running stats are passed only to be updated (training) or used (eval).
         keep = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if keep else None,
-                            self.running_var if keep else None, self.weight, self.bias,
-                            use_batch_stats, factor, self.eps)
+        return (self.running_mean if keep else None, self.running_var if keep else None,
+                self.weight, self.bias, use_batch_stats, factor, self.eps)
 
 
 class BatchNorm1d(_BatchNorm):
@@ -104,3 +108,67 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm over (N, C, *) input whose training statistics cover the batches of all
+    processes in `process_group` (default: the world), when a process group of more than
+    one process is initialised; otherwise it is plain batch norm.
+
+    ember departs from torch on purpose here: torch synchronises only CUDA/XPU tensors and
+    raises ValueError for CPU ones, while ember (CPU only) reduces the statistics with
+    ember.distributed's all_reduce."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, process_group=None,
+                 device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        args = self._batch_norm_args()
+        running_mean, running_var, weight, bias, use_batch_stats, factor, eps = args
+        group = self._sync_group() if use_batch_stats and self.training else None
+        if group is None:
+            return F.batch_norm(input, *args)
+        return _sync_batch_norm(input, running_mean, running_var, weight, bias, factor, eps,
+                                group)
+
+    def _sync_group(self):
+        """The process group to synchronise over, or None when there is nothing to sync."""
+        from ... import distributed
+        if not (distributed.is_available() and distributed.is_initialized()):
+            return None
+        group = self.process_group or distributed.group.WORLD
+        return group if distributed.get_world_size(group) > 1 else None
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group=None) -> Module:
+        """`module` with every BatchNorm*d in it replaced by a SyncBatchNorm that shares its
+        parameters and buffers. Children are replaced in place, as in torch; a BatchNorm given
+        as `module` itself comes back as its replacement."""
+        converted = module
+        if isinstance(module, _BatchNorm):
+            converted = SyncBatchNorm(module.num_features, module.eps, module.momentum,
+                                      module.affine, module.track_running_stats, process_group,
+                                      bias=module.bias is not None)
+            if module.affine:
+                converted.weight = module.weight
+                converted.bias = module.bias
+            converted.running_mean = module.running_mean
+            converted.running_var = module.running_var
+            converted.num_batches_tracked = module.num_batches_tracked
+            converted.training = module.training
+            if hasattr(module, "qconfig"):
+                converted.qconfig = module.qconfig
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return converted

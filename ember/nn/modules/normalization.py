@@ -8,7 +8,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 def _shape(normalized_shape) -> tuple:
@@ -118,3 +118,25 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """Lua Torch's cross-channel LRN for (N, C, H, W) input:
+    x / (k + alpha / size * sum of x^2 over the `size` channels centred on x) ** beta.
+
+    torch 2.13's version (a port of the Lua code) never drops channel 0 from the running
+    window sum once it has slid past it, and its backward does not match its forward;
+    ember computes the formula above, which is local_response_norm's. An even `size` has
+    no centred window and raises NotImplementedError."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
+                             "instead.")
+        if self.size % 2 == 0:
+            raise NotImplementedError(f"CrossMapLRN2d: size={self.size} is even; ember "
+                                      "supports odd sizes (a window centred on each channel)")
+        return super().forward(input)
