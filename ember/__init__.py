@@ -24,11 +24,13 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .ops import _methods  # noqa: F401  (binds the ops to Tensor)
 from .ops.calculus import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.householder import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.joining import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.lu import *  # noqa: F401,F403
 from .ops.matrix_exp import *  # noqa: F401,F403
 from .ops.pointwise import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
@@ -36,6 +38,7 @@ from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.statistics import *  # noqa: F401,F403
+from .ops.triangular import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
 from . import func, linalg  # noqa: F401

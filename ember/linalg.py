@@ -1,42 +1,47 @@
 """torch.linalg: norms, inverses, determinants, solves and decompositions on numpy.linalg.
 
-Every function works on batches of matrices (the last two dimensions). Gradients are
-implemented for the norms, inv, det, slogdet, solve, cholesky, svdvals and eigh;
-qr, svd (with vectors), pinv raise NotImplementedError in backward rather than give a
-wrong gradient. Products (matmul, multi_dot, cross) come from ember/ops/linalg.py,
-matrix_exp from ember/ops/matrix_exp.py, householder_product from ember/ops/householder.py.
+Every function works on batches of matrices (the last two dimensions) and, except eig and
+eigvals (complex results, see ember/_linalg_eig.py), is differentiable; backward passes are
+written in ember ops, so higher derivatives work too. Gathered here from elsewhere: the
+products (matmul, multi_dot, cross) from ember/ops/linalg.py, matrix_exp from
+ember/ops/matrix_exp.py, householder_product from ember/ops/householder.py, the triangular
+and LU solvers from ember/ops/triangular.py and ember/ops/lu.py, lstsq from
+ember/_linalg_lstsq.py.
 """
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
 
+from .ops._return_types import return_types
 from . import _dtype
 from ._tensor import Tensor
 from .autograd.function import Function
+from ._linalg_eig import eig, eigvals
+from ._linalg_lstsq import lstsq
 from .ops.householder import householder_product
+from .ops.joining import cat
 from .ops.linalg import _cross, _in_float32, matmul, multi_dot
 from .ops.matrix_exp import matrix_exp
+from .ops.pointwise import where
 from .ops.reduction import VectorNorm, _check_norm_input, reduce_dims
-from .ops.shape import _named
+from .ops.shape import _named, diagonal as _diagonal
+from .ops.lu import (_factor as _lu_factor_arrays, linalg_lu as lu, linalg_lu_factor as lu_factor,
+                     linalg_lu_factor_ex as lu_factor_ex, linalg_lu_solve as lu_solve)
+from .ops.triangular import solve_triangular
 from .amp.policy import FP32, LOWER, autocast_op
 
-__all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "det", "slogdet",
-           "solve", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv",
-           "matrix_rank", "matrix_power", "cross", "multi_dot", "matmul", "vecdot",
-           "matrix_exp", "householder_product"]
+__all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "cond", "inv", "inv_ex", "det",
+           "slogdet", "solve", "solve_ex", "solve_triangular", "lstsq", "cholesky",
+           "cholesky_ex", "qr", "svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh",
+           "lu_factor", "lu_factor_ex", "lu", "lu_solve", "pinv", "matrix_rank",
+           "matrix_power", "tensorinv", "tensorsolve", "cross", "multi_dot", "matmul",
+           "vecdot", "vander", "diagonal", "matrix_exp", "householder_product"]
 
 
 class LinAlgError(RuntimeError):
     """A matrix was singular or not positive-definite (torch.linalg.LinAlgError)."""
-
-
-SlogdetResult = collections.namedtuple("slogdet", ["sign", "logabsdet"])
-QRResult = collections.namedtuple("qr", ["Q", "R"])
-SVDResult = collections.namedtuple("svd", ["U", "S", "Vh"])
-EighResult = collections.namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 
 
 _LOW = (np.dtype(np.float16), _dtype.bfloat16.numpy)
@@ -87,12 +92,10 @@ def _out(result: Tensor, out) -> Tensor:
 
 
 def _pick(values: Tensor, largest: bool) -> Tensor:
-    """The largest (or smallest) entry along the last dim, differentiably (a one-hot mask)."""
+    """The largest (or smallest) entry along the last dim, differentiably (a gather)."""
     data = values._data
     index = data.argmax(-1) if largest else data.argmin(-1)
-    one_hot = np.zeros(data.shape, dtype=data.dtype)
-    np.put_along_axis(one_hot, index[..., None], 1, axis=-1)
-    return (values * _const(one_hot, values)).sum(-1)
+    return values.gather(-1, Tensor._wrap(index[..., None])).squeeze(-1)
 
 
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None,
@@ -138,13 +141,17 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None,
 
 
 # ---------------------------------------------------------------- inverse, det, solve
-def _singular_error(name: str, message: str, data: np.ndarray) -> LinAlgError:
-    """torch's error for a failed factorisation, naming the batch element for batches."""
-    if data.ndim > 2:
-        flat = data.reshape(-1, *data.shape[-2:])
-        bad = next((i for i, m in enumerate(flat) if np.linalg.matrix_rank(m) < m.shape[-1]), 0)
-        message = f"(Batch element {bad}): {message}"
-    return LinAlgError(f"{name}: {message}")
+def _first_failure(info: np.ndarray) -> tuple:
+    """(prefix naming the batch element, info value) of the first failed matrix."""
+    flat = info.reshape(-1)
+    bad = int(np.flatnonzero(flat)[0])
+    return (f"(Batch element {bad}): " if info.ndim else ""), int(flat[bad])
+
+
+def _inverse_error(name: str, data: np.ndarray) -> LinAlgError:
+    prefix, index = _first_failure(_lu_factor_arrays(data)[2])
+    return LinAlgError(f"{name}: {prefix}The diagonal element {index} is zero, the inversion "
+                       "could not be completed because the input matrix is singular.")
 
 
 class Inv(Function):
@@ -152,24 +159,48 @@ class Inv(Function):
     saves_outputs = True
 
     @staticmethod
-    def forward(ctx, A):
+    def forward(ctx, A, name):
         try:
             return _in_float32(np.linalg.inv, A._data)
         except np.linalg.LinAlgError:
-            raise _singular_error("linalg.inv", "The diagonal element is zero, the inversion "
-                                  "could not be completed because the input matrix is "
-                                  "singular.", A._data) from None
+            raise _inverse_error(name, A._data) from None
 
     @staticmethod
     def backward(ctx, grad):
         inverse = ctx.output(0).mT
-        return -matmul(matmul(inverse, grad), inverse)
+        return -matmul(matmul(inverse, grad), inverse), None
 
 
 @autocast_op(FP32)
 def inv(A: Tensor, *, out=None) -> Tensor:
     _check_square(A, "inv")
-    return _out(Inv.apply(A), out)
+    return _out(Inv.apply(A, "linalg.inv"), out)
+
+
+def _singular_fallback(A: Tensor, B: Tensor) -> tuple:
+    """(X, info) solving A X = B through LU for a batch holding singular matrices:
+    LAPACK's info, and the infs and nans its substitution produces."""
+    LU, pivots, info = lu_factor_ex(A)
+    return lu_solve(LU, pivots, B), info
+
+
+@autocast_op(FP32)
+def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> return_types.linalg_inv_ex:
+    """inv, with LAPACK's info (0, or the index of U's first zero diagonal element) instead
+    of an error for singular matrices (unless check_errors)."""
+    _check_square(A, "inv_ex")
+    try:
+        inverse, info = Inv.apply(A, "linalg.inv_ex"), _zero_info(A)
+    except LinAlgError:
+        if check_errors:
+            raise
+        identity = _const(np.eye(A.shape[-1]), A)
+        inverse, info = _singular_fallback(A, identity)
+    return return_types.linalg_inv_ex(_named(_out(inverse, out), "LinalgInvExBackward0"), info)
+
+
+def _zero_info(A: Tensor) -> Tensor:
+    return Tensor._wrap(np.zeros(A.shape[:-2], dtype=np.int32))
 
 
 class Det(Function):
@@ -221,9 +252,9 @@ class Slogdet(Function):
         return _matrices(grad_logabsdet) * inv(A).mT
 
 
-def slogdet(A: Tensor, *, out=None) -> SlogdetResult:
+def slogdet(A: Tensor, *, out=None) -> return_types.linalg_slogdet:
     _check_square(A, "slogdet")
-    return SlogdetResult(*Slogdet.apply(A))
+    return return_types.linalg_slogdet(*Slogdet.apply(A))
 
 
 class Solve(Function):
@@ -275,6 +306,27 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     return _out(Solve.apply(A, B, vector), out)
 
 
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False,
+             out=None) -> return_types.linalg_solve_ex:
+    """solve, with LAPACK's info instead of an error for singular matrices."""
+    try:
+        result, info = solve(A, B, left=left), _zero_info(A)
+    except LinAlgError:
+        if check_errors:
+            raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input "
+                              "matrix is singular.") from None
+        vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+        if not left:
+            result, info = _singular_fallback(A.mT, B.mT)
+            result = result.mT
+        elif vector:
+            result, info = _singular_fallback(A, B.unsqueeze(-1))
+            result = result.squeeze(-1)
+        else:
+            result, info = _singular_fallback(A, B)
+    return return_types.linalg_solve_ex(_named(_out(result, out), "LinalgSolveExBackward0"), info)
+
+
 # ---------------------------------------------------------------- decompositions
 class Cholesky(Function):
     backward_name = "LinalgCholeskyExBackward0"
@@ -285,7 +337,8 @@ class Cholesky(Function):
         try:
             return _in_float32(np.linalg.cholesky, A._data)
         except np.linalg.LinAlgError:
-            raise _cholesky_error(A._data) from None
+            info = _partial_cholesky(A._data.astype(np.float64))[1]
+            raise _cholesky_error("linalg.cholesky", info) from None
 
     @staticmethod
     def backward(ctx, grad):
@@ -300,21 +353,36 @@ class Cholesky(Function):
         return matmul(matmul(L_inv.mT, phi), L_inv)
 
 
-def _cholesky_error(data: np.ndarray) -> LinAlgError:
+def _partial_cholesky(a: np.ndarray) -> tuple:
+    """(L, info) by LAPACK's unblocked algorithm, column by column over the whole batch.
+
+    A matrix whose leading minor of order j is not positive-definite stops at column j
+    (info = j) with that column's pivot on the diagonal and, like LAPACK, A's values
+    left in the columns it did not reach.
+    """
+    *batch, n, _ = a.shape
+    L = np.tril(a).reshape(-1, n, n)
+    info = np.zeros(L.shape[0], dtype=np.int32)
+    for j in range(n):
+        active = info == 0
+        pivot = L[:, j, j] - (L[:, j, :j] * L[:, j, :j].conj()).sum(-1).real
+        failed = active & ~(pivot > 0)
+        info[failed] = j + 1
+        L[failed, j, j] = pivot[failed]
+        ok = active & ~failed
+        root = np.sqrt(pivot[ok])
+        L[ok, j, j] = root
+        column = L[ok, j + 1:, j] - (L[ok, j + 1:, :j] @ L[ok, j, :j, None].conj())[..., 0]
+        L[ok, j + 1:, j] = column / root[:, None]
+    return L.reshape(a.shape), info.reshape(batch)
+
+
+def _cholesky_error(name: str, info: np.ndarray) -> LinAlgError:
     """Name the first leading minor that is not positive-definite, as torch does."""
-    flat = data.reshape(-1, *data.shape[-2:])
-    for batch, matrix in enumerate(flat):
-        for order in range(1, matrix.shape[-1] + 1):
-            try:
-                np.linalg.cholesky(matrix[:order, :order])
-            except np.linalg.LinAlgError:
-                prefix = f"(Batch element {batch}): " if data.ndim > 2 else ""
-                return LinAlgError(
-                    f"linalg.cholesky: {prefix}The factorization could not be completed "
-                    f"because the input is not positive-definite (the leading minor of "
-                    f"order {order} is not positive-definite).")
-    return LinAlgError("linalg.cholesky: The factorization could not be completed because "
-                       "the input is not positive-definite.")
+    prefix, order = _first_failure(info)
+    return LinAlgError(f"{name}: {prefix}The factorization could not be completed because the "
+                       f"input is not positive-definite (the leading minor of order {order} "
+                       "is not positive-definite).")
 
 
 @autocast_op(FP32)
@@ -324,26 +392,21 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     return _out(L.mT if upper else L, out)
 
 
-class _NoBackward(Function):
-    """A decomposition computed in NumPy whose gradient ember does not implement."""
-
-    @staticmethod
-    def forward(ctx, A, fn, name):
-        ctx.op_name = name
-        return _in_float32_tuple(fn, A._data)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        raise NotImplementedError(f"ember does not implement the gradient of {ctx.op_name}; "
-                                  "compute it outside autograd or use a differentiable "
-                                  "alternative.")
-
-
-def _decompose(A: Tensor, fn, name: str, backward_name: str) -> tuple:
-    outputs = _NoBackward.apply(A, fn, name)
-    for t in outputs:
-        _named(t, backward_name)
-    return outputs
+@autocast_op(FP32)
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False,
+                out=None) -> return_types.linalg_cholesky_ex:
+    """cholesky, with LAPACK's info (the order of the first leading minor that is not
+    positive-definite, else 0) instead of an error."""
+    _check_square(A, "cholesky_ex")
+    try:
+        L, info = cholesky(A, upper=upper), _zero_info(A)
+    except LinAlgError:
+        L_data, info_data = _partial_cholesky(A._data)
+        if check_errors:
+            raise _cholesky_error("linalg.cholesky_ex", info_data) from None
+        L, info = Tensor._wrap(L_data.swapaxes(-1, -2) if upper else L_data), \
+            Tensor._wrap(info_data)
+    return return_types.linalg_cholesky_ex(_out(L, out), info)
 
 
 def _in_float32_tuple(fn, a: np.ndarray) -> tuple:
@@ -353,28 +416,113 @@ def _in_float32_tuple(fn, a: np.ndarray) -> tuple:
     return tuple(fn(a))
 
 
+def _symmetric_from_lower(M: Tensor) -> Tensor:
+    """The symmetric matrix whose lower triangle (with the diagonal) is M's."""
+    return M.tril() + M.tril(-1).mT
+
+
+class Qr(Function):
+    backward_name = "LinalgQrBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, A, mode):
+        ctx.mode = mode
+        if mode == "r":
+            return np.zeros(0, dtype=A._data.dtype), _in_float32(
+                lambda a: np.linalg.qr(a, mode="r"), A._data)
+        return _in_float32_tuple(lambda a: np.linalg.qr(a, mode=mode), A._data)
+
+    @staticmethod
+    def backward(ctx, grad_Q, grad_R):
+        if ctx.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                               "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
+                               "are going to differentiate through linalg.qr.")
+        Q, R = ctx.output(0), ctx.output(1)
+        m, n = Q.shape[-2], R.shape[-1]
+        if ctx.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when "
+                               "mode='complete' and nrows > ncols.")
+        if m >= n:
+            return _qr_square_grad(Q, R, grad_Q, grad_R), None
+        # Wide A = [A1 A2] = Q [R1 R2]: Q and R1 come from A1 alone, and R2 = Q^T A2.
+        R2, grad_R2 = R[..., m:], grad_R[..., m:]
+        grad_Q = grad_Q + matmul(matmul(Q, R2), grad_R2.mT)
+        grad_A1 = _qr_square_grad(Q, R[..., :m], grad_Q, grad_R[..., :m])
+        return cat([grad_A1, matmul(Q, grad_R2)], -1), None
+
+
+def _qr_square_grad(Q: Tensor, R: Tensor, grad_Q: Tensor, grad_R: Tensor) -> Tensor:
+    """Gradient of A = Q R with R square and invertible: (gQ + Q sym(M)) R^-T,
+    M = R gR^T - gQ^T Q, sym mirroring M's lower triangle."""
+    M = matmul(R, grad_R.mT) - matmul(grad_Q.mT, Q)
+    B = grad_Q + matmul(Q, _symmetric_from_lower(M))
+    return solve_triangular(R.mT, B, upper=False, left=False)
+
+
 @autocast_op(FP32)
-def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QRResult:
+def qr(A: Tensor, mode: str = "reduced", *, out=None) -> return_types.linalg_qr:
     _check_float(A, "qr")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
-    if mode == "r":
-        (R,) = _decompose(A, lambda a: (np.linalg.qr(a, mode="r"),), "linalg.qr",
-                          "LinalgQrBackward0")
-        return QRResult(Tensor._wrap(np.zeros(0, dtype=A._data.dtype)), R)
-    return QRResult(*_decompose(A, lambda a: np.linalg.qr(a, mode=mode), "linalg.qr",
-                                "LinalgQrBackward0"))
+    return return_types.linalg_qr(*Qr.apply(A, mode))
+
+
+class Svd(Function):
+    """A = U diag(S) Vh; with full_matrices the extra columns of U and rows of Vh are an
+    arbitrary basis, so (as in torch) their gradients are ignored."""
+
+    backward_name = "LinalgSvdBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, A, full_matrices):
+        return _in_float32_tuple(lambda a: np.linalg.svd(a, full_matrices=full_matrices),
+                                 A._data)
+
+    @staticmethod
+    def backward(ctx, grad_U, grad_S, grad_Vh):
+        U, S, Vh = (ctx.output(i) for i in range(3))
+        k = S.shape[-1]
+        U, grad_U = U[..., :k], grad_U[..., :k]
+        V, grad_V = Vh[..., :k, :].mT, grad_Vh[..., :k, :].mT
+        return _svd_grad(U, S, V, grad_U, grad_S, grad_V), None
+
+
+def _svd_grad(U: Tensor, S: Tensor, V: Tensor, grad_U: Tensor, grad_S: Tensor,
+              grad_V: Tensor) -> Tensor:
+    """Gradient of A = U diag(S) V^T (reduced) for distinct, non-zero singular values:
+
+        U (J S + S K + diag(gS)) V^T + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)
+
+    with J = F o (U^T gU - gU^T U), K = F o (V^T gV - gV^T V), F_ij = 1 / (s_j^2 - s_i^2).
+    """
+    k = S.shape[-1]
+    identity = _const(np.eye(k), S)
+    squares = S * S
+    F = (1 - identity) / (squares.unsqueeze(-2) - squares.unsqueeze(-1) + identity)
+    UtgU, VtgV = matmul(U.mT, grad_U), matmul(V.mT, grad_V)
+    J, K = F * (UtgU - UtgU.mT), F * (VtgV - VtgV.mT)
+    inner = J * S.unsqueeze(-2) + S.unsqueeze(-1) * K + grad_S.unsqueeze(-1) * identity
+    grad_A = matmul(matmul(U, inner), V.mT)
+    if U.shape[-2] > k:     # the part of gU outside U's column space
+        outside = grad_U - matmul(U, UtgU)
+        grad_A = grad_A + matmul(outside / S.unsqueeze(-2), V.mT)
+    if V.shape[-2] > k:     # the part of gV outside V's column space
+        outside = grad_V - matmul(V, VtgV)
+        grad_A = grad_A + matmul(U / S.unsqueeze(-2), outside.mT)
+    return grad_A
 
 
 @autocast_op(FP32)
-def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> SVDResult:
+def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> return_types.linalg_svd:
     _check_float(A, "svd")
     if driver is not None:
         raise NotImplementedError("linalg.svd: the 'driver' argument (CUDA only) is not "
                                   "supported by ember")
-    return SVDResult(*_decompose(A, lambda a: np.linalg.svd(a, full_matrices=full_matrices),
-                                 "linalg.svd", "LinalgSvdBackward0"))
+    return return_types.linalg_svd(*Svd.apply(A, full_matrices))
 
 
 class Svdvals(Function):
@@ -423,9 +571,9 @@ class Eigh(Function):
 
 
 @autocast_op(FP32)
-def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> EighResult:
+def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> return_types.linalg_eigh:
     _check_square(A, "eigh")
-    return EighResult(*Eigh.apply(A, UPLO))
+    return return_types.linalg_eigh(*Eigh.apply(A, UPLO))
 
 
 @autocast_op(FP32)
@@ -433,14 +581,56 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     return _out(_named(eigh(A, UPLO).eigenvalues, "LinalgEighBackward0"), out)
 
 
+def _tolerance(S: np.ndarray, shape: tuple, atol, rtol) -> np.ndarray:
+    """torch's cut-off for 'zero' singular values: max(atol, rtol * largest), where rtol
+    defaults to eps * max(m, n) unless only a positive atol is given."""
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else max(shape[-2:]) * np.finfo(S.dtype).eps
+    largest = S.max(-1, initial=0)
+    return np.maximum(0.0 if atol is None else atol, rtol * largest)[..., None]
+
+
+def _pinv_array(a: np.ndarray, atol, rtol, hermitian: bool) -> np.ndarray:
+    """Pseudo-inverse through the SVD (or eigh), inverting the singular values kept."""
+    if hermitian:
+        S, U = np.linalg.eigh(a)
+        Vh = np.swapaxes(U, -1, -2).conj()
+        magnitude = np.abs(S)
+    else:
+        U, S, Vh = np.linalg.svd(a, full_matrices=False)
+        magnitude = S
+    kept = magnitude > _tolerance(magnitude, a.shape, atol, rtol)
+    inverse = np.where(kept, 1 / np.where(kept, S, 1), 0)
+    return np.swapaxes(Vh, -1, -2).conj() * inverse[..., None, :] @ np.swapaxes(U, -1, -2).conj()
+
+
+class Pinv(Function):
+    backward_name = "LinalgPinvBackward0"
+    saves_outputs = True
+
+    @staticmethod
+    def forward(ctx, A, atol, rtol, hermitian):
+        ctx.save_for_backward(A)
+        return _in_float32(lambda a: _pinv_array(a, atol, rtol, hermitian), A._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # Golub & Pereyra's derivative of X = pinv(A) (valid where the rank is constant):
+        # -X^T g X^T + (I - A X) g^T X X^T + X^T X g^T (I - X A)
+        (A,), X = ctx.saved_tensors, ctx.output(0)
+        Xt = X.mT
+        beside_columns = grad.mT - matmul(matmul(A, X), grad.mT)
+        beside_rows = grad.mT - matmul(grad.mT, matmul(X, A))
+        return (-matmul(matmul(Xt, grad), Xt) + matmul(matmul(beside_columns, X), Xt)
+                + matmul(matmul(Xt, X), beside_rows), None, None, None)
+
+
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
     _check_float(A, "pinv")
-    if atol is not None:
-        raise NotImplementedError("linalg.pinv: the 'atol' argument is not supported by ember")
-    kwargs = {} if rtol is None else {"rcond": rtol}
-    (result,) = _decompose(A, lambda a: (np.linalg.pinv(a, hermitian=hermitian, **kwargs),),
-                           "linalg.pinv", "LinalgPinvBackward0")
-    return _out(result, out)
+    if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
+        raise NotImplementedError("linalg.pinv: tensor 'atol'/'rtol' arguments are not "
+                                  "supported by ember; pass Python floats")
+    return _out(Pinv.apply(A, atol, rtol, hermitian), out)
 
 
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False,
@@ -450,12 +640,7 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False,
     data = A._data.astype(np.float32) if A._data.dtype in _LOW else A._data
     S = np.abs(np.linalg.eigvalsh(data)) if hermitian else \
         np.linalg.svd(data, compute_uv=False)
-    if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else \
-            max(data.shape[-2:]) * np.finfo(S.dtype).eps
-    largest = S.max(-1, initial=0)
-    tolerance = np.maximum(0.0 if atol is None else atol, rtol * largest)
-    rank = (S > tolerance[..., None]).sum(-1).astype(np.int64)
+    rank = (S > _tolerance(S, data.shape, atol, rtol)).sum(-1).astype(np.int64)
     return _out(Tensor._wrap(np.asarray(rank)), out)
 
 
@@ -465,10 +650,12 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
                            f"they are {A.shape[-2] if A.ndim > 1 else 1} by {A.shape[-1]} "
                            f"matrices")
     if n == 0:
-        eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A._data.dtype), A.shape).copy()
-        return _out(Tensor._wrap(eye), out)
+        # torch copies the identity into a tensor connected to A (with a zero gradient).
+        eye = _const(np.eye(A.shape[-1]), A)
+        everywhere = Tensor._wrap(np.ones(A.shape, dtype=bool))
+        return _out(_named(where(everywhere, eye, A), "CopyBackwards"), out)
     base = inv(A) if n < 0 else A
-    result = base
+    result = A.clone() if n == 1 else base
     for _ in range(abs(n) - 1):
         result = matmul(result, base)
     return _out(result, out)
@@ -483,3 +670,69 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     if x.is_complex():
         raise NotImplementedError("linalg.vecdot of complex tensors is not supported by ember")
     return _out((x * y).sum(dim), out)
+
+
+# ---------------------------------------------------------------- built from the above
+def cond(A: Tensor, p=None, *, out=None) -> Tensor:
+    """Condition number: largest / smallest singular value for p in (None, 2, -2), else
+    norm(A, p) * norm(inv(A), p) (inf for singular matrices)."""
+    if p not in (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc"):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+    if p in (None, 2, -2):
+        _check_float(A, "svd")
+        S = svdvals(A)
+        largest, smallest = S[..., 0], S[..., -1]
+        return _out(smallest / largest if p == -2 else largest / smallest, out)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but "
+                           f"they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    inverse = inv_ex(A).inverse
+    product = matrix_norm(A, p) * matrix_norm(inverse, p)
+    # A singular matrix has an infinite condition number (its 'inverse' holds infs/nans).
+    return _out(product.nan_to_num(math.inf, math.inf), out)
+
+
+def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
+    """The tensor X with tensordot(X, A, ind) = identity (A's leading `ind` dims as rows)."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = A.shape[:ind], A.shape[ind:]
+    if math.prod(rows) != math.prod(cols):
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {math.prod(cols)} != "
+                           f"{math.prod(rows)}")
+    inverse = inv(A.reshape(math.prod(rows), math.prod(cols)))
+    return _out(inverse.reshape(*cols, *rows), out)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
+    """X with tensordot(A, X, X.ndim) = B; `dims` first moves those dims of A to the end."""
+    if dims is not None:
+        moved = [d % A.ndim for d in dims]
+        A = A.permute(*[d for d in range(A.ndim) if d not in moved], *moved)
+    unknowns = A.shape[B.ndim:]
+    n = math.prod(unknowns)
+    if B.numel() != n:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:"
+                           f"]) == prod(self.shape[:other.ndim]), but got {n} != {B.numel()}")
+    return _out(solve(A.reshape(-1, n), B.reshape(-1)).reshape(*unknowns), out)
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """Vandermonde matrix: columns x^0, x^1, ..., x^(N-1) (N defaults to x.shape[-1])."""
+    if x._data.dtype == np.bool_:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
+                           "tensors, but got Bool")
+    N = (x.shape[-1] if x.ndim else 1) if N is None else N
+    if N <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)
+    ones = _const(np.ones(tuple(x.shape) + (1,)), x)
+    return cat([ones, powers], -1)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """torch.diagonal with the matrix dimensions last by default."""
+    return _diagonal(A, offset, dim1, dim2)

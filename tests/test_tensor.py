@@ -255,3 +255,27 @@ def test_clone_preserves_layout_and_contiguous_does_not():
         assert t.contiguous().stride() == (3, 1)
         assert t.clone(memory_format=lib.contiguous_format).stride() == (3, 1)
     assert repr(ember.contiguous_format) == "torch.contiguous_format"
+
+
+@pytest.mark.parametrize("name", ["T", "mT", "H", "mH"])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+def test_transpose_properties(name, shape, dtype):
+    """T, mT, H, mH: values (conjugated for H/mH of complex tensors), gradients, errors."""
+    from oracle import check
+    real = np.random.default_rng(0).standard_normal((2,) + shape)
+    a = (real[0] + 1j * real[1] if dtype == "complex64" else real[0]).astype(dtype)
+    rejected = {"mT": len(shape) == 1, "mH": len(shape) == 1, "H": len(shape) in (1, 3)}
+    if name != "T" and shape == ():      # torch warns once per process: check ember's
+        with pytest.warns(UserWarning, match=f"^Tensor.{name} is deprecated on 0-D"):
+            getattr(ember.tensor(a), name)
+    if rejected.get(name):
+        check_error(lambda lib: getattr(lib.tensor(a), name), RuntimeError,
+                    f"^tensor.{name} is only supported on matrices")
+    elif dtype == "complex64":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")       # the 0-D deprecation, checked above
+            t, e = getattr(torch.tensor(a), name).resolve_conj(), getattr(ember.tensor(a), name)
+        assert_same(e, t, 0, 0)
+    else:
+        check(lambda lib, x: getattr(x, name) * 1, a, dtype=dtype)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import warnings
 
 from .._tensor import Tensor
-from . import (calculus, creation, householder, indexing, linalg, matrix_exp, pointwise,
-               random, reduction, shape, sorting, statistics)
+from . import (calculus, complex, creation, householder, indexing, linalg, lu, matrix_exp,
+               pointwise, random, reduction, shape, sorting, statistics, triangular)
 from . import joining  # after shape, which it builds on
 
 
@@ -42,7 +42,8 @@ def bind_inplace(module, names) -> None:
 
 
 for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, sorting,
-                creation, householder, matrix_exp, calculus, statistics):
+                creation, householder, matrix_exp, calculus, complex, lu, statistics,
+                triangular):
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 
@@ -108,9 +109,34 @@ def _reversed_dims(self: Tensor) -> Tensor:
     return self.permute(*reversed(range(self.ndim)))
 
 
+def _matrix_transpose(self: Tensor, name: str, conjugate: bool) -> Tensor:
+    """x.mT / x.mH: the (conjugate) transpose of the last two dims (0-dim: deprecated)."""
+    if self.ndim == 1:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                           f"matrices. Got 1-D tensor.")
+    if self.ndim == 0:
+        advice = ("Consider using x.conj()." if conjugate
+                  else "This function is the identity in these cases.")
+        warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {advice}", UserWarning,
+                      stacklevel=3)
+        out = self.view(())
+    else:
+        out = self.transpose(-2, -1)
+    return out.conj() if conjugate and self.is_complex() else out
+
+
+def _conjugate_transpose(self: Tensor) -> Tensor:
+    """x.H: the conjugate transpose of a matrix (0-dim passes, batches need x.mH)."""
+    if self.ndim not in (0, 2):
+        batches = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.ndim}-D tensor.{batches}")
+    return _matrix_transpose(self, "H", conjugate=True)
+
+
 Tensor.T = property(_reversed_dims)
-Tensor.mT = property(lambda self: self.transpose(-2, -1))
-Tensor.H = property(lambda self: self.permute(*reversed(range(self.ndim))))
-Tensor.mH = property(lambda self: self.mT)
+Tensor.mT = property(lambda self: _matrix_transpose(self, "mT", conjugate=False))
+Tensor.mH = property(lambda self: _matrix_transpose(self, "mH", conjugate=True))
+Tensor.H = property(_conjugate_transpose)
 Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: \
     creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)

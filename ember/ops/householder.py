@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._return_types import return_types
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .creation import eye
@@ -43,7 +44,7 @@ def geqrf(input: Tensor, *, out=None) -> tuple:
     if not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(f'"geqrf_cpu" not implemented for '
                                   f"'{input.dtype._legacy_name[:-len('Tensor')]}'")
-    return Geqrf.apply(input)
+    return return_types.geqrf(*Geqrf.apply(input))
 
 
 def _check_householder_args(input: Tensor, tau: Tensor) -> None:

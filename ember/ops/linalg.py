@@ -14,6 +14,7 @@ import string
 
 import numpy as np
 
+from ._return_types import return_types
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
@@ -23,13 +24,14 @@ from ..amp.policy import FP32, LOWER, autocast_op
 
 METHODS = ["matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "addr", "outer",
            "ger", "dot", "vdot", "inner", "mv", "kron", "cross", "trace", "diag",
-           "det", "inverse", "logdet", "slogdet", "cholesky"]
+           "det", "inverse", "logdet", "slogdet", "cholesky", "svd", "pinverse", "matrix_power",
+           "qr"]
 INPLACE = ["addmm", "addmv", "addbmm", "baddbmm", "addr"]
 
 __all__ = ["matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "addr", "einsum",
            "outer", "ger", "dot", "vdot", "inner", "mv", "tensordot", "kron", "cross", "trace",
            "diag", "chain_matmul", "cdist", "det", "inverse", "logdet", "slogdet",
-           "cholesky"]
+           "cholesky", "svd", "pinverse", "matrix_power", "qr"]
 
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
 
@@ -696,7 +698,7 @@ def inverse(input: Tensor, *, out=None) -> Tensor:
 
 def slogdet(input: Tensor) -> tuple:
     from .. import linalg
-    return linalg.slogdet(input)
+    return return_types.slogdet(*linalg.slogdet(input))
 
 
 def logdet(input: Tensor) -> Tensor:
@@ -711,3 +713,35 @@ def logdet(input: Tensor) -> Tensor:
 def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     from .. import linalg
     return linalg.cholesky(input, upper=upper, out=out)
+
+
+@autocast_op(FP32)
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None) -> return_types.svd:
+    """Older torch.svd: returns V (not Vh). Without compute_uv, U and V are zero matrices
+    of full size (m x m, n x n)."""
+    from .. import linalg
+    if compute_uv:
+        U, S, Vh = linalg.svd(input, full_matrices=not some, out=out)
+        return return_types.svd(U, S, Vh.mT)
+    m, n = input.shape[-2:]
+    batch, dtype = tuple(input.shape[:-2]), input._data.dtype
+    return return_types.svd(Tensor._wrap(np.zeros(batch + (m, m), dtype=dtype)),
+                            linalg.svdvals(input, out=out),
+                            Tensor._wrap(np.zeros(batch + (n, n), dtype=dtype)))
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    from .. import linalg
+    return linalg.pinv(input, rtol=rcond)
+
+
+def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
+    from .. import linalg
+    return linalg.matrix_power(input, n, out=out)
+
+
+@autocast_op(FP32)
+def qr(input: Tensor, some: bool = True, *, out=None) -> return_types.qr:
+    """Older torch.qr: some=True is linalg.qr's 'reduced' mode, some=False 'complete'."""
+    from .. import linalg
+    return return_types.qr(*linalg.qr(input, "reduced" if some else "complete", out=out))
