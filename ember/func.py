@@ -1,18 +1,25 @@
-"""torch.func: modules as functions of their weights.
+"""torch.func: function transforms and modules as functions of their weights.
 
-ember has no function transforms (vmap, grad, jacrev ...): this namespace carries the two
-helpers that work with plain autograd, functional_call and stack_module_state.
+The transforms (grad, grad_and_value, vjp, jvp, linearize, jacrev, jacfwd, hessian, vmap)
+live in ember/_functorch. They run on ember's reverse-mode autograd: jvp and jacfwd use the
+double-backward trick, so their values are torch's but their cost is that of reverse mode.
+vmap runs func once per sample in a Python loop and stacks the outputs: correct results,
+not vectorised speed. functional_call and stack_module_state are defined here.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from ._functorch.eager_transforms import (grad, grad_and_value, hessian, jacfwd, jacrev, jvp,
+                                          linearize, vjp)
+from ._functorch.vmap import vmap
 from .nn.modules.module import Module
 from .nn.utils.stateless import _functional_call
 from .ops.joining import stack
 
-__all__ = ["functional_call", "stack_module_state"]
+__all__ = ["functional_call", "stack_module_state", "grad", "grad_and_value", "vjp", "jvp",
+           "linearize", "jacrev", "jacfwd", "hessian", "vmap"]
 
 
 def _merge_dicts(dicts) -> dict:

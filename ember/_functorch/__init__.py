@@ -1,0 +1,6 @@
+"""The function transforms behind ember.func (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap).
+
+eager_transforms.py builds the derivative transforms on ember's reverse-mode autograd;
+vmap.py maps a function over a batch dimension by calling it once per slice; pytree.py
+flattens the nested tuples / lists / dicts of tensors the transforms accept.
+"""
