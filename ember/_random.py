@@ -5,11 +5,15 @@ numbers torch draws (ember does not reimplement torch's sampling kernels).
 """
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 
 _DEFAULT_SEED = 67280421310721  # torch's default_generator initial seed
+
+# A state tensor is a fixed binary layout (never pickle: a state read from an untrusted
+# file must not run code): initial seed and Mersenne Twister position as two uint64,
+# then the twister's 624 uint32 words.
+_MT_WORDS = 624
+_STATE_LAYOUT = np.dtype([("seed", "<u8"), ("pos", "<u8"), ("key", "<u4", (_MT_WORDS,))])
 
 
 class Generator:
@@ -36,13 +40,28 @@ class Generator:
         return self._seed
 
     def get_state(self):
+        """The generator's state as a uint8 tensor (ember's layout, not torch's)."""
         from ._tensor import Tensor
-        blob = pickle.dumps((self._seed, self.np.bit_generator.state))
-        return Tensor._wrap(np.frombuffer(blob, dtype=np.uint8).copy())
+        twister = self.np.bit_generator.state["state"]
+        record = np.array((self._seed, twister["pos"], twister["key"]), dtype=_STATE_LAYOUT)
+        return Tensor._wrap(record.reshape(1).view(np.uint8).copy())
 
-    def set_state(self, state) -> "Generator":
-        self._seed, bit_state = pickle.loads(state._data.tobytes())
-        self.np.bit_generator.state = bit_state
+    def set_state(self, new_state) -> "Generator":
+        data = np.ascontiguousarray(new_state._data)
+        if data.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        if data.size != _STATE_LAYOUT.itemsize:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size "
+                               f"{_STATE_LAYOUT.itemsize} but found the input RNG state size "
+                               f"to be {data.size}")
+        record = data.reshape(-1).view(_STATE_LAYOUT)[0]
+        if record["pos"] > _MT_WORDS:
+            raise RuntimeError("Invalid RNG state: the Mersenne Twister position is out of "
+                               "range. The tensor was not made by get_rng_state().")
+        self.np.bit_generator.state = {
+            "bit_generator": "MT19937",
+            "state": {"key": record["key"].copy(), "pos": int(record["pos"])}}
+        self._seed = int(record["seed"])
         return self
 
     def __reduce__(self):
