@@ -37,14 +37,20 @@ from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
+from .ops.special_functions import *  # noqa: F401,F403
+from .ops.spectral import *  # noqa: F401,F403
 from .ops.statistics import *  # noqa: F401,F403
 from .ops.triangular import *  # noqa: F401,F403
+from .ops.windows import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
 from . import func, jit, linalg, random, testing  # noqa: F401
 from .func import vmap  # noqa: F401  (torch.vmap is torch.func.vmap)
 from . import optim  # noqa: F401
 from . import nn  # noqa: F401
+from . import fft  # noqa: F401  (after nn: stft pads with nn.functional)
+from . import special  # noqa: F401  (after nn: softmax and friends)
+from .ops.functional_aliases import *  # noqa: F401,F403  (torch.conv2d ...: after nn)
 from . import distributed  # noqa: F401  (imports mpi4py only when first used)
 from .nn.functional.activation import (_log_softmax_op as log_softmax,  # noqa: F401
                                       _softmax_op as softmax)

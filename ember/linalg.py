@@ -29,7 +29,7 @@ from .ops.reduction import VectorNorm, _check_norm_input, reduce_dims
 from .ops.shape import _named, diagonal as _diagonal
 from .ops.lu import (_factor as _lu_factor_arrays, linalg_lu as lu, linalg_lu_factor as lu_factor,
                      linalg_lu_factor_ex as lu_factor_ex, linalg_lu_solve as lu_solve)
-from .ops.triangular import solve_triangular
+from .ops.triangular import _refuse_complex_grad, solve_triangular
 from .amp.policy import FP32, LOWER, autocast_op
 
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "cond", "inv", "inv_ex", "det",
@@ -156,6 +156,7 @@ def _inverse_error(name: str, data: np.ndarray) -> LinAlgError:
 
 class Inv(Function):
     backward_name = "LinalgInvExBackward0"
+    holomorphic = True
     saves_outputs = True
 
     @staticmethod
@@ -205,6 +206,7 @@ def _zero_info(A: Tensor) -> Tensor:
 
 class Det(Function):
     backward_name = "LinalgDetBackward0"
+    holomorphic = True
     saves_outputs = True
 
     @staticmethod
@@ -254,6 +256,7 @@ class Slogdet(Function):
 
 def slogdet(A: Tensor, *, out=None) -> return_types.linalg_slogdet:
     _check_square(A, "slogdet")
+    _refuse_complex_grad("linalg.slogdet", A)
     return return_types.linalg_slogdet(*Slogdet.apply(A))
 
 
@@ -261,6 +264,7 @@ class Solve(Function):
     """X with A @ X = B; `vector` marks B as a (batch of) vector(s)."""
 
     backward_name = "LinalgSolveExBackward0"
+    holomorphic = True
     saves_outputs = True
 
     @staticmethod
@@ -388,6 +392,7 @@ def _cholesky_error(name: str, info: np.ndarray) -> LinAlgError:
 @autocast_op(FP32)
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     _check_square(A, "cholesky")
+    _refuse_complex_grad("linalg.cholesky", A)
     L = Cholesky.apply(A)
     return _out(L.mT if upper else L, out)
 
@@ -467,6 +472,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None) -> return_types.linalg_qr:
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
+    _refuse_complex_grad("linalg.qr", A)
     return return_types.linalg_qr(*Qr.apply(A, mode))
 
 
@@ -522,6 +528,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> retu
     if driver is not None:
         raise NotImplementedError("linalg.svd: the 'driver' argument (CUDA only) is not "
                                   "supported by ember")
+    _refuse_complex_grad("linalg.svd", A)
     return return_types.linalg_svd(*Svd.apply(A, full_matrices))
 
 
@@ -544,6 +551,7 @@ class Svdvals(Function):
 @autocast_op(FP32)
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     _check_float(A, "svdvals")
+    _refuse_complex_grad("linalg.svdvals", A)
     return _out(Svdvals.apply(A), out)
 
 
@@ -573,6 +581,7 @@ class Eigh(Function):
 @autocast_op(FP32)
 def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> return_types.linalg_eigh:
     _check_square(A, "eigh")
+    _refuse_complex_grad("linalg.eigh", A)
     return return_types.linalg_eigh(*Eigh.apply(A, UPLO))
 
 
@@ -630,6 +639,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
     if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
         raise NotImplementedError("linalg.pinv: tensor 'atol'/'rtol' arguments are not "
                                   "supported by ember; pass Python floats")
+    _refuse_complex_grad("linalg.pinv", A)
     return _out(Pinv.apply(A, atol, rtol, hermitian), out)
 
 

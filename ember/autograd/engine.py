@@ -65,8 +65,17 @@ def _fit_to_input(grad, meta):
     if data.shape != shape:
         grad = grad.sum_to_size(shape)
     if data.dtype != np_dtype:
+        if data.dtype.kind == "c" and np_dtype.kind != "c":
+            grad = grad.real           # a real input's gradient: the real part, as in torch
         grad = grad.to(from_numpy_dtype(np_dtype))
     return grad
+
+
+def _conjugated(grads):
+    """The complex conjugates of a gradient or a tuple of gradients (None stays None)."""
+    if not isinstance(grads, (tuple, list)):
+        return None if grads is None else grads.conj()
+    return tuple(None if g is None else g.conj() for g in grads)
 
 
 def _call_node(node, grads):
@@ -81,7 +90,10 @@ def _call_node(node, grads):
                 shape, np_dtype = node._output_meta[i]
                 from .. import zeros
                 grads[i] = zeros(shape, dtype=from_numpy_dtype(np_dtype))
-    out = type(node).backward(node, *grads)
+    if node.holomorphic and any(g is not None and g._data.dtype.kind == "c" for g in grads):
+        out = _conjugated(type(node).backward(node, *_conjugated(grads)))
+    else:
+        out = type(node).backward(node, *grads)
     if type(out) is not tuple:
         out = (out,)
     n_edges = len(node._edges)

@@ -38,6 +38,10 @@ class Function(Node):
 
     saves_outputs = False       # primitives that need their result in backward set this
     is_view = False             # outputs share memory with the first argument (view ops)
+    # holomorphic: backward is written as for real numbers (grad times the derivative f').
+    # For complex values torch's convention is grad times conj(f'); the engine gets it by
+    # running such a backward on conj(grad) and conjugating what comes out.
+    holomorphic = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -10,7 +10,8 @@ import warnings
 
 from .._tensor import Tensor
 from . import (calculus, complex, creation, householder, indexing, linalg, lu, matrix_exp,
-               pointwise, random, reduction, shape, sorting, statistics, triangular)
+               pointwise, random, reduction, shape, sorting, special_functions, spectral,
+               statistics, triangular)
 from . import joining  # after shape, which it builds on
 
 
@@ -43,7 +44,7 @@ def bind_inplace(module, names) -> None:
 
 for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, sorting,
                 creation, householder, matrix_exp, calculus, complex, lu, statistics,
-                triangular):
+                triangular, spectral, special_functions):
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 

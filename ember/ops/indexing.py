@@ -97,9 +97,9 @@ class BasicIndex(Function):
     def forward(ctx, x, key):
         ctx.in_shape = x._data.shape
         ctx.key = key
-        if type(ctx).is_view and not any(k is Ellipsis for k in
-                                          (key if isinstance(key, tuple) else (key,))):
-            key = (key if isinstance(key, tuple) else (key,)) + (Ellipsis,)  # 0-d: a view
+        parts = key if isinstance(key, tuple) else (key,)
+        if type(ctx).is_view and not any(k is Ellipsis for k in parts):
+            key = parts + (Ellipsis,)  # 0-d: a view
         try:
             return x._data[key]
         except IndexError as err:
@@ -252,9 +252,20 @@ def getitem(input: Tensor, key) -> Tensor:
     if split is not None:
         return index(index(input, split[0]), split[1])
     out = index(input, key)
-    if isinstance(key, (int, np.integer)):
+    if _last_step_selects(key):
         _named(out, "SelectBackward0")
     return out
+
+
+def _last_step_selects(key) -> bool:
+    """torch applies a basic index one component at a time (full slices and ... are no-ops),
+    so its last node is a SelectBackward0 when the last real step is an integer."""
+    steps = key if isinstance(key, tuple) else (key,)
+    for part in reversed(steps):
+        if part is Ellipsis or isinstance(part, slice) and part == slice(None):
+            continue
+        return isinstance(part, (int, np.integer)) and not isinstance(part, bool)
+    return False
 
 
 def _value_for(input: Tensor, key, value):

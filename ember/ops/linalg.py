@@ -82,6 +82,7 @@ def _in_float32(fn, *arrays):
 # ---------------------------------------------------------------- matmul
 class MatMul(Function):
     backward_name = "MmBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -278,6 +279,7 @@ class Einsum(Function):
     """A contraction given by an explicit equation (see `_parse_equation`)."""
 
     backward_name = "ViewBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, inputs, output, *operands):
@@ -449,6 +451,7 @@ def multi_dot(tensors, *, out=None) -> Tensor:
 # ---------------------------------------------------------------- add + product
 class AddProduct(Function):
     """beta * input + alpha * (contraction of m1 and m2): addmm, addmv, addr, baddbmm..."""
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, input, m1, m2, equation, beta, alpha):
@@ -541,6 +544,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
 # ---------------------------------------------------------------- cross, diag, cdist
 class Cross(Function):
     backward_name = "LinalgCrossBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, a, b, dim):

@@ -227,6 +227,7 @@ class Sub(Function):
 
 class Mul(Function):
     backward_name = "MulBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -259,6 +260,7 @@ def _rounded_divide(x, y, rounding_mode: str, dt: _dtype.dtype):
 
 class Div(Function):
     backward_name = "DivBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None):
@@ -311,6 +313,7 @@ class Neg(Function):
 
 class Pow(Function):
     backward_name = "PowBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, a, b):

@@ -377,6 +377,7 @@ def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
 class Addcmul(Function):
     """input + value * tensor1 * tensor2 (divide=False) or input + value * t1 / t2."""
     backward_name = "AddcmulBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, x, t1, t2, value, divide):

@@ -55,7 +55,8 @@ def relu_array(a: np.ndarray) -> np.ndarray:
 
 
 def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float",
-          backward_name: str | None = None, kernel: str | None = None):
+          backward_name: str | None = None, kernel: str | None = None,
+          holomorphic: bool = True):
     """Build an elementwise op and its Function from a NumPy function and a gradient rule.
 
     grad(g, x) uses the input; grad_from_output(g, y) uses the result (then only the
@@ -63,6 +64,8 @@ def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float
     ints says what integer and bool inputs do: "float" (computed in the default float
     dtype), "keep" (np_fn applied to them as they are), "same" (returned unchanged, as
     floor does) or "error" (torch has no integer kernel: NotImplementedError).
+    holomorphic: the gradient rule is the complex derivative (see Function.holomorphic);
+    False for rules already written in torch's complex convention (abs).
     """
     uses_output = grad_from_output is not None
     op_name = name.lower()
@@ -89,6 +92,7 @@ def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float
 
     cls = type(name, (Function,), {
         "backward_name": backward_name or name + "Backward0",
+        "holomorphic": holomorphic,
         "saves_outputs": uses_output,
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
@@ -134,7 +138,7 @@ cosh = unary("Cosh", np.cosh, grad=lambda g, x: g * x.sinh())
 asinh = unary("Asinh", np.arcsinh, grad=lambda g, x: g * (x * x + 1).rsqrt())
 acosh = unary("Acosh", np.arccosh, grad=lambda g, x: g * (x * x - 1).rsqrt())
 atanh = unary("Atanh", np.arctanh, grad=lambda g, x: g / (1 - x * x))
-abs = unary("Abs", np.abs, grad=lambda g, x: g * x.sign(), ints="keep")
+abs = unary("Abs", np.abs, grad=lambda g, x: g * x.sign(), ints="keep", holomorphic=False)
 # torch's sign(nan) is 0
 sign = unary("Sign", lambda a: np.nan_to_num(np.sign(a), nan=0.0), grad=_zero_grad, ints="keep")
 floor = unary("Floor", np.floor, grad=_zero_grad, ints="same", kernel="floor_vml_cpu")
@@ -296,30 +300,44 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
-def _complex_only_grad(input: Tensor, name: str) -> None:
+def _part(input: Tensor, index: int) -> Tensor:
+    """input's real (index 0) or imaginary (1) part as a view; differentiable as torch's:
+    a select of view_as_real, so a gradient g of the part reaches input as g or i g."""
     if input._requires_grad and GRAD_STATE.enabled:
-        raise NotImplementedError(f"ember does not differentiate {name}() of complex tensors yet")
+        from .complex import view_as_real     # complex builds on this module
+        return view_as_real(input).select(-1, index)
+    return input._make_view(input._data.imag if index else input._data.real)
 
 
 def real(input: Tensor) -> Tensor:
     if not input.is_complex():
         return input
-    _complex_only_grad(input, "real")
-    return input._make_view(input._data.real)
+    return _part(input, 0)
 
 
 def imag(input: Tensor) -> Tensor:
     if not input.is_complex():
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    _complex_only_grad(input, "imag")
-    return input._make_view(input._data.imag)
+    return _part(input, 1)
+
+
+class Conj(Function):
+    """Complex conjugate (a copy: ember has no lazy conjugate bit)."""
+    backward_name = "ConjBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.conj(x._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.conj()
 
 
 def conj(input: Tensor) -> Tensor:
     if not input.is_complex():
         return input
-    _complex_only_grad(input, "conj")
-    return Tensor._wrap(np.conj(input._data))
+    return Conj.apply(input)
 
 
 def conj_physical(input: Tensor) -> Tensor:
@@ -344,7 +362,9 @@ _real_angle_op = unary("Angle", _real_angle, grad=_zero_grad)
 def angle(input: Tensor, *, out=None) -> Tensor:
     """Argument of each element: pi for negative reals, 0 for the others."""
     if input.is_complex():
-        _complex_only_grad(input, "angle")
+        if input._requires_grad and GRAD_STATE.enabled:
+            from .pointwise_binary import atan2     # pointwise_binary builds on this module
+            return _with_out(_named(atan2(imag(input), real(input)), "AngleBackward0"), out)
         return _with_out(Tensor._wrap(np.angle(input._data)), out)
     return _real_angle_op(input, out=out)
 

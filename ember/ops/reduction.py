@@ -212,6 +212,7 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
 
 class Prod(Function):
     backward_name = "ProdBackward1"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
@@ -548,26 +549,27 @@ class VectorNorm(Function):
         none = (None,) * 4
         if ord == 0:
             return (None,) + none
-        if x.dtype != grad.dtype:
+        if x.dtype != grad.dtype and not x.is_complex():
             x = x.to(grad.dtype)
         shape = x._data.shape
         g = expand_reduced(grad, shape, axes, keepdim)
         if ord == 1:
-            return (g * x.sign(),) + none
+            return (g * x.sgn(),) + none
         norm = expand_reduced(ctx.output(0), shape, axes, keepdim)
         if ord in (np.inf, -np.inf):
             # Shared evenly among the entries whose size is the norm, with their sign.
             mask = (np.abs(x._data) == norm._data).astype(x._data.dtype)
             share = mask / mask.sum(axis=axes, keepdims=True)
-            return (g * x.sign() * _const(share, x),) + none
-        # d/dx (sum |x|^p)^(1/p) = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0.
+            return (g * x.sgn() * _const(share, x),) + none
+        # d/dx (sum |x|^p)^(1/p) = sgn(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0
+        # (sgn(z) = z / |z| for complex z: torch's convention for a real-valued output).
         nonzero = norm._data != 0
         scale = g / (norm + _const(~nonzero, norm)) ** (ord - 1) * _const(nonzero, norm)
         if ord == 2:
             return (x * scale,) + none
         zero = x._data == 0
         size = x.abs() + _const(zero, x)
-        return (x.sign() * size ** (ord - 1) * _const(~zero, x) * scale,) + none
+        return (x.sgn() * size ** (ord - 1) * _const(~zero, x) * scale,) + none
 
 
 def _check_norm_input(input: Tensor, ord, axes) -> None:
@@ -634,6 +636,7 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 class Cumprod(Function):
     backward_name = "CumprodBackward0"
+    holomorphic = True
     saves_outputs = True
 
     @staticmethod

@@ -15,6 +15,7 @@ import numpy as np
 from ._return_types import return_types
 from .._tensor import Tensor
 from ..autograd.function import Function
+from ..autograd.grad_mode import STATE as GRAD_STATE
 from .creation import eye
 from .linalg import matmul
 from .pointwise import _unsupported, _with_out
@@ -33,8 +34,9 @@ def _check_solve_dtype(t: Tensor, kernel: str) -> None:
 
 
 def _refuse_complex_grad(name: str, *tensors: Tensor) -> None:
-    """ember's autograd has no conjugate transposes yet, so complex gradients would be wrong."""
-    if any(t.is_complex() and t.requires_grad for t in tensors):
+    """Refuse (rather than get wrong) gradients whose rules are written for real matrices
+    only: a complex input that will be differentiated raises NotImplementedError."""
+    if GRAD_STATE.enabled and any(t.is_complex() and t.requires_grad for t in tensors):
         raise NotImplementedError(f"ember does not differentiate {name} of complex tensors")
 
 

@@ -43,6 +43,7 @@ class Linear(Function):
     """y = x @ W^T + b over the last dim of x: one GEMM plus the bias add."""
 
     backward_name = "AddmmBackward0"
+    holomorphic = True
     torch_grad_layout = _AddmmGradLayout
 
     @staticmethod
