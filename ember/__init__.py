@@ -51,6 +51,7 @@ from . import nn  # noqa: F401
 from . import fft  # noqa: F401  (after nn: stft pads with nn.functional)
 from . import special  # noqa: F401  (after nn: softmax and friends)
 from .ops.functional_aliases import *  # noqa: F401,F403  (torch.conv2d ...: after nn)
+from . import distributions  # noqa: F401  (after nn)
 from . import distributed  # noqa: F401  (imports mpi4py only when first used)
 from .nn.functional.activation import (_log_softmax_op as log_softmax,  # noqa: F401
                                       _softmax_op as softmax)

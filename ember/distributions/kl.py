@@ -1,0 +1,347 @@
+"""KL divergence KL(p || q) between two distributions, dispatched on their types.
+
+`register_kl(P, Q)` adds an implementation for p of type P (or a subclass) and q of
+type Q. `kl_divergence` picks the most specific registered pair, comparing how far
+up each class hierarchy the match lies.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import ember
+from ember import Tensor
+from ember.nn.functional import softplus
+
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
+from .categorical import Categorical
+from .dirichlet import Dirichlet
+from .distribution import Distribution
+from .exponential import Exponential
+from .gamma import Gamma
+from .independent import Independent
+from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _half_log_det
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
+from .transformed_distribution import TransformedDistribution
+from .uniform import Uniform
+from .utils import _sum_rightmost
+
+__all__ = ["kl_divergence", "register_kl"]
+
+_KL_REGISTRY: dict = {}   # (type_p, type_q) -> function(p, q)
+_KL_MEMOIZE: dict = {}    # (type(p), type(q)) -> chosen function, cleared on registration
+
+
+def register_kl(type_p: type, type_q: type):
+    """Decorator registering a pairwise KL implementation:
+
+        @register_kl(Normal, Normal)
+        def kl_normal_normal(p, q): ...
+    """
+    if not isinstance(type_p, type) or not issubclass(type_p, Distribution):
+        raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
+    if not isinstance(type_q, type) or not issubclass(type_q, Distribution):
+        raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
+
+    def decorator(fun):
+        _KL_REGISTRY[type_p, type_q] = fun
+        _KL_MEMOIZE.clear()
+        return fun
+
+    return decorator
+
+
+def _dispatch_kl(type_p: type, type_q: type):
+    """The registered function for the closest (super_p, super_q) pair, or None."""
+    matches = [(super_p, super_q) for super_p, super_q in _KL_REGISTRY
+               if issubclass(type_p, super_p) and issubclass(type_q, super_q)]
+    if not matches:
+        return None
+
+    def distances(pair):
+        super_p, super_q = pair
+        return type_p.__mro__.index(super_p), type_q.__mro__.index(super_q)
+
+    # Most specific in p first, and most specific in q first; they should agree.
+    left = min(matches, key=distances)
+    right = min(matches, key=lambda pair: distances(pair)[::-1])
+    left_fun, right_fun = _KL_REGISTRY[left], _KL_REGISTRY[right]
+    if left_fun is not right_fun:
+        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+                      f"Please register_kl({left[0].__name__}, {right[1].__name__})",
+                      RuntimeWarning)
+    return left_fun
+
+
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
+    """KL(p || q) = E_p[log p(x) - log q(x)], batched over the distributions' batch shape."""
+    key = type(p), type(q)
+    if key not in _KL_MEMOIZE:
+        _KL_MEMOIZE[key] = _dispatch_kl(*key)
+    fun = _KL_MEMOIZE[key]
+    if fun is None:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type "
+                                  f"{p.__class__.__name__} and q type {q.__class__.__name__}")
+    return fun(p, q)
+
+
+def _infinite_where(condition: Tensor, values: Tensor) -> Tensor:
+    return ember.where(condition, float("inf"), values)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
+    # p log(p/q) and (1-p) log((1-p)/(1-q)) via softplus of the logits; 0 log 0 = 0,
+    # and mass where q has none makes the divergence infinite.
+    heads = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    heads = ember.where(p.probs == 0, 0.0, _infinite_where(q.probs == 0, heads))
+    tails = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    tails = ember.where(p.probs == 1, 0.0, _infinite_where(q.probs == 1, tails))
+    return heads + tails
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * ember.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * ember.digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * ember.digamma(sum_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count "
+                                  "is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    # p can reach counts that q cannot.
+    return _infinite_where(p.total_count > q.total_count, kl)
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
+    terms = p.probs * (p.logits - q.logits)
+    terms = _infinite_where((q.probs == 0).expand_as(terms), terms)
+    terms = ember.where((p.probs == 0).expand_as(terms), 0.0, terms)
+    return terms.sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p: OneHotCategorical,
+                                            q: OneHotCategorical) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    rate_ratio = q.rate / p.rate
+    return -rate_ratio.log() + rate_ratio - 1
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    t1 = q.concentration * ember.log(p.rate / q.rate)
+    t2 = ember.lgamma(q.concentration) - ember.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * ember.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * ember.exp(-loc_abs_diff / p.scale)
+    return t1 + t2 + t3 - 1
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal,
+                                              q: MultivariateNormal) -> Tensor:
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with "
+                         "different event shapes cannot be computed")
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_log_det_ratio = _half_log_det(q_tril) - _half_log_det(p_tril)
+    n = p.event_shape[0]
+    batch_shape = ember.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
+    # trace(Sigma_q^-1 Sigma_p) = |L_q^-1 L_p|_F^2
+    ratio = ember.linalg.solve_triangular(q_tril.expand(batch_shape + (n, n)),
+                                          p_tril.expand(batch_shape + (n, n)), upper=False)
+    trace_term = ratio.pow(2).sum((-2, -1))
+    mahalanobis = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    return half_log_det_ratio + 0.5 * (trace_term + mahalanobis - n)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution,
+                                q: TransformedDistribution) -> Tensor:
+    # A shared bijection leaves the KL unchanged, so compare the base distributions.
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return _infinite_where((q.low > p.low) | (q.high < p.high), result)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    result = kl_divergence(p.base_dist, q.base_dist)
+    return _sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+# ------------------------------------------------------------------ different families
+# KL(p || q) = -H(p) - E_p[log q(X)], and E_p[log q(X)] needs only a few moments of p.
+
+_EULER_GAMMA = 0.57721566490153286061
+
+
+def _second_moment(p: Distribution) -> Tensor:
+    """E_p[X^2]."""
+    return p.variance + p.mean.pow(2)
+
+
+def _uniform_mean_x_log_x(low: Tensor, high: Tensor) -> Tensor:
+    """E[log X] for X ~ Uniform(low, high) with low >= 0: the mean of d/dx (x log x - x)."""
+    return (ember.xlogy(high, high) - ember.xlogy(low, low)) / (high - low) - 1
+
+
+def _expected_log(p: Distribution) -> Tensor:
+    """E_p[log X] for p a Beta, Exponential, Gamma or Uniform (on nonnegative values)."""
+    if isinstance(p, Beta):
+        return ember.digamma(p.concentration1) - ember.digamma(p.concentration1
+                                                               + p.concentration0)
+    if isinstance(p, Exponential):
+        return -_EULER_GAMMA - p.rate.log()
+    if isinstance(p, Gamma):
+        return ember.digamma(p.concentration) - p.rate.log()
+    return _uniform_mean_x_log_x(p.low, p.high)     # Uniform
+
+
+@register_kl(Beta, Normal)
+@register_kl(Exponential, Normal)
+@register_kl(Gamma, Normal)
+@register_kl(Laplace, Normal)
+@register_kl(Uniform, Normal)
+def _kl_to_normal(p: Distribution, q: Normal) -> Tensor:
+    var = q.scale.pow(2)
+    squared_distance = _second_moment(p) - 2 * q.loc * p.mean + q.loc.pow(2)
+    expected_log_q = -0.5 * (2 * math.pi * var).log() - squared_distance / (2 * var)
+    return -p.entropy() - expected_log_q
+
+
+@register_kl(Beta, Exponential)
+@register_kl(Gamma, Exponential)
+def _kl_to_exponential(p: Distribution, q: Exponential) -> Tensor:
+    return -p.entropy() - (q.rate.log() - q.rate * p.mean)
+
+
+@register_kl(Beta, Gamma)
+@register_kl(Exponential, Gamma)
+def _kl_to_gamma(p: Distribution, q: Gamma) -> Tensor:
+    expected_log_q = (q.concentration * q.rate.log() - q.concentration.lgamma()
+                      + (q.concentration - 1) * _expected_log(p) - q.rate * p.mean)
+    return -p.entropy() - expected_log_q
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p: Uniform, q: Exponential) -> Tensor:
+    return _infinite_where(p.low < 0, _kl_to_exponential(p, q))
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p: Uniform, q: Gamma) -> Tensor:
+    return _infinite_where(p.low < 0, _kl_to_gamma(p, q))
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p: Uniform, q: Beta) -> Tensor:
+    a, b = q.concentration1, q.concentration0
+    expected_log_x = _uniform_mean_x_log_x(p.low, p.high)
+    expected_log_1mx = _uniform_mean_x_log_x(1 - p.high, 1 - p.low)
+    expected_log_q = ((a - 1) * expected_log_x + (b - 1) * expected_log_1mx
+                      - (a.lgamma() + b.lgamma() - (a + b).lgamma()))
+    return _infinite_where((p.high > 1) | (p.low < 0), -p.entropy() - expected_log_q)
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    return _infinite_where((q.low > 0) | (q.high < 1), result)
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
+    # E|X - m| for X ~ N(mu, sigma^2), the mean of a folded normal.
+    loc_diff = p.loc - q.loc
+    mean_abs_diff = (math.sqrt(2 / math.pi) * p.scale
+                     * ember.exp(-0.5 * (loc_diff / p.scale).pow(2))
+                     + loc_diff * ember.erf(loc_diff / (math.sqrt(2) * p.scale)))
+    return -p.entropy() + (2 * q.scale).log() + mean_abs_diff / q.scale
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Exponential, Beta)
+@register_kl(Exponential, Uniform)
+@register_kl(Gamma, Beta)
+@register_kl(Gamma, Uniform)
+@register_kl(Laplace, Beta)
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Uniform)
+@register_kl(Normal, Beta)
+@register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
+@register_kl(Normal, Uniform)
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_infinity(p: Distribution, q: Distribution) -> Tensor:
+    """p puts mass where q has none: infinite, shaped like p's parameters."""
+    return ember.full_like(p.mean, float("inf"))
