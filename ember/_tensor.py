@@ -502,7 +502,9 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        """A 0-dim tensor formats as its Python number (f"{loss}" prints the float, as in
+        torch); other tensors print their repr and refuse a format spec."""
+        if self._data.ndim == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec) if spec else self.__repr__()
 
@@ -726,8 +728,8 @@ class _LegacyTensorType(type):
 
 
 def _legacy_type(dt: _dtype.dtype) -> _LegacyTensorType:
-    return _LegacyTensorType(dt._legacy_name, (), {"dtype": dt, "is_cuda": False,
-                                                    "__module__": "torch"})
+    attributes = {"dtype": dt, "is_cuda": False, "__module__": "torch"}
+    return _LegacyTensorType(dt._legacy_name, (), attributes)
 
 
 BoolTensor = _legacy_type(_dtype.bool)

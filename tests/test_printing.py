@@ -167,3 +167,14 @@ def test_format_and_print_use_repr(capsys):
     print(e)
     assert capsys.readouterr().out == "tensor([[1.5000, 2.0000]])\n"
     assert f"{e}" == repr(e) and str(e) == repr(e)
+
+
+@pytest.mark.parametrize("value, dtype", [(0.3, "float32"), (0.3, "float64"), (7, "int64"),
+                                          (True, "bool"), (-2.5, "bfloat16")])
+@pytest.mark.parametrize("spec", ["", ".4f", "8.2e", ">10"])
+def test_zero_dim_tensors_format_as_their_number(value, dtype, spec):
+    """f"{loss}" / f"{loss:.4f}" in a training loop: a 0-dim tensor formats like .item()."""
+    t, e = (lib.tensor(value, dtype=getattr(lib, dtype)) for lib in (torch, ember))
+    assert format(e, spec) == format(t, spec)
+    with pytest.raises(TypeError):
+        format(ember.tensor([1.0, 2.0]), ".2f")

@@ -22,6 +22,7 @@ from .graph import AccumulateGrad
 # Functions to call once when the running backward pass has propagated every gradient
 # (torch's queue_callback; DistributedDataParallel waits for its all-reduces there).
 _final_callbacks: list = []
+_depth = [0]    # backward passes running (a backward can start another one inside it)
 
 
 def _discover(roots) -> dict:
@@ -140,11 +141,15 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
     """
     root_nodes = [node for node, _ in roots]
     deps = _discover(root_nodes)
-    needed = None
+    needed = runs = None
     captured = {}
     if capture is not None:
         capture_set = set(capture)
         needed = _needed_for({node for node, _ in capture}, deps, set(root_nodes))
+        # A capture target's own backward runs only when another target lies below it
+        # (torch leaves it, and what it saved, untouched otherwise).
+        runs = {node for node in needed
+                if any(edge is not None and edge[0] in needed for edge in node._edges)}
     buffers = {}
     for (node, nr), grad in zip(roots, root_grads):
         buf = buffers.setdefault(node, [None] * max(1, len(node._output_meta)))
@@ -154,6 +159,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
     # create_graph, as torch's engine does.
     prev = GRAD_STATE.enabled
     GRAD_STATE.enabled = create_graph
+    _depth[0] += 1
     try:
         while ready:
             node = ready.pop()
@@ -163,24 +169,29 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
             elif node._tensor_hooks or node._retained or capture is not None or \
                     type(node) is AccumulateGrad:
                 outs = _run_node(node, grads, capture, capture_set if capture is not None
-                                 else None, captured, accumulate, create_graph, retain_graph)
+                                 else None, captured, accumulate, create_graph, retain_graph,
+                                 runs)
             else:   # the common case, inline: an op node with no hooks on its outputs
                 outs = _call_node(node, grads)
                 if not retain_graph and (node._saved or "_outputs_saved" in node.__dict__):
                     node._free()
             _send_gradients(node, outs, buffers, deps, ready)
             outs = None   # hold no gradient past its delivery (see AccumulateGrad)
-        while _final_callbacks:
-            _final_callbacks.pop(0)()
+        if _depth[0] == 1:      # a nested pass (e.g. a checkpoint's) leaves them queued
+            while _final_callbacks:
+                _final_callbacks.pop(0)()
     finally:
-        _final_callbacks.clear()
+        if _depth[0] == 1:
+            _final_callbacks.clear()
+        _depth[0] -= 1
         GRAD_STATE.enabled = prev
     return captured
 
 
 def _run_node(node, grads, capture, capture_set, captured, accumulate, create_graph,
-              retain_graph):
-    """Run a node that has tensor hooks, captured outputs, or is a leaf's AccumulateGrad."""
+              retain_graph, runs=None):
+    """Run a node that has tensor hooks, captured outputs, or is a leaf's AccumulateGrad.
+    runs: with captures, the nodes whose backward must run to reach a target."""
     if node._tensor_hooks or node._retained or capture is not None:
         for nr, g in enumerate(grads):
             if g is not None:
@@ -193,6 +204,8 @@ def _run_node(node, grads, capture, capture_set, captured, accumulate, create_gr
             if node._post_hooks:
                 for hook in tuple(node._post_hooks.values()):
                     hook((), tuple(grads))
+        return None
+    if runs is not None and node not in runs:
         return None
     outs = _call_node(node, grads)
     if not retain_graph and (node._saved or "_outputs_saved" in node.__dict__):

@@ -36,7 +36,8 @@ __all__ = _OPS + ["clamp_", "fill", "fill_", "zero_"]
 
 def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = True,
            ints: bool = True, tensor_other: bool = False, uses_output: bool = False,
-           backward_name: str | None = None, scalar_backward_name: str | None = None):
+           backward_name: str | None = None, scalar_backward_name: str | None = None,
+           scalar_input_backward_name: str | None = None):
     """Build a two-operand elementwise op from a NumPy function and gradient rules.
 
     grad_a(g, a, b, y) and grad_b(g, a, b, y) give the gradient of each operand (a and b
@@ -44,7 +45,7 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
     results become the default float dtype; ints=False: integer inputs are refused.
     tensor_other: `other` must be a Tensor, as torch's signature demands.
     scalar_backward_name: torch's node name when `other` is a Python number, where it
-    differs.
+    differs; scalar_input_backward_name: the same when `input` is one.
     """
     op_name = name.lower()
 
@@ -79,7 +80,8 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
         if tensor_other and not isinstance(other, Tensor):
             raise TypeError(f"{op_name}(): argument 'other' (position 2) must be Tensor, not "
                             f"{type(other).__name__}")
-        if not isinstance(input, Tensor):
+        input_is_scalar = not isinstance(input, Tensor)
+        if input_is_scalar:
             input = _scalar(input, other)
         if out is not None and isinstance(np_fn, np.ufunc) and \
                 _direct_out(out, input, other, result_dtype(input, other)):
@@ -90,6 +92,8 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
         result = cls.apply(input, other)
         if scalar_backward_name and not isinstance(other, Tensor):
             _named(result, scalar_backward_name)
+        if scalar_input_backward_name and input_is_scalar:
+            _named(result, scalar_input_backward_name)
         return _with_out(result, out)
 
     op.__name__ = op.__qualname__ = op_name
@@ -162,7 +166,8 @@ def _xlogy(x, y):
 
 
 xlogy = binary("Xlogy", _xlogy, lambda g, a, b, y: g * xlogy(a != 0, b),
-               lambda g, a, b, y: g * a / b, scalar_backward_name="XlogyBackward2")
+               lambda g, a, b, y: g * a / b, scalar_backward_name="XlogyBackward2",
+               scalar_input_backward_name="XlogyBackward1")
 arctan2 = atan2
 
 

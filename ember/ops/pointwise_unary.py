@@ -154,7 +154,6 @@ erfinv = unary("Erfinv", _in_float64(special.erfinv),
 lgamma = unary("Lgamma", _in_float64(special.lgamma), grad=lambda g, x: g * x.digamma())
 digamma = unary("Digamma", _in_float64(special.digamma),
                 grad=lambda g, x: g * polygamma(1, x))
-_trigamma = unary("Trigamma", _in_float64(special.trigamma), backward_name="PolygammaBackward0")
 sinc = unary("Sinc", np.sinc, grad=lambda g, x: g * _sinc_slope(x))
 deg2rad = unary("Deg2Rad", np.deg2rad, grad=lambda g, x: g * (math.pi / 180))
 rad2deg = unary("Rad2Deg", np.rad2deg, grad=lambda g, x: g * (180 / math.pi))
@@ -165,25 +164,9 @@ fix, absolute = trunc, abs
 
 
 def _bessel_i1(x: np.ndarray) -> np.ndarray:
-    """The modified Bessel function I1 in float64: its power series
-    sum (x/2)^(2k+1) / (k! (k+1)!) for |x| <= 20, and beyond that the asymptotic series
-    e^x / sqrt(2 pi x) * sum_k c_k / x^k, with c_k = c_(k-1) * -(4 - (2k-1)^2) / (8k)."""
-    a = np.abs(x)
-    small = np.minimum(a, 20.0)
-    term = small / 2
-    series = term.copy()
-    for k in range(1, 60):
-        term = term * (small / 2) ** 2 / (k * (k + 1))
-        series += term
-    large = np.maximum(a, 20.0)
-    coefficient, tail, power = 1.0, np.ones_like(large), np.ones_like(large)
-    for k in range(1, 30):
-        coefficient *= -(4 - (2 * k - 1) ** 2) / (8 * k)
-        power = power / large
-        tail += coefficient * power
-    with np.errstate(over="ignore"):
-        asymptotic = np.exp(large) / np.sqrt(2 * np.pi * large) * tail
-    return np.sign(x) * np.where(a <= 20.0, series, asymptotic)
+    """The modified Bessel function I1, from the exponentially scaled kernel (float64)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.exp(np.abs(x)) * special.bessel_i_scaled(x, 1)
 
 
 def _i1_slope(x: Tensor) -> Tensor:
@@ -202,13 +185,26 @@ def _sinc_slope(x: Tensor) -> Tensor:
     return where(x == 0, 0.0, (px * px.cos() - px.sin()) / (px * x))
 
 
+def _polygamma_kernel(n: int):
+    """psi^(n) for n >= 1: trigamma's own kernel, else (-1)^(n+1) n! zeta(n + 1, x)."""
+    if n == 1:
+        return special.trigamma
+    scale = (-1) ** (n + 1) * math.factorial(n)
+    return lambda x: scale * special.zeta(np.full_like(x, n + 1.0), x)
+
+
+@functools.lru_cache(maxsize=None)
+def _polygamma_op(n: int):
+    """The op computing psi^(n) (n >= 1); its derivative is psi^(n + 1)."""
+    return unary("Polygamma", _in_float64(_polygamma_kernel(n)),
+                 grad=lambda g, x: g * polygamma(n + 1, x), backward_name="PolygammaBackward0")
+
+
 def polygamma(n: int, input: Tensor, *, out=None) -> Tensor:
-    """psi^(n): digamma for n = 0 and trigamma for n = 1 (higher orders not yet in ember)."""
+    """psi^(n), the n-th derivative of digamma (n = 0: digamma itself)."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    if n > 1:
-        raise NotImplementedError(f"ember's polygamma supports n = 0 and n = 1, got n={n}")
-    return digamma(input, out=out) if n == 0 else _trigamma(input, out=out)
+    return digamma(input, out=out) if n == 0 else _polygamma_op(n)(input, out=out)
 
 
 def sgn(input: Tensor, *, out=None) -> Tensor:
@@ -259,9 +255,9 @@ class Logit(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         g = grad / (x * (1 - x))
-        if ctx.eps is not None:
-            g = where((x < ctx.eps) | (x > 1 - ctx.eps), 0.0, g)
-        return g, None
+        if ctx.eps is None:     # outside [0, 1] logit is undefined: nan, as in torch
+            return where((x < 0) | (x > 1), math.nan, g), None
+        return where((x < ctx.eps) | (x > 1 - ctx.eps), 0.0, g), None
 
 
 def logit(input: Tensor, eps: float | None = None, *, out=None) -> Tensor:

@@ -111,11 +111,15 @@ def test_round_decimals_logit_eps_nan_to_num_args(dtype):
         check(lambda lib, x: lib.round(x, decimals=d), x, dtype=dtype)
     check(lambda lib, x: x.round(decimals=1), x, dtype=dtype)
     check(lambda lib, x: lib.logit(x, eps=0.2), uniform((3, 4), 0, 1, dtype), dtype=dtype)
+    outside = np.array([-0.5, 0.25, 1.5, 0.0, 1.0], dtype=dtype)   # nan / inf gradients
+    check(lambda lib, x: lib.logit(x), outside, dtype=dtype)
+    check(lambda lib, x: lib.logit(x, eps=0.0), outside, dtype=dtype)
     special = np.array([np.nan, np.inf, -np.inf, 1.5], dtype=dtype)
     check(lambda lib, x: lib.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-3.0), special,
           dtype=dtype)
-    check(lambda lib, x: lib.polygamma(1, x), uniform((3, 4), 0.2, 5, dtype), dtype=dtype,
-          grad=False)
+    for n in (1, 2, 4):
+        check(lambda lib, x: lib.polygamma(n, x), uniform((3, 4), 0.2, 5, dtype), dtype=dtype,
+              rtol=1e-4 if dtype == "float32" else 1e-8)
     check(lambda lib, x: lib.polygamma(0, x), uniform((3, 4), 0.2, 5, dtype), dtype=dtype)
     check_error(lambda lib: lib.round(lib.tensor([1, 2]), decimals=1), NotImplementedError,
                 '"round_cpu" not implemented for \'Long\'')
@@ -544,6 +548,7 @@ GRAD_FN_NAMES = [
     (lambda lib, x: lib.fmod(x, x), "FmodBackward1"),
     (lambda lib, x: lib.copysign(x, -1), "CopysignBackward1"),
     (lambda lib, x: lib.xlogy(x, 2), "XlogyBackward2"),
+    (lambda lib, x: lib.xlogy(2.0, x), "XlogyBackward1"),
     (lambda lib, x: lib.pow(x, x), "PowBackward1"), (lambda lib, x: lib.pow(2, x), "PowBackward2"),
     (lambda lib, x: lib.pow(x, 2), "PowBackward0"),
     (lambda lib, x: lib.relu(x), "ReluBackward0"), (lambda lib, x: lib.sgn(x), "SgnBackward0"),
