@@ -44,7 +44,7 @@ from .ops.triangular import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
-from . import func, jit, linalg, random, testing  # noqa: F401
+from . import func, jit, linalg, profiler, random, testing  # noqa: F401
 from .func import vmap  # noqa: F401  (torch.vmap is torch.func.vmap)
 from . import optim  # noqa: F401
 from . import nn  # noqa: F401

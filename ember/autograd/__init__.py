@@ -10,7 +10,7 @@ from .function import Function
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                         set_grad_enabled, is_inference_mode_enabled)
 from .gradcheck import gradcheck, gradgradcheck
-from . import graph, forward_ad  # noqa: F401  (namespaces torch code reaches for)
+from . import graph, forward_ad, profiler  # noqa: F401  (namespaces torch code reaches for)
 
 __all__ = ["backward", "grad", "Function", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "detect_anomaly", "set_detect_anomaly", "gradcheck",

@@ -33,6 +33,15 @@ def register_tensor_type(cls) -> None:
     _wrap = cls._wrap
 
 
+_profiler = None    # the recorder of the running ember.profiler, None when none runs
+
+
+def set_profiler(recorder) -> None:
+    """ember.profiler installs its recorder while it records, and None when it stops."""
+    global _profiler
+    _profiler = recorder
+
+
 class Function(Node):
     """Base class of differentiable operations (see the module docstring)."""
 
@@ -83,6 +92,8 @@ class Function(Node):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if _profiler is not None and _profiler.wants():
+            return _profiler.time_op(cls, args, kwargs)
         ctx = _new(cls)
         if GRAD_STATE.enabled:
             for a in args:
