@@ -1,5 +1,6 @@
 """ember.nn: Module, Parameter, layers, init and functional."""
-from .parameter import Buffer, Parameter  # noqa: F401
+from .parameter import (Buffer, Parameter, UninitializedBuffer,  # noqa: F401
+                        UninitializedParameter)
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from . import functional, init, utils  # noqa: F401

@@ -3,6 +3,7 @@ functional.py sections. `import ember.nn.functional as F` sees all of them."""
 from .activation import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .linear_cross_entropy import *  # noqa: F401,F403
 from .ctc import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403

@@ -69,10 +69,9 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
         grad = _gate(grad, slope) if gate else grad * slope
         return (grad,) + (None,) * len(ctx.params)
 
-    return type(name, (Function,), {"backward_name": name + "Backward0",
-                                     "saves_outputs": from_output,
-                                     "forward": staticmethod(fwd),
-                                     "backward": staticmethod(bwd)})
+    members = {"backward_name": name + "Backward0", "saves_outputs": from_output,
+               "forward": staticmethod(fwd), "backward": staticmethod(bwd)}
+    return type(name, (Function,), members)
 
 
 def _run(fn_cls, input: Tensor, inplace: bool, *params) -> Tensor:

@@ -84,8 +84,8 @@ class ResampleAdjoint(Function):
     @staticmethod
     def forward(ctx, g, axis, taps, in_size):
         ctx.args = (axis, taps, in_size)
-        return _scatter(_compute(g._data), axis, taps, in_size).astype(g._data.dtype,
-                                                                        copy=False)
+        scattered = _scatter(_compute(g._data), axis, taps, in_size)
+        return scattered.astype(g._data.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

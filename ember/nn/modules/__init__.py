@@ -8,6 +8,7 @@ from .linear import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .linear_cross_entropy import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403

@@ -6,10 +6,13 @@ from ... import int64, ones, tensor, zeros
 from ..._tensor import Tensor
 from .. import functional as F
 from ..functional.normalization import _sync_batch_norm
+from ..parameter import UninitializedBuffer
+from .lazy import LazyModuleMixin, uninitialize_weight_and_bias
 from .module import Module
 from .normalization import _register_affine, _reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -172,3 +175,50 @@ class SyncBatchNorm(_BatchNorm):
         for name, child in module.named_children():
             converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return converted
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """num_features comes from dim 1 of the first input. The eager class is built with 0
+    features and no tensors; the requested ones are then made uninitialized."""
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None, *,
+                 bias: bool = True) -> None:
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            uninitialize_weight_and_bias(self, bias, device, dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=int64, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if not self.has_uninitialized_params():
+            return
+        # As torch: dim 1 even for an unbatched instance-norm input.
+        self.num_features = input.shape[1]
+        for t in (self.weight, self.bias, self.running_mean, self.running_var):
+            if t is not None:
+                t.materialize((self.num_features,))
+        self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim

@@ -8,10 +8,12 @@ from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from .lazy import LazyModuleMixin, uninitialize_weight_and_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -201,3 +203,80 @@ class ConvTranspose2d(_ConvTransposeNd):
 class ConvTranspose3d(_ConvTransposeNd):
     _dims = 3
     _functional = staticmethod(F.conv_transpose3d)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """in_channels comes from the first input; the eager class is built with 0 channels
+    and no bias, then its weight and bias are swapped for uninitialized ones."""
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args, **kwargs) -> None:
+        if not self.has_uninitialized_params():
+            return
+        self.in_channels = self._get_in_channels(input)
+        if self.in_channels % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if self.transposed:
+            shape = (self.in_channels, self.out_channels // self.groups)
+        else:
+            shape = (self.out_channels, self.in_channels // self.groups)
+        self.weight.materialize(shape + tuple(self.kernel_size))
+        if self.bias is not None:
+            self.bias.materialize((self.out_channels,))
+        self.reset_parameters()
+
+    def _get_in_channels(self, input: Tensor) -> int:
+        """The channel count of a batched (N, C, *spatial) or unbatched (C, *spatial) input."""
+        unbatched = self._dims + 1
+        if input.dim() not in (unbatched, unbatched + 1):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {unbatched + 1}D (batched) "
+                               f"input to {type(self).__name__}, but got input of size: "
+                               f"{input.shape}")
+        return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
+
+
+class _LazyConv(_LazyConvXdMixin):
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device, dtype)
+        self.out_channels = out_channels
+        uninitialize_weight_and_bias(self, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvXdMixin):
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros",
+                 device=None, dtype=None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device, dtype)
+        self.out_channels = out_channels
+        uninitialize_weight_and_bias(self, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConv, Conv3d):
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d

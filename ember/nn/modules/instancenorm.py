@@ -5,9 +5,10 @@ import warnings
 
 from ..._tensor import Tensor
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -77,4 +78,21 @@ class InstanceNorm2d(_InstanceNorm):
 
 
 class InstanceNorm3d(_InstanceNorm):
+    _spatial = 3
+
+
+# Built on _LazyNormBase, so unlike the eager classes they default to affine=True and
+# track_running_stats=True (as in torch).
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm1d
+    _spatial = 1
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm2d
+    _spatial = 2
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm3d
     _spatial = 3

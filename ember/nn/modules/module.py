@@ -18,7 +18,7 @@ from ..._device import check_device
 from ..._tensor import Tensor, parse_to_args
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, add_hook
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 from . import _hooks
 from ._hooks import (BackwardHook, attach_legacy_hooks, _global_backward_hooks,
                      _global_backward_pre_hooks, _global_forward_hooks,
@@ -608,12 +608,14 @@ class Module:
         return add_hook(self._state_dict_hooks, hook)
 
     def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
+        # Uninitialized (lazy) tensors are saved as they are: they cannot be detached.
         for name, param in self._parameters.items():
             if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
+                destination[prefix + name] = param if keep_vars or is_lazy(param) \
+                    else param.detach()
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
+                destination[prefix + name] = buf if keep_vars or is_lazy(buf) else buf.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
@@ -684,6 +686,8 @@ class Module:
                                   "torch.Tensor or Tensor-like object from checkpoint but "
                                   f"received {type(value)}")
                 continue
+            if is_lazy(param):
+                continue    # still uninitialized: the checkpoint's entry is uninitialized too
             if param.ndim == 0 and value.shape == (1,):
                 value = value[0]
             if value.shape != param.shape:
