@@ -223,14 +223,6 @@ def test_unclosed_writer_is_flushed_at_exit(tmp_path, ending):
     assert scalars(load(tmp_path), "loss") == [(s, s * 0.5) for s in range(20)]
 
 
-def test_unsupported_methods(tmp_path):
-    with SummaryWriter(tmp_path) as w:
-        with pytest.raises(NotImplementedError, match="add_graph"):
-            w.add_graph(ember.nn.Linear(2, 2), ember.zeros(1, 2))
-        with pytest.raises(NotImplementedError, match="add_embedding"):
-            w.add_embedding(np.zeros((3, 2)))
-
-
 def test_missing_tensorboard_package():
     script = ("import sys; sys.modules['tensorboard'] = None\n"
               "from ember.utils.tensorboard import SummaryWriter")

@@ -14,12 +14,13 @@ import time
 from datetime import datetime
 
 try:
-    from tensorboard.compat.proto.event_pb2 import Event, SessionLog
+    from tensorboard.compat.proto.event_pb2 import Event, SessionLog, TaggedRunMetadata
     from tensorboard.summary.writer.event_file_writer import EventFileWriter
 except ImportError as e:
     raise ImportError("ember.utils.tensorboard needs the 'tensorboard' package: pip install "
                       "ember[tensorboard]") from e
 
+from . import _embedding, _graph
 from . import summary as _summary
 
 _OPEN_WRITERS = set()      # FileWriters not closed yet, flushed at exit
@@ -52,6 +53,14 @@ class FileWriter:
     def add_summary(self, summary, global_step=None, walltime=None) -> None:
         self.add_event(Event(summary=summary), global_step, walltime)
 
+    def add_graph(self, graph_profile, walltime=None) -> None:
+        """A (GraphDef, RunMetadata) pair: the graph event, then the run metadata tagged
+        'step1' as torch writes it."""
+        graph_def, run_metadata = graph_profile
+        self.add_event(Event(graph_def=graph_def.SerializeToString()), None, walltime)
+        tagged = TaggedRunMetadata(tag="step1", run_metadata=run_metadata.SerializeToString())
+        self.add_event(Event(tagged_run_metadata=tagged), None, walltime)
+
     def flush(self) -> None:
         self.event_writer.flush()
 
@@ -61,7 +70,8 @@ class FileWriter:
 
 
 class SummaryWriter:
-    """Log scalars, histograms, images, text and hyperparameters for TensorBoard.
+    """Log scalars, histograms, images, text, hyperparameters, PR curves, meshes, audio,
+    video, embeddings and model graphs for TensorBoard.
 
     Each instance writes one event file under `log_dir` (default
     'runs/<date>_<time>_<hostname><comment>'); `tensorboard --logdir runs` shows it.
@@ -78,6 +88,7 @@ class SummaryWriter:
         self.flush_secs = flush_secs
         self.filename_suffix = filename_suffix
         self.file_writer = self.all_writers = None
+        self._projector_config = None     # every embedding logged, for projector_config.pbtxt
         self._get_file_writer()
 
     def _get_file_writer(self) -> FileWriter:
@@ -175,19 +186,91 @@ class SummaryWriter:
             for k, v in metric_dict.items():
                 run.add_scalar(k, v, global_step)
 
-    # ------------------------------------------------------------ not supported
+    def add_image_with_boxes(self, tag: str, img_tensor, box_tensor, global_step=None,
+                             walltime=None, rescale=1, dataformats: str = "CHW",
+                             labels=None) -> None:
+        """An image with red (xmin, ymin, xmax, ymax) boxes drawn on it, each with its label
+        when one label per box is given."""
+        if labels is not None:
+            if isinstance(labels, str):
+                labels = [labels]
+            if len(labels) != box_tensor.shape[0]:
+                labels = None        # as torch: mismatched labels are dropped
+        self._get_file_writer().add_summary(
+            _summary.image_boxes(tag, img_tensor, box_tensor, rescale, dataformats, labels),
+            global_step, walltime)
+
+    def add_video(self, tag: str, vid_tensor, global_step=None, fps=4, walltime=None) -> None:
+        """(N, T, C, H, W) clips as one animated GIF (torch encodes it with moviepy, ember
+        with Pillow, so the GIF bytes differ)."""
+        self._get_file_writer().add_summary(_summary.video(tag, vid_tensor, fps), global_step,
+                                            walltime)
+
+    # ------------------------------------------------------------ audio, tensors, meshes
+    def add_audio(self, tag: str, snd_tensor, global_step=None, sample_rate: int = 44100,
+                  walltime=None) -> None:
+        self._get_file_writer().add_summary(
+            _summary.audio(tag, snd_tensor, sample_rate), global_step, walltime)
+
+    def add_tensor(self, tag: str, tensor, global_step=None, walltime=None) -> None:
+        self._get_file_writer().add_summary(_summary.tensor_proto(tag, tensor), global_step,
+                                            walltime)
+
+    def add_mesh(self, tag: str, vertices, colors=None, faces=None, config_dict=None,
+                 global_step=None, walltime=None) -> None:
+        """A mesh or point cloud: (B, N, 3) vertices, optional colors and faces."""
+        self._get_file_writer().add_summary(
+            _summary.mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
+
+    # ------------------------------------------------------------ PR curves, custom scalars
+    def add_pr_curve(self, tag: str, labels, predictions, global_step=None,
+                     num_thresholds: int = 127, weights=None, walltime=None) -> None:
+        self._get_file_writer().add_summary(
+            _summary.pr_curve(tag, labels, predictions, num_thresholds, weights),
+            global_step, walltime)
+
+    def add_pr_curve_raw(self, tag: str, true_positive_counts, false_positive_counts,
+                         true_negative_counts, false_negative_counts, precision, recall,
+                         global_step=None, num_thresholds: int = 127, weights=None,
+                         walltime=None) -> None:
+        """Precomputed counts; `weights` is accepted and unused, as in torch."""
+        self._get_file_writer().add_summary(
+            _summary.pr_curve_raw(tag, true_positive_counts, false_positive_counts,
+                                  true_negative_counts, false_negative_counts, precision,
+                                  recall, num_thresholds), global_step, walltime)
+
+    def add_custom_scalars(self, layout: dict) -> None:
+        """Charts grouping scalar tags: {category: {title: ['Multiline' or 'Margin',
+        tags]}}. Write it once per writer."""
+        self._get_file_writer().add_summary(_summary.custom_scalars(layout))
+
+    def add_custom_scalars_multilinechart(self, tags, category: str = "default",
+                                          title: str = "untitled") -> None:
+        self.add_custom_scalars({category: {title: ["Multiline", tags]}})
+
+    def add_custom_scalars_marginchart(self, tags, category: str = "default",
+                                       title: str = "untitled") -> None:
+        """tags = [value, lower bound, upper bound]."""
+        if len(tags) != 3:
+            raise AssertionError(f"Expected 3 tags, got {len(tags)}.")
+        self.add_custom_scalars({category: {title: ["Margin", tags]}})
+
+    # ------------------------------------------------------------ graph and projector
     def add_graph(self, model, input_to_model=None, verbose: bool = False,
                   use_strict_trace: bool = True) -> None:
-        raise NotImplementedError("SummaryWriter.add_graph is not supported by ember; export "
-                                  "the model with ember.onnx.export and open it in Netron")
+        """The graph of ember ops one forward of `model` calls (see _graph.py; the nodes
+        are ember's ops, not torch's JIT ones)."""
+        self._get_file_writer().add_graph(
+            _graph.graph(model, input_to_model, verbose, use_strict_trace))
 
     def add_embedding(self, mat, metadata=None, label_img=None, global_step=None,
                       tag: str = "default", metadata_header=None) -> None:
-        raise NotImplementedError("SummaryWriter.add_embedding is not supported by ember")
-
-    def add_pr_curve(self, tag: str, labels, predictions, global_step=None,
-                     num_thresholds: int = 127, weights=None, walltime=None) -> None:
-        raise NotImplementedError("SummaryWriter.add_pr_curve is not supported by ember")
+        """Points (rows of mat) for the projector, with optional labels and thumbnails."""
+        from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
+        if self._projector_config is None:
+            self._projector_config = ProjectorConfig()
+        _embedding.add_embedding(self._projector_config, self._get_file_writer().get_logdir(),
+                                 mat, metadata, label_img, global_step, tag, metadata_header)
 
     # ------------------------------------------------------------ lifetime
     def flush(self) -> None:
