@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import _trace
 from ._symbolic import SYMBOLICS
+from . import _symbolic_rnn  # noqa: F401  (registers the recurrent layers' symbolics)
 
 DEFAULT_OPSET = 17
 SUPPORTED_OPSETS = range(13, 21)
@@ -48,6 +49,8 @@ def _op_table() -> dict:
     Every public op gets an entry: the ones without a symbolic function raise a clear
     error when a traced model calls them on live tensors."""
     from ..nn import functional as F
+    from ..nn.modules.rnn import RNNBase
+    from ..nn.utils import rnn as rnn_utils
     from ..ops import (indexing, joining, linalg, pointwise, pointwise_binary,
                        pointwise_unary, reduction, shape, sorting)
     table = {}
@@ -71,6 +74,10 @@ def _op_table() -> dict:
             add(name, getattr(module, name, None), vars(module))
     add("getitem", indexing.getitem, {})
     add("setitem", indexing.setitem, {})
+    # Recorded as whole layers: ember runs them as fused primitives (see _symbolic_rnn.py).
+    add("nn.RNNBase.forward", RNNBase.forward, {})
+    add("pack_padded_sequence", rnn_utils.pack_padded_sequence, {})
+    add("pad_packed_sequence", rnn_utils.pad_packed_sequence, {})
     for name in dir(F):
         fn = getattr(F, name)
         if getattr(fn, "__module__", "").startswith("ember.nn.functional"):

@@ -421,8 +421,8 @@ def _adaptive(global_op: str, window_op: str):
         if getattr(a, "return_indices", False):
             _unsupported("return_indices", True)
         spatial = a.input.shape[2:]
-        sizes = [s if o is None else o for o, s in zip(_tuple(a.output_size, len(spatial)),
-                                                      spatial)]
+        wanted = _tuple(a.output_size, len(spatial))
+        sizes = [s if o is None else o for o, s in zip(wanted, spatial)]
         if all(o == 1 for o in sizes):
             g.op(global_op, [g.name(a.input)], out)
         elif all(s % o == 0 for s, o in zip(spatial, sizes)):

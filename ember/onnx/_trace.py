@@ -53,6 +53,7 @@ class Graph:
         self._param_names = param_names    # id(parameter or buffer) -> state_dict name
         self._node_names = set()
         self._live_params = set()
+        self.packed = {}              # id(PackedSequence.data) -> (padded input, lengths)
         if params_live:     # no constant folding: ops on parameters are recorded too
             self._names.update(param_names)
             self._live_params = set(param_names.values())

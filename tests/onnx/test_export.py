@@ -419,8 +419,3 @@ def test_import_ember_does_not_import_onnx():
     code = "import sys, ember; print('onnx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False"
-
-
-def test_recurrent_layers_are_refused_by_name():
-    with pytest.raises(NotImplementedError, match="operator 'LSTMLayer' has no ONNX mapping"):
-        ember.onnx.export(nn.LSTM(3, 4), randn(5, 2, 3), io.BytesIO())
