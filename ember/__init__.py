@@ -45,6 +45,12 @@ from .ops.windows import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
 from . import func, jit, linalg, profiler, random, testing  # noqa: F401
+from . import hub  # noqa: F401
+from ._storage import (BFloat16Storage, BoolStorage, ByteStorage, CharStorage,  # noqa: F401
+                       ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage,
+                       FloatStorage, HalfStorage, IntStorage, LongStorage, ShortStorage,
+                       TypedStorage, UntypedStorage)
+nonzero_static = Tensor.nonzero_static  # torch.nonzero_static(input, *, size, fill_value)
 from .func import vmap  # noqa: F401  (torch.vmap is torch.func.vmap)
 from . import optim  # noqa: F401
 from . import nn  # noqa: F401

@@ -12,6 +12,7 @@ import numpy as np
 from . import _dtype
 from ._device import CPU, check_device, device as _device_cls
 from ._size import Size
+from ._storage import StorageMethods
 from .autograd.grad_mode import STATE as GRAD_STATE
 from .autograd import function as _function
 from .autograd.graph import AccumulateGrad
@@ -19,15 +20,20 @@ from .autograd.graph import AccumulateGrad
 _new = object.__new__
 
 
-class Tensor:
+class Tensor(StorageMethods):
     """A multi-dimensional array with autograd, stored in one NumPy array (`_data`).
+
+    The storage methods (untyped_storage, storage_offset, resize_, set_ ...) live in
+    _storage.py.
 
     _vc is the version counter, a one-element list shared by a tensor and its views;
     every in-place op increments it. _base is the tensor a view was taken from.
+    _storage_buffer is set only on a root whose array is a window on a larger storage
+    (after resize_, set_ or as_strided_; see _storage.py).
     """
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
-                 "_base", "_accumulator", "__weakref__")
+                 "_base", "_accumulator", "_storage_buffer", "__weakref__")
 
     # Make NumPy defer to Tensor's reflected operators (ndarray + Tensor -> Tensor).
     __array_ufunc__ = None
@@ -144,13 +150,6 @@ class Tensor:
         else:
             strides = tuple(s // data.itemsize for s in data.strides)
         return strides if dim is None else strides[self._wrap_dim(dim)]
-
-    def storage_offset(self) -> int:
-        if self._base is None:
-            return 0
-        base = self._base._data
-        start = self._data.__array_interface__["data"][0]
-        return (start - base.__array_interface__["data"][0]) // self._data.itemsize
 
     def is_contiguous(self, memory_format=None) -> bool:
         return self._data.flags.c_contiguous
@@ -617,6 +616,19 @@ class Tensor:
 
     def cdouble(self) -> "Tensor":
         return self.to(_dtype.complex128)
+
+    def nonzero_static(self, *, size: int, fill_value: int = -1) -> "Tensor":
+        """The indices of nonzero elements as nonzero() gives them, cut or padded with
+        `fill_value` rows to exactly `size` rows (a shape known before looking at the data)."""
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+        if isinstance(fill_value, bool) or not isinstance(fill_value, int):
+            raise TypeError(f"nonzero_static(): argument 'fill_value' must be int, not "
+                            f"{type(fill_value).__name__}")
+        found = np.argwhere(self._data)[:size]
+        rows = np.full((size, self._data.ndim), fill_value, dtype=np.int64)
+        rows[:len(found)] = found
+        return Tensor._wrap(rows)
 
     def apply_(self, fn) -> "Tensor":
         """Apply a Python function to every element in place (slow; CPU tensors only)."""

@@ -6,3 +6,4 @@ from .modules import Module  # noqa: F401
 from . import functional, init, utils  # noqa: F401
 from . import parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
+from . import attention  # noqa: F401  (the torch.nn.attention package)

@@ -50,6 +50,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     scores; is_causal (without attn_mask) hides keys after each query. Like torch's CPU
     kernel, a query that can see no key at all gets a zero output (not NaN).
     """
+    from ..attention import check_sdpa_backend    # torch.nn.attention builds on this module
+    check_sdpa_backend(query, key, value, dropout_p)
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")

@@ -7,10 +7,11 @@ from collections import namedtuple
 
 import numpy as np
 
+from ... import _dtype
 from ..._tensor import Tensor
 
 __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
-           "pack_sequence", "unpad_sequence", "unpack_sequence"]
+           "pack_sequence", "unpad_sequence", "unpack_sequence", "invert_permutation"]
 
 
 class PackedSequence(namedtuple("PackedSequence",
@@ -20,7 +21,7 @@ class PackedSequence(namedtuple("PackedSequence",
 
     def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
         if unsorted_indices is None and sorted_indices is not None:
-            unsorted_indices = _invert(sorted_indices)
+            unsorted_indices = invert_permutation(sorted_indices)
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs) -> "PackedSequence":
@@ -38,7 +39,16 @@ class PackedSequence(namedtuple("PackedSequence",
         return False
 
 
-def _invert(permutation: Tensor) -> Tensor:
+def invert_permutation(permutation: Tensor | None) -> Tensor | None:
+    """The permutation q with q[p[i]] = i (None stays None), as an int64 tensor."""
+    if permutation is None:
+        return None
+    if permutation.ndim > 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         f"{permutation.ndim - 1})")
+    if permutation.dtype != _dtype.int64:
+        # torch scatters int64 positions into a tensor of the permutation's dtype.
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     inverse = np.empty_like(permutation._data)
     inverse[permutation._data] = np.arange(permutation._data.size)
     return Tensor._wrap(inverse)
