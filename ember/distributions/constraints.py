@@ -28,7 +28,7 @@ class Constraint:
 
     def check(self, value):
         """A boolean tensor saying, per batch element, whether `value` satisfies this."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement check")
 
     def __repr__(self) -> str:
         return self.__class__.__name__[1:] + "()"

@@ -64,7 +64,7 @@ class Distribution:
 
     def expand(self, batch_shape, _instance=None) -> "Distribution":
         """A new distribution whose parameters are expanded to `batch_shape`."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement expand")
 
     @property
     def batch_shape(self) -> Size:
@@ -77,12 +77,12 @@ class Distribution:
     @property
     def arg_constraints(self) -> dict:
         """Maps each parameter name to the constraint it must satisfy."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement arg_constraints")
 
     @property
     def support(self):
         """The constraint that every sample satisfies."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement support")
 
     @property
     def mean(self) -> Tensor:
@@ -107,26 +107,26 @@ class Distribution:
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         """Draw reparameterized samples: gradients flow back to the parameters."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement rsample")
 
     def sample_n(self, n: int) -> Tensor:
         warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
         return self.sample(Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement log_prob")
 
     def cdf(self, value: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement cdf")
 
     def icdf(self, value: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement icdf")
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement enumerate_support")
 
     def entropy(self) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement entropy")
 
     def perplexity(self) -> Tensor:
         """exp(entropy): the effective number of equally likely outcomes."""

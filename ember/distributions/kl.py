@@ -213,9 +213,11 @@ def _kl_transformed_transformed(p: TransformedDistribution,
                                 q: TransformedDistribution) -> Tensor:
     # A shared bijection leaves the KL unchanged, so compare the base distributions.
     if p.transforms != q.transforms:
-        raise NotImplementedError
+        raise NotImplementedError("KL divergence between TransformedDistributions with "
+                                  "different transforms is not implemented")
     if p.event_shape != q.event_shape:
-        raise NotImplementedError
+        raise NotImplementedError("KL divergence between TransformedDistributions with "
+                                  "different event shapes is not implemented")
     return kl_divergence(p.base_dist, q.base_dist)
 
 
@@ -228,7 +230,8 @@ def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
 @register_kl(Independent, Independent)
 def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
-        raise NotImplementedError
+        raise NotImplementedError("KL divergence between Independent distributions with "
+                                  "different reinterpreted_batch_ndims is not implemented")
     result = kl_divergence(p.base_dist, q.base_dist)
     return _sum_rightmost(result, p.reinterpreted_batch_ndims)
 

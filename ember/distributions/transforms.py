@@ -58,7 +58,7 @@ class Transform:
     @property
     def sign(self):
         """+1 or -1 for monotone increasing or decreasing maps."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement sign")
 
     def with_cache(self, cache_size: int = 1) -> "Transform":
         if self._cache_size == cache_size:
@@ -96,14 +96,14 @@ class Transform:
         return x
 
     def _call(self, x: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement call")
 
     def _inverse(self, y: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement inverse")
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         """log |det dy/dx| for the pair y = self(x)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement log_abs_det_jacobian")
 
     def forward_shape(self, shape):
         """The shape of y for an x of `shape`."""
