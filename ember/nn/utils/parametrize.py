@@ -71,7 +71,7 @@ class ParametrizationList(ModuleList):
                     try:
                         new = module.right_inverse(new)
                     except NotImplementedError:
-                        pass
+                        continue    # no usable right_inverse: keep the value (as torch does)
         if not isinstance(new, (Tensor, Sequence)):
             raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors "
                              f"(list, tuple...). Got {type(new).__name__}")
