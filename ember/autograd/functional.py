@@ -159,6 +159,20 @@ def _zeros_for_missing(grads, references, strict: bool, create_graph: bool, stag
     return tuple(result)
 
 
+def _seeded_pass(outputs, wrt, v, references, create_graph: bool, strict: bool, stage: str):
+    """The last backward pass of jvp / vhp / hvp: d outputs / d wrt seeded with v, zeros (or
+    strict's error) for what does not depend on it; recorded only when asked for."""
+    with set_grad_enabled(create_graph or is_grad_enabled()):
+        grads = _grad(outputs, wrt, v, create_graph=create_graph)
+        return _zeros_for_missing(grads, references, strict, create_graph, stage)
+
+
+def _pair(outputs, is_outputs_tuple, result, is_result_tuple, create_graph: bool) -> tuple:
+    """(function output, product) as the caller gave them: tuples or single tensors."""
+    return (_unpack(_detached(outputs, create_graph), is_outputs_tuple),
+            _unpack(_detached(result, create_graph), is_result_tuple))
+
+
 def _call(func, inputs, fn_name: str, strict: bool) -> tuple[bool, tuple]:
     is_tuple, outputs = _as_tuple(func(*inputs), _OUTPUTS, fn_name)
     _check_requires_grad(outputs, "outputs", strict)
@@ -186,8 +200,7 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
                        "the user-provided function returns")
         grads = _grad(outputs, inputs, v, create_graph=create_graph)
         result = _zeros_for_missing(grads, inputs, strict, create_graph, "back")
-    return (_unpack(_detached(outputs, create_graph), is_outputs_tuple),
-            _unpack(_detached(result, create_graph), is_inputs_tuple))
+    return _pair(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -202,11 +215,8 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         seeds = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _grad(outputs, inputs, seeds, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
-        grads = _grad(grad_inputs, seeds, v, create_graph=create_graph)
-        result = _zeros_for_missing(grads, outputs, strict, create_graph, "back_trick")
-    return (_unpack(_detached(outputs, create_graph), is_outputs_tuple),
-            _unpack(_detached(result, create_graph), is_outputs_tuple))
+    result = _seeded_pass(grad_inputs, seeds, v, outputs, create_graph, strict, "back_trick")
+    return _pair(outputs, is_outputs_tuple, result, is_outputs_tuple, create_graph)
 
 
 def _jacobian_rows(out, inputs, create_graph: bool, strict: bool, i: int) -> tuple:
@@ -299,11 +309,8 @@ def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     with enable_grad():
         is_inputs_tuple, outputs, inputs, v, gradient = _gradient_at(
             func, inputs, v, "vhp", create_graph, strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
-        grads = _grad(gradient, inputs, v, create_graph=create_graph)
-        result = _zeros_for_missing(grads, inputs, strict, create_graph, "double_back")
-    return (_unpack(_detached(outputs, create_graph), False),
-            _unpack(_detached(result, create_graph), is_inputs_tuple))
+    result = _seeded_pass(gradient, inputs, v, inputs, create_graph, strict, "double_back")
+    return _pair(outputs, False, result, is_inputs_tuple, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -315,8 +322,6 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         seeds = tuple(zeros_like(x, requires_grad=True) for x in inputs)
         double_back = _grad(gradient, inputs, seeds, create_graph=True)
         _check_requires_grad(gradient, "hessian", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
-        grads = _grad(double_back, seeds, v, create_graph=create_graph)
-        result = _zeros_for_missing(grads, inputs, strict, create_graph, "double_back_trick")
-    return (_unpack(_detached(outputs, create_graph), False),
-            _unpack(_detached(result, create_graph), is_inputs_tuple))
+    result = _seeded_pass(double_back, seeds, v, inputs, create_graph, strict,
+                          "double_back_trick")
+    return _pair(outputs, False, result, is_inputs_tuple, create_graph)

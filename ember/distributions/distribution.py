@@ -197,17 +197,9 @@ def _describe(value: Tensor):
     return _as_text(value) if value.numel() == 1 else value.size()
 
 
-class _LocationScale(Distribution):
-    """Shared base of the real-valued location-scale families (Normal, Laplace): a sample
-    is loc + scale * noise, so the mean and the mode are `loc`."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.size(), validate_args=validate_args)
+class _CenteredAtLoc:
+    """For symmetric unimodal families (Normal, Laplace, MultivariateNormal): the mean and
+    the mode are the location parameter `loc`."""
 
     @property
     def mean(self) -> Tensor:
@@ -216,3 +208,16 @@ class _LocationScale(Distribution):
     @property
     def mode(self) -> Tensor:
         return self.loc
+
+
+class _LocationScale(_CenteredAtLoc, Distribution):
+    """Shared base of the real-valued location-scale families (Normal, Laplace): a sample
+    is loc + scale * noise."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.size(), validate_args=validate_args)

@@ -13,7 +13,7 @@ import ember
 from ember import Size, Tensor
 
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, _CenteredAtLoc
 from .utils import lazy_property
 
 __all__ = ["MultivariateNormal"]
@@ -42,7 +42,7 @@ def _matrix_batch_shape(name: str, matrix: Tensor, loc: Tensor) -> Size:
     return ember.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_CenteredAtLoc, Distribution):
     """Multivariate normal with mean vector `loc`; give exactly one of
     `covariance_matrix`, `precision_matrix` or `scale_tril`."""
 
@@ -108,14 +108,6 @@ class MultivariateNormal(Distribution):
     def precision_matrix(self) -> Tensor:
         return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
             self._batch_shape + self._event_shape + self._event_shape)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:
