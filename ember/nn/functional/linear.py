@@ -8,6 +8,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE as GRAD_STATE
 from ...amp.policy import KEEP, LOWER, autocast_op
+from ._bias_grad import bias_grad
 
 __all__ = ["linear", "bilinear"]
 
@@ -89,7 +90,7 @@ def _plain_backward(g: np.ndarray, x: np.ndarray, w: np.ndarray, need_x: bool, n
     g_2d = g.reshape(-1, w.shape[0])
     grad_x = Tensor._wrap((g_2d @ w).reshape(x.shape)) if need_x else None
     grad_w = Tensor._wrap(g_2d.T @ x.reshape(-1, x.shape[-1])) if need_w else None
-    grad_b = Tensor._wrap(g_2d.sum(0)) if need_b else None
+    grad_b = Tensor._wrap(bias_grad(g_2d, 1)) if need_b else None
     return grad_x, grad_w, grad_b
 
 
