@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _memory_format
 from ._device import CPU, check_device, device as _device_cls
 from ._size import Size
 from ._storage import StorageMethods
@@ -18,6 +18,15 @@ from .autograd import function as _function
 from .autograd.graph import AccumulateGrad
 
 _new = object.__new__
+
+
+def _cast_method(name: str, dtype):
+    """A Tensor method converting to `dtype`, as Tensor.float() and its siblings."""
+    def cast(self, memory_format=_memory_format.preserve_format) -> "Tensor":
+        return self.to(dtype, memory_format=memory_format)
+    cast.__name__ = name
+    cast.__qualname__ = "Tensor." + name
+    return cast
 
 
 class Tensor(StorageMethods):
@@ -140,19 +149,20 @@ class Tensor(StorageMethods):
 
     def stride(self, dim: int | None = None):
         data = self._data
-        if data.flags.c_contiguous:
-            # NumPy's strides of size-0/size-1 dims are arbitrary; torch's are canonical.
-            strides, step = [], 1
+        strides = tuple(s // data.itemsize for s in data.strides)
+        if data.flags.c_contiguous and 0 in strides:
+            # A size-1 (or empty) dim NumPy inserted has stride 0; torch gives it the
+            # row-major one.
+            row_major, step = [], 1
             for n in reversed(data.shape):
-                strides.append(step)
+                row_major.append(step)
                 step *= max(n, 1)
-            strides = tuple(reversed(strides))
-        else:
-            strides = tuple(s // data.itemsize for s in data.strides)
+            strides = tuple(r if s == 0 else s for s, r in zip(strides, reversed(row_major)))
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
-    def is_contiguous(self, memory_format=None) -> bool:
-        return self._data.flags.c_contiguous
+    def is_contiguous(self, memory_format=_memory_format.contiguous_format) -> bool:
+        _memory_format.check_format(memory_format, "is_contiguous")
+        return _memory_format.is_contiguous_as(self._data, memory_format)
 
     def data_ptr(self) -> int:
         return self._data.__array_interface__["data"][0]
@@ -556,12 +566,15 @@ class Tensor(StorageMethods):
     def to(self, *args, **kwargs) -> "Tensor":
         """to(dtype) / to(device[, dtype]) / to(other); returns self when nothing changes."""
         copy = kwargs.pop("copy", False)
-        dtype, dev = parse_to_args(args, kwargs)
+        dtype, dev, fmt = parse_to_args(args, kwargs)
         check_device(dev)
-        if (dtype is None or dtype is self.dtype) and not copy:
+        _memory_format.memory_order(fmt, self.ndim)     # the channels-last formats' rank
+        same_layout = fmt is _memory_format.preserve_format or \
+            _memory_format.suggested_format(self._data) is fmt
+        if (dtype is None or dtype is self.dtype) and same_layout and not copy:
             return self
         from .ops.pointwise import to_dtype
-        return to_dtype(self, dtype or self.dtype)
+        return to_dtype(self, dtype or self.dtype, fmt)
 
     def cpu(self, memory_format=None) -> "Tensor":
         return self
@@ -581,35 +594,18 @@ class Tensor(StorageMethods):
     def is_shared(self) -> bool:
         return False
 
-    def double(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.float64)
-
-    def float(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.float32)
-
-    def half(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.float16)
-
-    def bfloat16(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.bfloat16)
-
-    def long(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.int64)
-
-    def int(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.int32)
-
-    def short(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.int16)
-
-    def char(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.int8)
-
-    def byte(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.uint8)
-
-    def bool(self, memory_format=None) -> "Tensor":
-        return self.to(_dtype.bool)
+    # double(), float(), ..., bool(): self.to(that dtype), keeping the memory layout
+    # unless memory_format says otherwise.
+    double = _cast_method("double", _dtype.float64)
+    float = _cast_method("float", _dtype.float32)
+    half = _cast_method("half", _dtype.float16)
+    bfloat16 = _cast_method("bfloat16", _dtype.bfloat16)
+    long = _cast_method("long", _dtype.int64)
+    int = _cast_method("int", _dtype.int32)
+    short = _cast_method("short", _dtype.int16)
+    char = _cast_method("char", _dtype.int8)
+    byte = _cast_method("byte", _dtype.uint8)
+    bool = _cast_method("bool", _dtype.bool)
 
     def cfloat(self) -> "Tensor":
         return self.to(_dtype.complex64)
@@ -646,12 +642,14 @@ class Tensor(StorageMethods):
 
 
 def parse_to_args(args: tuple, kwargs: dict) -> tuple:
-    """(dtype, device) from the argument forms of Tensor.to and Module.to: a dtype, a
-    device, another tensor (its dtype and device), and dtype=/device= keywords."""
+    """(dtype, device, memory_format) from the argument forms of Tensor.to and Module.to:
+    a dtype, a device, another tensor (its dtype and device), and dtype=/device=/
+    memory_format= keywords (memory_format defaults to preserve_format)."""
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", _memory_format.preserve_format)
+    _memory_format.check_format(fmt, "to")
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got an "
                         f"unexpected keyword argument '{next(iter(kwargs))}'")
@@ -665,7 +663,7 @@ def parse_to_args(args: tuple, kwargs: dict) -> tuple:
         elif not isinstance(a, bool):
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({type(a).__name__})")
-    return dtype, dev
+    return dtype, dev, fmt
 
 
 def _rebuild_tensor(data, requires_grad):

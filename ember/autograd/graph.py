@@ -11,6 +11,7 @@ import re
 import sys
 from collections import OrderedDict
 
+from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from . import anomaly_mode
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -204,10 +205,12 @@ class AccumulateGrad(Node):
     def accumulate(self, grad, create_graph: bool) -> None:
         var = self.variable
         if var._grad is None:
-            if create_graph or _unshared(grad):
+            layout = grad_layout_for(var._data)
+            if create_graph or _unshared(grad) and follows_layout(grad._data, layout):
                 var._grad = grad
             else:   # the same gradient may flow to several leaves, hooks may keep it
-                var._grad = grad.detach().clone()
+                from .._tensor import Tensor
+                var._grad = Tensor._wrap(copy_with_layout(grad._data, var._data, layout))
         elif create_graph:
             var._grad = var._grad + grad
         else:

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import check_device
+from .._memory_format import contiguous_format, like_layout, new_layout, preserve_format
 from .._tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "scalar_tensor", "zeros", "ones", "empty", "full",
@@ -225,8 +226,10 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None) -> Tensor:
-    return _filled(size_from_args(size), None, dtype, device, requires_grad)
+          pin_memory=False, memory_format=contiguous_format) -> Tensor:
+    t = _filled(size_from_args(size), None, dtype, device, requires_grad)
+    t._data = new_layout(t._data, memory_format, "empty")
+    return t
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
@@ -237,28 +240,31 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     return _filled(size_from_args((size,), "full"), fill_value, dtype, device, requires_grad)
 
 
-def _like(input: Tensor, fill, dtype, device, requires_grad) -> Tensor:
-    return _filled(input._data.shape, fill, dtype or input.dtype, device, requires_grad)
+def _like(input: Tensor, fill, dtype, device, requires_grad, memory_format,
+          function: str) -> Tensor:
+    t = _filled(input._data.shape, fill, dtype or input.dtype, device, requires_grad)
+    t._data = like_layout(t._data, memory_format, input._data, function)
+    return t
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
-    return _like(input, 0, dtype, device, requires_grad)
+               memory_format=preserve_format) -> Tensor:
+    return _like(input, 0, dtype, device, requires_grad, memory_format, "zeros_like")
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
-    return _like(input, 1, dtype, device, requires_grad)
+              memory_format=preserve_format) -> Tensor:
+    return _like(input, 1, dtype, device, requires_grad, memory_format, "ones_like")
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
-    return _like(input, None, dtype, device, requires_grad)
+               memory_format=preserve_format) -> Tensor:
+    return _like(input, None, dtype, device, requires_grad, memory_format, "empty_like")
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
-    return _like(input, fill_value, dtype, device, requires_grad)
+              memory_format=preserve_format) -> Tensor:
+    return _like(input, fill_value, dtype, device, requires_grad, memory_format, "full_like")
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,

@@ -16,8 +16,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
-from .._memory_format import contiguous_format
-from .._transpose import contiguous as contiguous_array
+from .._memory_format import check_format, in_format, memory_order, preserve_format
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE as GRAD_STATE
@@ -157,17 +156,19 @@ class ToCopy(Function):
     backward_name = "ToCopyBackward0"
 
     @staticmethod
-    def forward(ctx, x, dtype):
+    def forward(ctx, x, dtype, memory_format):
         ctx.source_dtype = x.dtype
-        return x._data.astype(dtype.numpy)
+        data = x._data.astype(dtype.numpy)              # keeps x's layout
+        return data if memory_format is preserve_format else in_format(data, memory_format)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(ctx.source_dtype), None
+        return grad.to(ctx.source_dtype), None, None
 
 
-def to_dtype(x: Tensor, dtype: _dtype.dtype) -> Tensor:
-    return ToCopy.apply(x, dtype)
+def to_dtype(x: Tensor, dtype: _dtype.dtype, memory_format=preserve_format) -> Tensor:
+    """A copy of x converted to dtype and laid out in memory_format."""
+    return ToCopy.apply(x, dtype, memory_format)
 
 
 class Clone(Function):
@@ -175,20 +176,19 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx, x, memory_format=None):
-        # torch's preserve_format keeps a dense permuted layout (e.g. a transpose);
-        # contiguous_format (what .contiguous() asks for) gives row-major memory.
-        data = x._data
-        if memory_format == "contiguous" and not data.flags.c_contiguous:
-            return contiguous_array(data)
-        return data.copy(order="C" if memory_format == "contiguous" else "K")
+        # preserve_format (None) keeps a dense permuted layout (e.g. a transpose), as
+        # torch's clone does; see _memory_format.py for the others.
+        return in_format(x._data, memory_format)
 
     @staticmethod
     def backward(ctx, grad):
         return grad, None
 
 
-def clone(input: Tensor, *, memory_format=None) -> Tensor:
-    return Clone.apply(input, "contiguous" if memory_format is contiguous_format else None)
+def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
+    check_format(memory_format, "clone")
+    memory_order(memory_format, input.ndim)          # the channels-last formats' rank
+    return Clone.apply(input, memory_format)
 
 
 # ---------------------------------------------------------------- arithmetic

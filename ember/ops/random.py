@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import check_device
+from .._memory_format import like_layout, preserve_format
 from .._random import numpy_generator
 from .._tensor import Tensor
 from .creation import _finish, size_from_args
@@ -145,20 +146,28 @@ def poisson(input: Tensor, generator=None) -> Tensor:
 
 
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+              memory_format=preserve_format) -> Tensor:
+    t = rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return _laid_out_like(t, input, memory_format, "rand_like")
 
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+               memory_format=preserve_format) -> Tensor:
+    t = randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return _laid_out_like(t, input, memory_format, "randn_like")
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
-                 requires_grad=False, memory_format=None) -> Tensor:
+                 requires_grad=False, memory_format=preserve_format) -> Tensor:
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+    t = randint(low, high, input.shape, dtype=dtype or input.dtype)
+    return _laid_out_like(t, input, memory_format, "randint_like")
+
+
+def _laid_out_like(t: Tensor, input: Tensor, memory_format, function: str) -> Tensor:
+    t._data = like_layout(t._data, memory_format, input._data, function)
+    return t
 
 
 # ---------------------------------------------------------------- in-place fillers

@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 from .._size import Size
-from .._memory_format import contiguous_format
+from .._memory_format import (check_format, contiguous_format, is_contiguous_as, memory_order,
+                              preserve_format)
 from .._transpose import contiguous as contiguous_array
 from .._tensor import Tensor
 from ..autograd.function import Function
@@ -305,11 +306,16 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     return view(input, shape[:d] + inner + shape[d + 1:])
 
 
-def contiguous(input: Tensor, memory_format=None) -> Tensor:
-    if input._data.flags.c_contiguous:
+def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
+    """input itself when already laid out in memory_format, else a copy that is."""
+    check_format(memory_format, "contiguous")
+    memory_order(memory_format, input.ndim)          # the channels-last formats' rank
+    if is_contiguous_as(input._data, memory_format):
         return input
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     from .pointwise import clone
-    return clone(input, memory_format=contiguous_format)
+    return clone(input, memory_format=memory_format)
 
 
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:

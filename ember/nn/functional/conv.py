@@ -22,6 +22,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._transpose import move_first_axes_last, move_last_axes_first
+from ..._memory_format import as_format, format_of
 from ..._scratch import ThreadScratch
 from ..._tensor import Tensor
 from ...autograd.function import Function
@@ -229,7 +230,7 @@ class Conv(Function):
                                    None if b is None else b._data)
         ctx.save_for_backward(x, w)
         ctx.geo = geo
-        return y.astype(dtype, copy=False)
+        return as_format(y.astype(dtype, copy=False), format_of(xd, wd))
 
     @staticmethod
     def backward(ctx, grad):
@@ -269,7 +270,7 @@ class ConvInputGrad(Function):
         ctx.geo = geo
         gx = conv_input_grad(_compute_dtype(g._data), _compute_dtype(w._data), geo, x_shape,
                              g_cf)
-        return gx.astype(g._data.dtype, copy=False)
+        return as_format(gx.astype(g._data.dtype, copy=False), format_of(g._data, w._data))
 
     @staticmethod
     def backward(ctx, h):

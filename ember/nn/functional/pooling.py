@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..._memory_format import as_format, contiguous_format, empty_as, format_of
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...ops.pointwise import zero_unless
@@ -228,7 +229,7 @@ def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mod
                            f"output size: ({'x'.join(map(str, (x.shape[1],) + out))}). Output "
                            "size is too small")
     arg, best = _max_pool_arg(x._data, kernel, geo, out)
-    y = WindowSelect.apply(x, arg, kernel, geo, out, best)
+    y = WindowSelect.apply(x, arg, kernel, geo, out, as_format(best, format_of(x._data)))
     if y._grad_fn is not None:
         y._grad_fn.backward_name = f"MaxPool{n}DWithIndicesBackward0" if n > 1 \
             else "SqueezeBackward1"
@@ -312,7 +313,8 @@ class WindowSum(Function):
     def forward(ctx, x, kernel, geo, out):
         ctx.args = (kernel, geo, out, x._data.shape)
         xp = _padded(x._data, geo.pads, 0)
-        total = np.zeros(x._data.shape[:2] + out, dtype=x._data.dtype)
+        total = empty_as(x._data.shape[:2] + out, x._data.dtype, format_of(x._data))
+        total.fill(0)
         for window in geo.windows(kernel, out):
             total += xp[(slice(None), slice(None)) + window]
         return total
@@ -459,6 +461,9 @@ def _adaptive_avg_poolnd(n, input, output_size):
         y = (y.transpose(2 + d, -1) @ m.t()).transpose(2 + d, -1)
     if y is x:
         y = x.clone()
+    fmt = format_of(x._data)
+    if fmt is not contiguous_format:            # channels-last stays channels-last
+        y = y.contiguous(memory_format=fmt)
     return y.squeeze(0) if unbatched else y
 
 

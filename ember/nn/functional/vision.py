@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype
+from ..._memory_format import as_format, format_of
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...ops.shape import _named
@@ -71,7 +72,8 @@ class Resample(Function):
     @staticmethod
     def forward(ctx, x, axis, taps, in_size):
         ctx.args = (axis, taps, in_size)
-        return _gather(_compute(x._data), axis, taps).astype(x._data.dtype, copy=False)
+        y = _gather(_compute(x._data), axis, taps).astype(x._data.dtype, copy=False)
+        return as_format(y, format_of(x._data))        # channels-last stays channels-last
 
     @staticmethod
     def backward(ctx, grad):
@@ -85,7 +87,7 @@ class ResampleAdjoint(Function):
     def forward(ctx, g, axis, taps, in_size):
         ctx.args = (axis, taps, in_size)
         scattered = _scatter(_compute(g._data), axis, taps, in_size)
-        return scattered.astype(g._data.dtype, copy=False)
+        return as_format(scattered.astype(g._data.dtype, copy=False), format_of(g._data))
 
     @staticmethod
     def backward(ctx, grad):

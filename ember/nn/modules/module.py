@@ -15,6 +15,7 @@ from collections import OrderedDict, namedtuple
 
 from ... import _dtype
 from ..._device import check_device
+from ..._memory_format import preserve_format
 from ..._tensor import Tensor, parse_to_args
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, add_hook
@@ -425,15 +426,21 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        dtype, dev = parse_to_args(args, kwargs)
+        dtype, dev, fmt = parse_to_args(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
         check_device(dev)
-        if dtype is None:
+        if dtype is None and fmt is preserve_format:
             return self
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex()
-                           else t)
+
+        def convert(t: Tensor) -> Tensor:
+            # as torch: the dtype applies to floating tensors, a memory format to 4-d and 5-d
+            new_dtype = dtype if t.is_floating_point() or t.is_complex() else None
+            new_fmt = fmt if fmt is not preserve_format and t.dim() in (4, 5) \
+                else preserve_format
+            return t.to(dtype=new_dtype, memory_format=new_fmt)
+        return self._apply(convert)
 
     def cuda(self, device=None) -> Module:
         return self._apply(lambda t: t.cuda(device))
