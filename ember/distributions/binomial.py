@@ -20,15 +20,11 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
-    """Binomial distribution with `total_count` trials of success probability `probs`
-    (or log-odds `logits`)."""
+class _CountedTrials(Distribution):
+    """A count `total_count` with the success probability `probs` (or log-odds `logits`)
+    of each Bernoulli trial: the parameters of Binomial and NegativeBinomial."""
 
-    arg_constraints = {"total_count": constraints.nonnegative_integer,
-                       "probs": constraints.unit_interval, "logits": constraints.real}
-    has_enumerate_support = True
-
-    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+    def __init__(self, total_count, probs, logits, validate_args):
         _check_exactly_one(probs, logits)
         if probs is not None:
             self.total_count, self.probs = broadcast_all(total_count, probs)
@@ -39,11 +35,28 @@ class Binomial(Distribution):
         self._param = self.probs if probs is not None else self.logits
         super().__init__(self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None) -> "Binomial":
-        new = self._expand_parameters(Binomial, batch_shape, _instance,
+    def expand(self, batch_shape, _instance=None) -> "_CountedTrials":
+        new = self._expand_parameters(type(self), batch_shape, _instance,
                                       ("total_count", "probs", "logits"))
         new._param = new.logits if "logits" in self.__dict__ else new.probs
         return new
+
+    # Each trial is a Bernoulli: the same lazy conversions between probs and logits.
+    logits = Bernoulli.logits
+    probs = Bernoulli.probs
+    param_shape = Bernoulli.param_shape
+
+
+class Binomial(_CountedTrials):
+    """Binomial distribution with `total_count` trials of success probability `probs`
+    (or log-odds `logits`)."""
+
+    arg_constraints = {"total_count": constraints.nonnegative_integer,
+                       "probs": constraints.unit_interval, "logits": constraints.real}
+    has_enumerate_support = True
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        super().__init__(total_count, probs, logits, validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -60,11 +73,6 @@ class Binomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    # Each trial is a Bernoulli: the same lazy conversions between probs and logits.
-    logits = Bernoulli.logits
-    probs = Bernoulli.probs
-    param_shape = Bernoulli.param_shape
 
     def sample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

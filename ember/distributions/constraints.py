@@ -11,12 +11,12 @@ import ember
 from .utils import _as_text
 
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-    "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
-    "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "nonnegative",
-    "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
-    "positive_semidefinite", "real", "real_vector", "simplex", "square", "symmetric",
-    "unit_interval",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent", "dependent_property",
+    "greater_than", "greater_than_eq", "half_open_interval", "independent", "integer_interval",
+    "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
+    "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
+    "positive_definite", "positive_integer", "positive_semidefinite", "real", "real_vector",
+    "simplex", "square", "symmetric", "unit_interval",
 ]
 
 
@@ -313,6 +313,51 @@ class _PositiveDefinite(_Symmetric):
         return ember.linalg.cholesky_ex(value).info.eq(0)
 
 
+class _Multinomial(Constraint):
+    """Nonnegative count vectors summing to at most `upper_bound` (torch checks this weaker
+    condition too, so that log_prob can score vectors of any total)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def check(self, value):
+        return (value >= 0).all(dim=-1) & (value.sum(dim=-1) <= self.upper_bound)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The component support, checked against each component: the value gets the
+    component dimension back, and a value is valid if every component accepts it."""
+
+    def __init__(self, base_constraint: Constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got "
+                                 f"{type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        kept_dims = value.dim() - self.event_dim
+        return result.reshape(result.shape[:kept_dims] + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -334,6 +379,7 @@ half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+multinomial = _Multinomial
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()

@@ -17,15 +17,20 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _half_log_det
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -348,3 +353,126 @@ def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
 def _kl_infinity(p: Distribution, q: Distribution) -> Tensor:
     """p puts mass where q has none: infinite, shaped like p's parameters."""
     return ember.full_like(p.mean, float("inf"))
+
+
+# ------------------------------------------------------------------ Cauchy, Geometric,
+# Gumbel, HalfNormal and Pareto
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    # Chyzak & Nielsen (2019): log(((s_p + s_q)^2 + (m_p - m_q)^2) / (4 s_p s_q)).
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    # E_p[log q(X)] = E_p[X] log(1 - q) + log q, with E_p[X] = (1 - p) / p.
+    return -p.entropy() - ember.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    # Folding both at zero changes neither density ratio nor its expectation.
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    loc_term = (p.loc - q.loc) / q.scale
+    t1 = -scale_ratio.log() + loc_term + scale_ratio * _EULER_GAMMA
+    t2 = ember.exp((1 + scale_ratio).lgamma() - loc_term)
+    return t1 + t2 - (1 + _EULER_GAMMA)
+
+
+def _expected_gumbel_log_density(q: Gumbel, mean: Tensor, centred_mgf: Tensor) -> Tensor:
+    """E_p[log q(X)] for a Gumbel q, from E_p[X] and E_p[exp(-(X - q.loc) / q.scale)]."""
+    return -(mean - q.loc) / q.scale - centred_mgf - q.scale.log()
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
+    # E[exp(-X / s)] for X ~ Exponential(rate) is rate s / (rate s + 1).
+    rate_scale = p.rate * q.scale
+    centred_mgf = ember.exp(q.loc / q.scale) * rate_scale / (rate_scale + 1)
+    return -p.entropy() - _expected_gumbel_log_density(q, p.mean, centred_mgf)
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p: Gamma, q: Gumbel) -> Tensor:
+    # E[exp(-X / s)] for X ~ Gamma(a, b) is (1 + 1 / (b s))^-a.
+    mgf = (1 + (p.rate * q.scale).reciprocal()).pow(-p.concentration)
+    centred_mgf = ember.exp(q.loc / q.scale) * mgf
+    return -p.entropy() - _expected_gumbel_log_density(q, p.mean, centred_mgf)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p: Normal, q: Gumbel) -> Tensor:
+    # E[exp(-Y)] for Y ~ Normal(m, v) is exp(-m + v / 2).
+    centred_mgf = ember.exp(-(p.loc - q.loc) / q.scale + 0.5 * (p.scale / q.scale).pow(2))
+    return -p.entropy() - _expected_gumbel_log_density(q, p.loc, centred_mgf)
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p: Uniform, q: Gumbel) -> Tensor:
+    # E[exp(-X / s)] for X ~ Uniform(l, h) is s (e^(-l/s) - e^(-h/s)) / (h - l).
+    low, high = (p.low - q.loc) / q.scale, (p.high - q.loc) / q.scale
+    centred_mgf = q.scale * (ember.exp(-low) - ember.exp(-high)) / (p.high - p.low)
+    return -p.entropy() - _expected_gumbel_log_density(q, p.mean, centred_mgf)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    # p puts mass below q's lower bound.
+    return _infinite_where(p.scale < q.scale, result)
+
+
+def _pareto_moments(p: Pareto) -> tuple:
+    """E_p[log X], E_p[X] and Var_p(X), the last two as formulas that are only meaningful
+    for alpha > 1 and alpha > 2 (callers mark the rest infinite)."""
+    mean = p.alpha * p.scale / (p.alpha - 1)
+    variance = p.scale.pow(2) * p.alpha / ((p.alpha - 1).pow(2) * (p.alpha - 2))
+    return p.scale.log() + p.alpha.reciprocal(), mean, variance
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p: Pareto, q: Exponential) -> Tensor:
+    _, mean, _ = _pareto_moments(p)
+    result = -p.entropy() - q.rate.log() + q.rate * mean
+    return _infinite_where(p.alpha <= 1, result)     # the mean is infinite
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p: Pareto, q: Gamma) -> Tensor:
+    expected_log, mean, _ = _pareto_moments(p)
+    expected_log_q = (q.concentration * q.rate.log() - q.concentration.lgamma()
+                      + (q.concentration - 1) * expected_log - q.rate * mean)
+    return _infinite_where(p.alpha <= 1, -p.entropy() - expected_log_q)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
+    _, mean, variance = _pareto_moments(p)
+    squared_distance = variance + (mean - q.loc).pow(2)
+    expected_log_q = (-0.5 * (2 * math.pi * q.scale.pow(2)).log()
+                      - squared_distance / (2 * q.scale.pow(2)))
+    return _infinite_where(p.alpha <= 2, -p.entropy() - expected_log_q)   # infinite E[X^2]
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
+    # log q(x) = log alpha + alpha log scale - (alpha + 1) log x.
+    expected_log_q = (q.alpha.log() + q.alpha * q.scale.log()
+                      - (q.alpha + 1) * _uniform_mean_x_log_x(p.low, p.high))
+    return _infinite_where(p.low < q.scale, -p.entropy() - expected_log_q)
+
+
+register_kl(Gumbel, Normal)(_kl_to_normal)
+for _p, _q in [(Beta, Pareto), (Exponential, Pareto), (Gamma, Pareto), (Gumbel, Beta),
+               (Gumbel, Exponential), (Gumbel, Gamma), (Gumbel, Pareto), (Gumbel, Uniform),
+               (Laplace, Pareto), (Normal, Pareto), (Pareto, Beta), (Pareto, Uniform)]:
+    register_kl(_p, _q)(_kl_infinity)

@@ -19,7 +19,7 @@ from . import constraints
 from .utils import _sum_rightmost
 
 __all__ = [
-    "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftmaxTransform", "TanhTransform", "Transform", "identity_transform",
 ]
 
@@ -278,6 +278,19 @@ class ComposeTransform(Transform):
 
 
 identity_transform = ComposeTransform([])
+
+
+class AbsTransform(_ParameterFreeTransform):
+    """y = |x| (not bijective: the inverse returns the nonnegative preimage)."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.abs()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y
 
 
 class ExpTransform(_ParameterFreeTransform):
