@@ -12,7 +12,7 @@ import numpy as np
 from . import _dtype, _memory_format
 from ._device import CPU, check_device, device as _device_cls
 from ._size import Size
-from ._storage import StorageMethods
+from ._storage import StorageMethods, storage_bytes
 from .autograd.grad_mode import STATE as GRAD_STATE
 from .autograd import function as _function
 from .autograd.graph import AccumulateGrad
@@ -315,8 +315,12 @@ class Tensor(StorageMethods):
     @property
     def data(self) -> "Tensor":
         # Unlike detach(), .data has its own version counter: changes through it are
-        # invisible to autograd (the reason .data is discouraged).
-        return Tensor._wrap(self._data)
+        # invisible to autograd (the reason .data is discouraged). It is no autograd view,
+        # but it does sit in the same storage, at the same offset.
+        t = Tensor._wrap(self._data)
+        if self._base is not None or getattr(self, "_storage_buffer", None) is not None:
+            t._storage_buffer = storage_bytes(self)
+        return t
 
     @data.setter
     def data(self, value: "Tensor") -> None:

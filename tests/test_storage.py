@@ -171,3 +171,20 @@ def test_storage_index_errors():
                 "Trying to slice with a step of 2, but only a step of 1 is supported")
     check_error(lambda lib: lib.arange(6.0).untyped_storage()[1.5], TypeError,
                 "can't index a torch.UntypedStorage with float")
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.arange(6.)[2:],
+    lambda lib: lib.arange(12.).reshape(3, 4)[1:, 1:],
+    lambda lib: lib.arange(12.).reshape(3, 4).t()[1],
+    lambda lib: lib.arange(6.),
+])
+def test_data_of_a_view_sits_in_the_views_storage(make):
+    """x.data is not an autograd view, but it shares x's storage at x's offset."""
+    for lib in (torch, ember):
+        x = make(lib)
+        data = x.data
+        assert data.storage_offset() == x.storage_offset()
+        assert data.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        assert data.untyped_storage().nbytes() == x.untyped_storage().nbytes()
+    assert make(ember).data.storage_offset() == make(torch).data.storage_offset()
