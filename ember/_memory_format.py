@@ -124,11 +124,9 @@ def as_format(array: np.ndarray, fmt: memory_format) -> np.ndarray:
     return array if fmt is contiguous_format else in_format(array, fmt)
 
 
-def empty_as(shape, dtype, fmt, like: np.ndarray | None = None) -> np.ndarray:
-    """An uninitialised array in the layout `fmt` (preserve_format: `like`'s order)."""
-    if fmt is preserve_format and like is not None:
-        return np.empty_like(like, dtype=dtype, order="K", shape=shape)
-    order = memory_order(fmt, len(shape)) if fmt is not None else None
+def empty_as(shape, dtype, fmt: memory_format) -> np.ndarray:
+    """An uninitialised array in the layout `fmt` (contiguous or channels-last)."""
+    order = memory_order(fmt, len(shape))
     if order is None:
         return np.empty(shape, dtype=dtype)
     stored = np.empty(tuple(shape[d] for d in order), dtype=dtype)
@@ -152,12 +150,15 @@ def like_layout(data: np.ndarray, fmt, like: np.ndarray, function: str) -> np.nd
     ...) gives it: in `fmt`, or for preserve_format in the order of `like`'s strides."""
     check_format(fmt, function)
     if fmt is preserve_format:
-        if like.flags.c_contiguous:
-            return data
-        out = np.empty_like(like, dtype=data.dtype, order="K")
-        np.copyto(out, data)
-        return out
+        return data if like.flags.c_contiguous else _copy_in_order_of(data, like)
     return data if fmt is contiguous_format else in_format(data, fmt)
+
+
+def _copy_in_order_of(data: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """A copy of `data` whose strides follow the order of `like`'s (NumPy's order='K')."""
+    out = np.empty_like(like, dtype=data.dtype, order="K")
+    np.copyto(out, data)
+    return out
 
 
 def new_layout(data: np.ndarray, fmt, function: str) -> np.ndarray:
@@ -199,6 +200,4 @@ def copy_with_layout(grad: np.ndarray, like: np.ndarray, strides) -> np.ndarray:
     """A copy of `grad` with the layout grad_layout_for(like) gave as `strides`."""
     if strides is None:
         return in_format(grad, contiguous_format)
-    out = np.empty_like(like, dtype=grad.dtype, order="K")
-    np.copyto(out, grad)
-    return out
+    return _copy_in_order_of(grad, like)
