@@ -12,6 +12,8 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
 from ._device import device
 _allocator.tune_malloc()
 from ._size import Size
+from ._layout import (_mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo,  # noqa: F401
+                      sparse_csc, sparse_csr, strided)
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401
                              memory_format, preserve_format)
 from ._tensor import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,
@@ -56,6 +58,7 @@ from . import optim  # noqa: F401
 from . import nn  # noqa: F401
 from . import fft  # noqa: F401  (after nn: stft pads with nn.functional)
 from . import special  # noqa: F401  (after nn: softmax and friends)
+from . import signal  # noqa: F401
 from .ops.functional_aliases import *  # noqa: F401,F403  (torch.conv2d ...: after nn)
 from . import distributions  # noqa: F401  (after nn)
 from . import distributed  # noqa: F401  (imports mpi4py only when first used)

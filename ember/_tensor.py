@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtype, _memory_format
+from . import _dtype, _layout, _memory_format
 from ._device import CPU, check_device, device as _device_cls
 from ._size import Size
 from ._storage import StorageMethods, storage_bytes
@@ -133,7 +133,7 @@ class Tensor(StorageMethods):
     is_quantized = False
     is_meta = False
     is_mps = False
-    layout = "torch.strided"
+    layout = _layout.strided
 
     def get_device(self) -> int:
         return -1

@@ -202,6 +202,12 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"       # torch's C++ name for the node
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
     def accumulate(self, grad, create_graph: bool) -> None:
         var = self.variable
         if var._grad is None:

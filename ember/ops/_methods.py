@@ -51,14 +51,14 @@ for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, 
 # The hottest operators call their primitive directly (no keyword handling on the way).
 Tensor.__add__ = Tensor.__radd__ = lambda self, other: pointwise.Add.apply(self, other)
 Tensor.__sub__ = lambda self, other: pointwise.Sub.apply(self, other)
-Tensor.__rsub__ = _reflected(pointwise.sub)
+Tensor.__rsub__ = pointwise.rsub
 Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: pointwise.Mul.apply(self, other)
 Tensor.__truediv__ = pointwise.div
-Tensor.__rtruediv__ = _reflected(pointwise.div)
+Tensor.__rtruediv__ = pointwise.reflected_div
 Tensor.__floordiv__ = pointwise.floor_divide
 Tensor.__rfloordiv__ = _reflected(pointwise.floor_divide)
 Tensor.__pow__ = pointwise.pow
-Tensor.__rpow__ = _reflected(pointwise.pow)
+Tensor.__rpow__ = lambda self, other: pointwise.pow(other, self)
 Tensor.__matmul__ = linalg.matmul
 Tensor.__rmatmul__ = _reflected(linalg.matmul)
 Tensor.__neg__ = pointwise.neg

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import check_device
+from .._layout import check_layout
 from .._memory_format import contiguous_format, like_layout, new_layout, preserve_format
 from .._tensor import Tensor
 
@@ -218,15 +219,18 @@ def _filled(size, fill, dtype, device, requires_grad) -> Tensor:
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    check_layout(layout, "zeros")
     return _filled(size_from_args(size, "zeros"), 0, dtype, device, requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    check_layout(layout, "ones")
     return _filled(size_from_args(size, "ones"), 1, dtype, device, requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=contiguous_format) -> Tensor:
+    check_layout(layout, "empty")
     t = _filled(size_from_args(size), None, dtype, device, requires_grad)
     t._data = new_layout(t._data, memory_format, "empty")
     return t
@@ -237,11 +241,13 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if dtype is None:
         dtype = _dtype.result_type(fill_value.item() if isinstance(fill_value, Tensor)
                                    else fill_value)
+    check_layout(layout, "full")
     return _filled(size_from_args((size,), "full"), fill_value, dtype, device, requires_grad)
 
 
 def _like(input: Tensor, fill, dtype, device, requires_grad, memory_format,
-          function: str) -> Tensor:
+          function: str, layout=None) -> Tensor:
+    check_layout(layout, function)
     t = _filled(input._data.shape, fill, dtype or input.dtype, device, requires_grad)
     t._data = like_layout(t._data, memory_format, input._data, function)
     return t
@@ -249,22 +255,23 @@ def _like(input: Tensor, fill, dtype, device, requires_grad, memory_format,
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
-    return _like(input, 0, dtype, device, requires_grad, memory_format, "zeros_like")
+    return _like(input, 0, dtype, device, requires_grad, memory_format, "zeros_like", layout)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
-    return _like(input, 1, dtype, device, requires_grad, memory_format, "ones_like")
+    return _like(input, 1, dtype, device, requires_grad, memory_format, "ones_like", layout)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
-    return _like(input, None, dtype, device, requires_grad, memory_format, "empty_like")
+    return _like(input, None, dtype, device, requires_grad, memory_format, "empty_like", layout)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
-    return _like(input, fill_value, dtype, device, requires_grad, memory_format, "full_like")
+    return _like(input, fill_value, dtype, device, requires_grad, memory_format, "full_like",
+                 layout)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,

@@ -401,7 +401,18 @@ def float_power(input, exponent, *, out=None) -> Tensor:
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
-    return Sub.apply(other if isinstance(other, Tensor) else _scalar(other, input), input, alpha)
+    """other - alpha * input (torch names the node after whether `other` is a number)."""
+    scalar_other = not isinstance(other, Tensor)
+    result = Sub.apply(_scalar(other, input) if scalar_other else other, input, alpha)
+    return _named(result, "RsubBackward1" if scalar_other else "RsubBackward0")
+
+
+def reflected_div(input: Tensor, other) -> Tensor:
+    """other / input for `number / tensor`: torch computes reciprocal(input) * number."""
+    if isinstance(other, Tensor):
+        return div(other, input)
+    from .pointwise_unary import reciprocal
+    return mul(reciprocal(input), other)
 
 
 def _scalar(value, like) -> Tensor:

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import check_device
+from .._layout import check_layout
 from .._memory_format import like_layout, preserve_format
 from .._random import numpy_generator
 from .._tensor import Tensor
@@ -38,6 +39,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
     check_device(device)
     dt = _float_dtype(dtype)
+    check_layout(layout, "rand")
     shape = size_from_args(size, "rand")
     data = numpy_generator(generator).random(shape, dtype=np.float32 if dt.itemsize <= 4
                                               else np.float64)
@@ -48,6 +50,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False) -> Tensor:
     check_device(device)
     dt = _float_dtype(dtype, "normal_kernel_cpu")
+    check_layout(layout, "randn")
     shape = size_from_args(size, "randn")
     data = numpy_generator(generator).standard_normal(
         shape, dtype=np.float32 if dt.itemsize <= 4 else np.float64)
@@ -148,13 +151,13 @@ def poisson(input: Tensor, generator=None) -> Tensor:
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
     t = rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-    return _laid_out_like(t, input, memory_format, "rand_like")
+    return _laid_out_like(t, input, memory_format, "rand_like", layout)
 
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
     t = randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-    return _laid_out_like(t, input, memory_format, "randn_like")
+    return _laid_out_like(t, input, memory_format, "randn_like", layout)
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -162,10 +165,12 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
     if high is None:
         low, high = 0, low
     t = randint(low, high, input.shape, dtype=dtype or input.dtype)
-    return _laid_out_like(t, input, memory_format, "randint_like")
+    return _laid_out_like(t, input, memory_format, "randint_like", layout)
 
 
-def _laid_out_like(t: Tensor, input: Tensor, memory_format, function: str) -> Tensor:
+def _laid_out_like(t: Tensor, input: Tensor, memory_format, function: str,
+                   layout=None) -> Tensor:
+    check_layout(layout, function)
     t._data = like_layout(t._data, memory_format, input._data, function)
     return t
 

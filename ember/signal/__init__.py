@@ -1,0 +1,4 @@
+"""torch.signal: window functions for signal processing (torch.signal.windows)."""
+from . import windows  # noqa: F401
+
+__all__ = ["windows"]
