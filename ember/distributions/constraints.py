@@ -11,12 +11,12 @@ import ember
 from .utils import _as_text
 
 __all__ = [
-    "Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent", "dependent_property",
-    "greater_than", "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-    "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
-    "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent",
+    "dependent_property", "greater_than", "greater_than_eq", "half_open_interval", "independent",
+    "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky",
+    "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
     "positive_definite", "positive_integer", "positive_semidefinite", "real", "real_vector",
-    "simplex", "square", "symmetric", "unit_interval",
+    "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
 
 
@@ -273,6 +273,19 @@ class _LowerCholesky(Constraint):
         return lower_triangular & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower Cholesky with unit-length rows."""
+
+    event_dim = 2
+
+    def check(self, value):
+        # Rows are unit vectors up to a few rounding errors per entry.
+        tolerance = ember.finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = ember.linalg.norm(value.detach(), dim=-1)
+        unit_rows = (row_norm - 1.0).abs().le(tolerance).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
 class _Square(Constraint):
     """Square matrices."""
 
@@ -358,6 +371,67 @@ class MixtureSameFamilyConstraint(Constraint):
         return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
+def _check_dim(value, dim: int) -> None:
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for value with {value.dim()} dimensions")
+
+
+class _ConstraintSequence(Constraint):
+    """What cat and stack share: constraints `cseq` applied along dimension `dim`."""
+
+    def __init__(self, cseq, dim: int):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:
+        return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_ConstraintSequence):
+    """cseq[i] applied to consecutive slices of lengths[i] along `dim` (as torch.cat)."""
+
+    def __init__(self, cseq, dim: int = 0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
+                                 f"({len(self.cseq)})")
+
+    @property
+    def event_dim(self) -> int:
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        _check_dim(value, self.dim)
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return ember.cat(checks, self.dim)
+
+
+class _Stack(_ConstraintSequence):
+    """cseq[i] applied to the i-th slice along `dim` (as torch.stack)."""
+
+    def __init__(self, cseq, dim: int = 0):
+        super().__init__(cseq, dim)
+
+    @property
+    def event_dim(self) -> int:
+        event_dim = max(c.event_dim for c in self.cseq)
+        # A negative `dim` inside the event makes the stacked dim part of the event.
+        return event_dim + 1 if self.dim + event_dim < 0 else event_dim
+
+    def check(self, value):
+        _check_dim(value, self.dim)
+        slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return ember.stack([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -384,3 +458,6 @@ square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
+corr_cholesky = _CorrCholesky()
+cat = _Cat
+stack = _Stack

@@ -18,8 +18,10 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
@@ -27,6 +29,8 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _lowrank_logdet,
+                                          _lowrank_mahalanobis)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _half_log_det
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -476,3 +480,132 @@ for _p, _q in [(Beta, Pareto), (Exponential, Pareto), (Gamma, Pareto), (Gumbel, 
                (Gumbel, Exponential), (Gumbel, Gamma), (Gumbel, Pareto), (Gumbel, Uniform),
                (Laplace, Pareto), (Normal, Pareto), (Pareto, Beta), (Pareto, Uniform)]:
     register_kl(_p, _q)(_kl_infinity)
+
+
+# ------------------------------------------------------------------ ExponentialFamily,
+# ContinuousBernoulli and LowRankMultivariateNormal
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    """The Bregman divergence of the log normaliser F between the natural parameters:
+    F(theta_q) - F(theta_p) - <theta_q - theta_p, grad F(theta_p)>."""
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot be computed using Bregman divergences")
+    p_params = [param.detach().requires_grad_() for param in p._natural_params]
+    q_params = q._natural_params
+    p_log_normalizer = p._log_normalizer(*p_params)
+    gradients = ember.autograd.grad(p_log_normalizer.sum(), p_params, create_graph=True)
+    result = q._log_normalizer(*q_params) - p_log_normalizer
+    for p_param, q_param, gradient in zip(p_params, q_params, gradients):
+        result = result - _sum_rightmost((q_param - p_param) * gradient, len(q.event_shape))
+    return result
+
+
+def _expected_log_continuous_bernoulli(mean: Tensor, q: ContinuousBernoulli) -> Tensor:
+    """E_p[log q(X)] for q continuous Bernoulli: log q(x) = x logit_q + log(1 - p_q) + log C."""
+    return mean * q.logits + ember.log1p(-q.probs) + q._cont_bern_log_norm()
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_to_continuous_bernoulli(p: Distribution, q: ContinuousBernoulli) -> Tensor:
+    return -p.entropy() - _expected_log_continuous_bernoulli(p.mean, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p: Uniform, q: ContinuousBernoulli) -> Tensor:
+    # torch also answers inf when the interval only touches 0 or 1 (a null set); here only
+    # an interval reaching outside [0, 1] gives inf.
+    return _infinite_where((p.high > 1) | (p.low < 0), _kl_to_continuous_bernoulli(p, q))
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
+    # Infinite unless [0, 1] lies inside q's support (torch is inclusive at the ends, see above).
+    return _infinite_where((q.low > 0) | (q.high < 1), -p.entropy() + (q.high - q.low).log())
+
+
+register_kl(ContinuousBernoulli, Exponential)(_kl_to_exponential)
+register_kl(ContinuousBernoulli, Normal)(_kl_to_normal)
+for _p, _q in [(ContinuousBernoulli, Pareto), (Exponential, ContinuousBernoulli),
+               (Gamma, ContinuousBernoulli), (Gumbel, ContinuousBernoulli),
+               (Laplace, ContinuousBernoulli), (Normal, ContinuousBernoulli),
+               (Pareto, ContinuousBernoulli)]:
+    register_kl(_p, _q)(_kl_infinity)
+
+
+def _check_same_event(p: Distribution, q: Distribution, what: str) -> None:
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with different event shapes "
+                         "cannot be computed")
+
+
+def _frobenius2(matrix: Tensor) -> Tensor:
+    """Squared Frobenius norm of each matrix in a batch: trace(M M.T)."""
+    return matrix.pow(2).sum((-2, -1))
+
+
+def _gaussian_kl(log_det_ratio: Tensor, trace: Tensor, mahalanobis: Tensor, n: int) -> Tensor:
+    """KL between Gaussians from log(det Sq / det Sp), trace(Sq^-1 Sp) and the squared
+    Mahalanobis distance of the means under Sq."""
+    return 0.5 * (log_det_ratio + trace + mahalanobis - n)
+
+
+def _lowrank_inverse_terms(q: LowRankMultivariateNormal):
+    """Sq^-1 = D^-1 - A.T A (Woodbury): returns D^-1/2 (as a column) and A."""
+    wt_dinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    a = ember.linalg.solve_triangular(q._capacitance_tril, wt_dinv, upper=False)
+    return q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1), a
+
+
+def _lowrank_log_det(p: LowRankMultivariateNormal) -> Tensor:
+    return _lowrank_logdet(p._unbroadcasted_cov_diag, p._capacitance_tril)
+
+
+def _lowrank_mahalanobis_of_means(p: Distribution, q: LowRankMultivariateNormal) -> Tensor:
+    return _lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                q.loc - p.loc, q._capacitance_tril)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    _check_same_event(p, q, "Low Rank Multivariate Normals")
+    q_dinv_sqrt, a = _lowrank_inverse_terms(q)
+    p_factor, p_diag = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    # trace((D^-1 - A.T A)(Wp Wp.T + Dp)), never forming an n x n matrix.
+    trace = ((p_diag / q._unbroadcasted_cov_diag).sum(-1) + _frobenius2(p_factor * q_dinv_sqrt)
+             - _frobenius2(a * p_diag.sqrt().unsqueeze(-2)) - _frobenius2(a @ p_factor))
+    return _gaussian_kl(_lowrank_log_det(q) - _lowrank_log_det(p), trace,
+                        _lowrank_mahalanobis_of_means(p, q), p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrank(p: MultivariateNormal,
+                                   q: LowRankMultivariateNormal) -> Tensor:
+    _check_same_event(p, q, "(Low Rank) Multivariate Normals")
+    q_dinv_sqrt, a = _lowrank_inverse_terms(q)
+    p_tril = p._unbroadcasted_scale_tril
+    trace = _frobenius2(p_tril * q_dinv_sqrt) - _frobenius2(a @ p_tril)
+    return _gaussian_kl(_lowrank_log_det(q) - 2 * _half_log_det(p_tril), trace,
+                        _lowrank_mahalanobis_of_means(p, q), p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_multivariatenormal(p: LowRankMultivariateNormal,
+                                   q: MultivariateNormal) -> Tensor:
+    _check_same_event(p, q, "(Low Rank) Multivariate Normals")
+    n = p.event_shape[0]
+    q_tril = q._unbroadcasted_scale_tril
+    p_factor = p._unbroadcasted_cov_factor
+    batch_shape = ember.broadcast_shapes(q_tril.shape[:-2], p_factor.shape[:-2])
+    q_tril = q_tril.expand(batch_shape + (n, n))
+    # trace(Sq^-1 (Wp Wp.T + Dp)) = |Lq^-1 Wp|^2 + |Lq^-1 Dp^1/2|^2.
+    p_diag_sqrt = ember.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch_shape + (n, n))
+    factor_part = ember.linalg.solve_triangular(
+        q_tril, p_factor.expand(batch_shape + p_factor.shape[-2:]), upper=False)
+    diag_part = ember.linalg.solve_triangular(q_tril, p_diag_sqrt, upper=False)
+    trace = _frobenius2(factor_part) + _frobenius2(diag_part)
+    return _gaussian_kl(2 * _half_log_det(q_tril) - _lowrank_log_det(p), trace,
+                        _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc), n)

@@ -12,15 +12,19 @@ import numbers
 import operator
 
 import ember
-from ember import Tensor
-from ember.nn.functional import softplus
+from ember import Size, Tensor
+from ember.nn.functional import logsigmoid, pad, softplus
 
 from . import constraints
 from .utils import _sum_rightmost
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
-    "SigmoidTransform", "SoftmaxTransform", "TanhTransform", "Transform", "identity_transform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+    "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+    "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+    "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+    "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
+    "Transform", "identity_transform",
 ]
 
 
@@ -428,6 +432,12 @@ def _same_value(a, b) -> bool:
     return bool((a == b).all())
 
 
+def _clipped_sigmoid(x: Tensor) -> Tensor:
+    """sigmoid(x) kept strictly inside (0, 1), so that its logs stay finite."""
+    finfo = ember.finfo(x.dtype)
+    return ember.clamp(ember.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+
+
 class SigmoidTransform(_ParameterFreeTransform):
     """y = 1 / (1 + exp(-x)), kept strictly inside (0, 1)."""
 
@@ -437,8 +447,7 @@ class SigmoidTransform(_ParameterFreeTransform):
     sign = +1
 
     def _call(self, x: Tensor) -> Tensor:
-        finfo = ember.finfo(x.dtype)
-        return ember.clamp(ember.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+        return _clipped_sigmoid(x)
 
     def _inverse(self, y: Tensor) -> Tensor:
         finfo = ember.finfo(y.dtype)
@@ -488,3 +497,449 @@ class SoftmaxTransform(_ParameterFreeTransform):
         return shape
 
     inverse_shape = forward_shape
+
+
+def _too_few_dims(shape, needed: int) -> None:
+    if len(shape) < needed:
+        raise ValueError("Too few dimensions on input")
+
+
+class SoftplusTransform(_ParameterFreeTransform):
+    """y = log(1 + exp(x)), a smooth map onto the positive reals."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def _call(self, x: Tensor) -> Tensor:
+        return softplus(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        # x = log(exp(y) - 1) = y + log(1 - exp(-y)), stable for large y.
+        return y + (-ember.expm1(-y)).log()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -softplus(-x)    # log sigmoid(x)
+
+
+class StickBreakingTransform(_ParameterFreeTransform):
+    """Map a vector of K reals onto the simplex of K + 1 probabilities by breaking a stick:
+    piece i takes the fraction sigmoid(x_i - log(K - i)) of what is left (the offsets make
+    x = 0 land on the uniform vector)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    @staticmethod
+    def _log_offsets(x: Tensor) -> Tensor:
+        """log(K - i) for i = 0 .. K-1, where K is the length of the last dim of x."""
+        size = x.shape[-1]
+        return ember.arange(size, 0, -1, dtype=x.dtype).log()
+
+    def _call(self, x: Tensor) -> Tensor:
+        fractions = _clipped_sigmoid(x - self._log_offsets(x))
+        remaining = (1 - fractions).cumprod(-1)
+        return pad(fractions, (0, 1), value=1) * pad(remaining, (1, 0), value=1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        pieces = y[..., :-1]
+        # What is left of the stick before each piece; clamped since rounding can make it <= 0.
+        left = (1 - pieces.cumsum(-1)).clamp(min=ember.finfo(y.dtype).tiny)
+        return pieces.log() - left.log() + self._log_offsets(pieces)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        shifted = x - self._log_offsets(x)
+        # d piece_i / d x_i = sigmoid'(shifted_i) * left_i = piece_i * (1 - sigmoid(shifted_i)).
+        return (-shifted + logsigmoid(shifted) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        _too_few_dims(shape, 1)
+        return shape[:-1] + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        _too_few_dims(shape, 1)
+        return shape[:-1] + (shape[-1] - 1,)
+
+
+class LowerCholeskyTransform(_ParameterFreeTransform):
+    """Square matrix -> lower-triangular matrix with a positive diagonal: keep the strict
+    lower triangle, exponentiate the diagonal (no Jacobian: torch defines none)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(_ParameterFreeTransform):
+    """Square matrix -> positive definite matrix L @ L.T, L = LowerCholeskyTransform()(x)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def _call(self, x: Tensor) -> Tensor:
+        lower = LowerCholeskyTransform()(x)
+        return lower @ lower.mT
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return LowerCholeskyTransform().inv(ember.linalg.cholesky(y))
+
+
+def _tril_positions(size: int, diag: int):
+    """Flat (row-major) positions in a size x size matrix of the entries on or below
+    diagonal `diag`, in row-major order."""
+    rows, cols = ember.tril_indices(size, size, offset=diag)
+    return rows * size + cols
+
+
+def _matrix_size(length: int) -> int:
+    """D such that a D x D matrix has `length` entries below its diagonal."""
+    size = round((0.25 + 2 * length) ** 0.5 + 0.5)
+    if size * (size - 1) // 2 != length:
+        raise ValueError("Input is not a flattened lower-diagonal number")
+    return size
+
+
+def _vec_to_strict_tril(vec: Tensor) -> Tensor:
+    """Fill the strict lower triangle of a square matrix from the last dim of `vec`
+    (row by row); the other entries are zero."""
+    length = vec.shape[-1]
+    size = _matrix_size(length)
+    # Gather from [0, vec...]: index 0 (the zero) everywhere outside the triangle.
+    source = ember.zeros(size * size, dtype=ember.int64)
+    source[_tril_positions(size, -1)] = ember.arange(1, length + 1)
+    return pad(vec, (1, 0))[..., source].reshape(vec.shape[:-1] + (size, size))
+
+
+def _tril_matrix_to_vec(matrix: Tensor, diag: int = 0) -> Tensor:
+    """The entries of `matrix` below diagonal `diag`, row by row, as the last dim."""
+    size = matrix.shape[-1]
+    flat = matrix.reshape(matrix.shape[:-2] + (size * size,))
+    return flat[..., _tril_positions(size, diag)]
+
+
+class CorrCholeskyTransform(Transform):
+    """A vector of D(D-1)/2 reals -> the Cholesky factor of a D x D correlation matrix
+    (lower triangular, positive diagonal, every row of unit length).
+
+    Row by row, tanh squashes the entries into (-1, 1) and a signed stick-breaking turns
+    them into a unit vector: entry j takes the fraction r_j^2 of the squared length left.
+    (Unlike the other parameter-free transforms, two instances are not equal, as in torch.)
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x: Tensor) -> Tensor:
+        eps = ember.finfo(x.dtype).eps
+        r = _vec_to_strict_tril(x.tanh().clamp(min=-1 + eps, max=1 - eps))
+        # sqrt of the squared length left before each entry of a row.
+        left = (1 - r.pow(2)).sqrt().cumprod(-1)
+        r = r + ember.eye(r.shape[-1], dtype=r.dtype)
+        return r * pad(left[..., :-1], (1, 0), value=1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        left = 1 - (y * y).cumsum(-1)
+        left_before = pad(left[..., :-1], (1, 0), value=1)
+        r = _tril_matrix_to_vec(y, diag=-1) / _tril_matrix_to_vec(left_before, diag=-1).sqrt()
+        return ember.atanh(r)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        # The codomain has more dimensions than the domain: as torch, this is the Jacobian
+        # from x to the flattened strict lower triangle of y.
+        left = 1 - (y * y).cumsum(-1)
+        stick_breaking = 0.5 * _tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        tanh = TanhTransform().log_abs_det_jacobian(x, None).sum(-1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape):
+        _too_few_dims(shape, 1)
+        size = _matrix_size(shape[-1])
+        return shape[:-1] + (size, size)
+
+    def inverse_shape(self, shape):
+        _too_few_dims(shape, 2)
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        size = shape[-1]
+        return shape[:-2] + (size * (size - 1) // 2,)
+
+
+class IndependentTransform(Transform):
+    """`base_transform` with `reinterpreted_batch_ndims` more rightmost dims treated as one
+    event: values are unchanged, log-det-Jacobians are summed over those dims."""
+
+    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int,
+                 cache_size: int = 0):
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
+                                    cache_size=cache_size)
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        return constraints.independent(self.base_transform.domain,
+                                       self.reinterpreted_batch_ndims)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self):
+        return constraints.independent(self.base_transform.codomain,
+                                       self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self) -> bool:
+        return self.base_transform.bijective
+
+    @property
+    def sign(self):
+        return self.base_transform.sign
+
+    def _call(self, x: Tensor) -> Tensor:
+        _too_few_dims(x.shape, self.domain.event_dim)
+        return self.base_transform(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        _too_few_dims(y.shape, self.codomain.event_dim)
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return _sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y),
+                              self.reinterpreted_batch_ndims)
+
+    def forward_shape(self, shape):
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self.base_transform.inverse_shape(shape)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}({self.base_transform!r}, "
+                f"{self.reinterpreted_batch_ndims})")
+
+
+class ReshapeTransform(Transform):
+    """Reshape the rightmost `in_shape` dims to `out_shape` (same number of elements);
+    the Jacobian is a permutation, so its log-determinant is zero."""
+
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size: int = 0):
+        self.in_shape = Size(in_shape)
+        self.out_shape = Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.reshape(_batch_part(x.shape, self.in_shape) + self.out_shape)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.reshape(_batch_part(y.shape, self.out_shape) + self.in_shape)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return x.new_zeros(_batch_part(x.shape, self.in_shape))
+
+    def forward_shape(self, shape):
+        return _replace_event(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return _replace_event(shape, self.out_shape, self.in_shape)
+
+
+def _batch_part(shape, event_shape) -> Size:
+    return Size(shape[:len(shape) - len(event_shape)])
+
+
+def _replace_event(shape, old_event, new_event) -> Size:
+    """`shape` with its rightmost `old_event` dims replaced by `new_event`."""
+    _too_few_dims(shape, len(old_event))
+    cut = len(shape) - len(old_event)
+    if tuple(shape[cut:]) != tuple(old_event):
+        raise ValueError(f"Shape mismatch: expected {Size(shape[cut:])} but got {old_event}")
+    return Size(shape[:cut]) + new_event
+
+
+def _check_split(value: Tensor, name: str, dim: int, size: int, what: str,
+                 owner: str = "tensor") -> None:
+    """Cat/Stack transforms: `dim` exists in `value` (called `name`, and `owner` in the
+    message about dims, as torch words it) and has the expected `size`."""
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for {owner} with {value.dim()} dimensions")
+    if value.size(dim) != size:
+        raise AssertionError(f"{name}.size({dim}) = {value.size(dim)} must equal {what} {size}")
+
+
+def _checked_transforms(tseq, cache_size: int) -> list:
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+    return [t.with_cache(cache_size) for t in tseq] if cache_size else list(tseq)
+
+
+class CatTransform(Transform):
+    """Apply transforms[i] to consecutive slices of lengths[i] along `dim` and concatenate
+    the results, as torch.cat would."""
+
+    def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0):
+        transforms = _checked_transforms(tseq, cache_size)
+        super().__init__(cache_size=cache_size)
+        self.transforms = transforms
+        self.lengths = [1] * len(transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
+                                 f"({len(self.transforms)})")
+        self.dim = dim
+
+    @property
+    def event_dim(self) -> int:
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _slices(self, value: Tensor) -> list:
+        starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
+        return [value.narrow(self.dim, start, length)
+                for start, length in zip(starts, self.lengths)]
+
+    def _call(self, x: Tensor) -> Tensor:
+        _check_split(x, "x", self.dim, self.length, "length")
+        return ember.cat([t(part) for t, part in zip(self.transforms, self._slices(x))],
+                         dim=self.dim)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        _check_split(y, "y", self.dim, self.length, "length")
+        return ember.cat([t.inv(part) for t, part in zip(self.transforms, self._slices(y))],
+                         dim=self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        _check_split(x, "x", self.dim, self.length, "length", owner="x")
+        _check_split(y, "y", self.dim, self.length, "length", owner="y")
+        terms = [_sum_rightmost(t.log_abs_det_jacobian(x_part, y_part),
+                                self.event_dim - t.event_dim)
+                 for t, x_part, y_part in zip(self.transforms, self._slices(x),
+                                              self._slices(y))]
+        # Concatenate when `dim` is a batch dim of the result, sum when it is inside an event.
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        if dim < 0:
+            return ember.cat(terms, dim=dim)
+        return functools.reduce(operator.add, terms)
+
+    @property
+    def bijective(self) -> bool:
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Apply transforms[i] to the i-th slice along `dim` and stack the results, as
+    torch.stack would."""
+
+    def __init__(self, tseq, dim: int = 0, cache_size: int = 0):
+        transforms = _checked_transforms(tseq, cache_size)
+        super().__init__(cache_size=cache_size)
+        self.transforms = transforms
+        self.dim = dim
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slices(self, value: Tensor, name: str, owner: str = "tensor") -> list:
+        _check_split(value, name, self.dim, len(self.transforms), "len(transforms)", owner)
+        return [value.select(self.dim, i) for i in range(value.size(self.dim))]
+
+    def _call(self, x: Tensor) -> Tensor:
+        parts = self._slices(x, "x")
+        return ember.stack([t(part) for t, part in zip(self.transforms, parts)], dim=self.dim)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        parts = self._slices(y, "y")
+        return ember.stack([t.inv(part) for t, part in zip(self.transforms, parts)],
+                           dim=self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        pairs = zip(self.transforms, self._slices(x, "x", "x"), self._slices(y, "y", "y"))
+        return ember.stack([t.log_abs_det_jacobian(x_part, y_part) for t, x_part, y_part in pairs],
+                           dim=self.dim)
+
+    @property
+    def bijective(self) -> bool:
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x): maps the distribution's support onto (0, 1); the Jacobian
+    is the density."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size: int = 0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
