@@ -87,7 +87,24 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
+class _OnBase(Constraint):
+    """A constraint defined through `base_constraint`: discrete when it is, and with its
+    event_dim unless a subclass adds dimensions."""
+
+    def __init__(self, base_constraint: Constraint):
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:
+        return self.base_constraint.event_dim
+
+
+class _IndependentConstraint(_OnBase):
     """Treat `reinterpreted_batch_ndims` more batch dimensions as event dimensions."""
 
     def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int):
@@ -95,13 +112,8 @@ class _IndependentConstraint(Constraint):
             raise TypeError("base_constraint must be a Constraint")
         if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
             raise ValueError("reinterpreted_batch_ndims must be a non-negative integer")
-        self.base_constraint = base_constraint
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:
-        return self.base_constraint.is_discrete
+        super().__init__(base_constraint)
 
     @property
     def event_dim(self) -> int:
@@ -341,7 +353,7 @@ class _Multinomial(Constraint):
         return (value >= 0).all(dim=-1) & (value.sum(dim=-1) <= self.upper_bound)
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_OnBase):
     """The component support, checked against each component: the value gets the
     component dimension back, and a value is valid if every component accepts it."""
 
@@ -349,16 +361,7 @@ class MixtureSameFamilyConstraint(Constraint):
         if not isinstance(base_constraint, Constraint):
             raise AssertionError(f"base_constraint must be a Constraint, got "
                                  f"{type(base_constraint).__name__}")
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:
-        return self.base_constraint.is_discrete
-
-    @property
-    def event_dim(self) -> int:
-        return self.base_constraint.event_dim
+        super().__init__(base_constraint)
 
     def check(self, value):
         if value.dim() < self.event_dim:

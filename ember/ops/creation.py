@@ -247,8 +247,15 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
 
 def _like(input: Tensor, fill, dtype, device, requires_grad, memory_format,
           function: str, layout=None) -> Tensor:
-    check_layout(layout, function)
     t = _filled(input._data.shape, fill, dtype or input.dtype, device, requires_grad)
+    return laid_out_like(t, input, memory_format, function, layout)
+
+
+def laid_out_like(t: Tensor, input: Tensor, memory_format, function: str,
+                  layout=None) -> Tensor:
+    """t, a *_like factory's row-major result, given the layout that factory promises:
+    memory_format's, or for preserve_format the order of input's strides."""
+    check_layout(layout, function)
     t._data = like_layout(t._data, memory_format, input._data, function)
     return t
 

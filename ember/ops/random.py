@@ -7,10 +7,10 @@ import numpy as np
 from .. import _dtype
 from .._device import check_device
 from .._layout import check_layout
-from .._memory_format import like_layout, preserve_format
+from .._memory_format import preserve_format
 from .._random import numpy_generator
 from .._tensor import Tensor
-from .creation import _finish, size_from_args
+from .creation import _finish, laid_out_like, size_from_args
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
            "rand_like", "randn_like", "randint_like", "poisson"]
@@ -151,13 +151,13 @@ def poisson(input: Tensor, generator=None) -> Tensor:
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
     t = rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-    return _laid_out_like(t, input, memory_format, "rand_like", layout)
+    return laid_out_like(t, input, memory_format, "rand_like", layout)
 
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
     t = randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-    return _laid_out_like(t, input, memory_format, "randn_like", layout)
+    return laid_out_like(t, input, memory_format, "randn_like", layout)
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -165,14 +165,7 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
     if high is None:
         low, high = 0, low
     t = randint(low, high, input.shape, dtype=dtype or input.dtype)
-    return _laid_out_like(t, input, memory_format, "randint_like", layout)
-
-
-def _laid_out_like(t: Tensor, input: Tensor, memory_format, function: str,
-                   layout=None) -> Tensor:
-    check_layout(layout, function)
-    t._data = like_layout(t._data, memory_format, input._data, function)
-    return t
+    return laid_out_like(t, input, memory_format, "randint_like", layout)
 
 
 # ---------------------------------------------------------------- in-place fillers
