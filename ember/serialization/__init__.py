@@ -10,16 +10,21 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import socket
+import stat
+import struct
 import sys
 import warnings
 import zipfile
-from contextlib import contextmanager
+from collections import Counter
+from contextlib import contextmanager, suppress
 
 import numpy as np
 
 from .._device import check_device, device
 from . import _pickling, _zip_format
 from ._pickling import TorchPickler, TorchUnpickler, StorageTable, WeightsUnpicklerError
+from ._pickle_scan import imported_globals
 from ._safetensors import load_safetensors, save_safetensors
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
@@ -30,6 +35,8 @@ DEFAULT_PROTOCOL = 2
 # The legacy (pre-1.6, non-zip) format opens with these two pickled numbers.
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
+# Marks the temporary files of an atomic save (see _temporary_prefix).
+_SAVE_MARK = ".ember-save-"
 
 
 # ---------------------------------------------------------------- save
@@ -74,15 +81,14 @@ def _pickle_with_storages(obj, protocol: int, legacy: bool) -> tuple[bytes, dict
 
 def _save_zip(obj, fileobj, name: str, protocol: int, byteorder_record: bool) -> None:
     data, records = _pickle_with_storages(obj, protocol, legacy=False)
-    writer = _zip_format.ZipWriter(fileobj, name)
-    writer.write_record("data.pkl", data)
-    writer.write_record(".format_version", b"1")
-    writer.write_record(".storage_alignment", str(_zip_format.ALIGNMENT).encode())
-    if byteorder_record:
-        writer.write_record("byteorder", sys.byteorder.encode())
-    for key, flat in records.items():
-        writer.write_record(f"data/{key}", flat.view(np.uint8))
-    writer.finish()
+    with _zip_format.ZipWriter(fileobj, name) as writer:
+        writer.write_record("data.pkl", data)
+        writer.write_record(".format_version", b"1")
+        writer.write_record(".storage_alignment", str(_zip_format.ALIGNMENT).encode())
+        if byteorder_record:
+            writer.write_record("byteorder", sys.byteorder.encode())
+        for key, flat in records.items():
+            writer.write_record(f"data/{key}", flat.view(np.uint8))
 
 
 def _save_legacy(obj, fileobj, protocol: int) -> None:
@@ -101,17 +107,26 @@ def _save_legacy(obj, fileobj, protocol: int) -> None:
 
 
 def _write_atomically(path: str, write) -> None:
-    """Run write(file) on a temporary file next to `path`, then move it into place; on
-    any failure the temporary file is removed and an existing `path` is left intact."""
-    folder = os.path.dirname(path) or "."
+    """Run write(file) on a temporary file next to `path`, then move it into place.
+
+    On any failure the temporary file is removed and an existing `path` is left intact.
+    A symlink is followed: the file it points to is replaced and the link stays. The new
+    file keeps the old one's permissions (and owner, where allowed). Temporary files that
+    a killed save left behind next to the same target are removed first, but only those
+    whose writing process is gone.
+    """
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
     if not os.path.isdir(folder):
         raise RuntimeError(f"Parent directory {folder} does not exist.")
-    temp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    _remove_stale_temporaries(path)
+    temp = f"{_temporary_prefix(path)}{os.getpid()}{_SAVE_MARK}{os.urandom(4).hex()}"
     # os.open applies the umask to 0o666, so the result has the permissions a plain
     # open() would have given it.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as out:
+            _copy_ownership(path, out.fileno())
             write(out)
             out.flush()
             os.fsync(out.fileno())
@@ -120,6 +135,61 @@ def _write_atomically(path: str, write) -> None:
         if os.path.exists(temp):
             os.remove(temp)
         raise
+    _sync_folder(folder)
+
+
+def _temporary_prefix(path: str) -> str:
+    """The temporary files of a save to `path` are hidden files beside it that name the
+    target, the host and the writing process: '.model.pth.<host>.<pid>.ember-save-<random>'."""
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}.{socket.gethostname()}.")
+
+
+def _remove_stale_temporaries(path: str) -> None:
+    """Remove the temporary files of earlier saves to `path` by processes of this host
+    that no longer run. A live process's file (and any other host's) is never touched."""
+    folder, prefix = os.path.split(_temporary_prefix(path))
+    for entry in os.listdir(folder):
+        pid, mark, _ = entry.removeprefix(prefix).partition(_SAVE_MARK)
+        if entry.startswith(prefix) and mark and pid.isdigit() and not _process_exists(int(pid)):
+            with suppress(OSError):          # another saver may have removed it first
+                os.remove(os.path.join(folder, entry))
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:        # it exists, owned by someone else
+        pass
+    return True
+
+
+def _copy_ownership(path: str, fd: int) -> None:
+    """Give the new file the permission bits (and, where allowed, the owner and group) of
+    the file it is about to replace, so re-saving a private checkpoint keeps it private."""
+    try:
+        old = os.stat(path)
+    except FileNotFoundError:
+        return
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    with suppress(PermissionError):    # only root may give a file away
+        os.fchown(fd, old.st_uid, old.st_gid)
+
+
+def _sync_folder(folder: str) -> None:
+    """fsync the folder, so that the rename itself survives a power loss."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:              # platforms that cannot open a folder
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 # ---------------------------------------------------------------- load
@@ -190,20 +260,31 @@ def _not_a_checkpoint(name: str, detail: str) -> RuntimeError:
 _DAMAGED = "the file may be truncated or corrupt"
 # What a damaged pickle or zip raises while being read.
 _CORRUPTION_ERRORS = (EOFError, pickle.UnpicklingError, zipfile.BadZipFile, ValueError,
-                      KeyError, OSError, OverflowError, IndexError)
+                      KeyError, OSError, OverflowError, IndexError, struct.error)
+
+
+def _damaged(name: str, kind: str, detail) -> RuntimeError:
+    return RuntimeError(f"ember.load: '{name}' is a damaged {kind}: {detail}; {_DAMAGED}")
+
+
+@contextmanager
+def _reporting_damage(name: str, kind: str):
+    """Turn what a damaged file makes the readers raise into one RuntimeError naming the
+    file. A weights_only refusal and the endianness error pass through as they are."""
+    try:
+        yield
+    except WeightsUnpicklerError:
+        raise
+    except _CORRUPTION_ERRORS as e:
+        if isinstance(e, ValueError) and str(e).startswith("Unknown endianness type"):
+            raise
+        raise _damaged(name, kind, e) from e
 
 
 def _load_zip(stream, name, restore, weights_only, mmap_path, pickle_load_args):
-    try:
-        archive = zipfile.ZipFile(stream)
-    except zipfile.BadZipFile as e:
-        raise _not_a_checkpoint(name, f"{_DAMAGED} ({e})") from e
-    prefix = _zip_format.record_prefix(archive)
-    if prefix is None:
-        raise _not_a_checkpoint(name, "it is a zip archive without a data.pkl record (a "
-                                      "TorchScript archive? ember cannot load those)")
-    swap = prefix + "byteorder" in archive.namelist() and \
-        archive.read(prefix + "byteorder").decode() != sys.byteorder
+    archive, prefix = _open_archive(stream, name)
+    with _reporting_damage(name, "PyTorch checkpoint"):
+        swap = _byteswap_needed(archive, prefix, name)
     storages = {}
 
     def load_storage(pid):
@@ -215,15 +296,49 @@ def _load_zip(stream, name, restore, weights_only, mmap_path, pickle_load_args):
             storages[key] = restore(array.byteswap() if swap else array, location)
         return storages[key]
 
-    try:
+    with _reporting_damage(name, "PyTorch checkpoint"):
         with archive.open(prefix + "data.pkl") as data:
             return TorchUnpickler(io.BytesIO(data.read()), load_storage, weights_only,
                                   **pickle_load_args).load()
-    except WeightsUnpicklerError:
-        raise
-    except _CORRUPTION_ERRORS as e:
-        raise RuntimeError(f"ember.load: '{name}' is a damaged PyTorch checkpoint: {e}; "
-                           f"{_DAMAGED}") from e
+
+
+def _open_archive(stream, name: str) -> tuple[zipfile.ZipFile, str]:
+    """The checkpoint's zip archive and the folder of its records, refusing archives that
+    ember could misread: duplicate entry names (readers disagree on which copy counts),
+    and compressed or encrypted entries of kinds Python cannot read."""
+    try:
+        archive = zipfile.ZipFile(stream)
+    except (*_CORRUPTION_ERRORS, NotImplementedError) as e:   # e.g. "zip file version 14.8"
+        raise _not_a_checkpoint(name, f"{_DAMAGED} ({e})") from e
+    entries = archive.infolist()
+    if len(archive.NameToInfo) != len(entries):
+        twice = next(n for n, count in Counter(archive.namelist()).items() if count > 1)
+        raise RuntimeError(f"ember.load: '{name}' holds two zip entries named '{twice}'; "
+                           "a checkpoint holds one of each, so the file is damaged or crafted")
+    for info in entries:
+        if info.compress_type not in _zip_format.READABLE_COMPRESSION or \
+                info.flag_bits & _zip_format.UNREADABLE_FLAGS:
+            raise _damaged(name, "PyTorch checkpoint",
+                           f"entry '{info.filename}' is compressed or encrypted in a way ember "
+                           "cannot read")
+    prefix = _zip_format.record_prefix(archive)
+    if prefix is None:
+        raise _not_a_checkpoint(name, "it is a zip archive without a data.pkl record (a "
+                                      "TorchScript archive? ember cannot load those)")
+    return archive, prefix
+
+
+def _byteswap_needed(archive: zipfile.ZipFile, prefix: str, name: str) -> bool:
+    """Whether the storages were written in the other byte order than this machine's:
+    the `byteorder` record says 'little' or 'big' (no record: this machine's order)."""
+    record = prefix + "byteorder"
+    if record not in archive.NameToInfo:
+        return False
+    order = archive.read(record)
+    if order not in (b"little", b"big"):
+        raise ValueError(f"Unknown endianness type: {repr(order)[2:-1]} (the byteorder "
+                         f"record of '{name}' must say 'little' or 'big')")
+    return order.decode() != sys.byteorder
 
 
 def _load_legacy(stream, name, restore, weights_only, pickle_load_args):
@@ -237,6 +352,7 @@ def _load_legacy(stream, name, restore, weights_only, pickle_load_args):
     if magic != MAGIC_NUMBER:
         raise _not_a_checkpoint(name, _DAMAGED)
     storages = {}
+    file_size = _pickling.stream_size(stream)
 
     def load_storage(pid):
         _, storage_type, key, location, numel, view_metadata = pid
@@ -244,12 +360,16 @@ def _load_legacy(stream, name, restore, weights_only, pickle_load_args):
             raise NotImplementedError("ember.load: storage views of the pre-1.0 legacy "
                                       "format are not supported")
         if key not in storages:
+            dtype = _storage_dtype(storage_type).numpy
+            if numel * dtype.itemsize > file_size:
+                raise pickle.UnpicklingError(f"storage {key} claims {numel * dtype.itemsize} "
+                                             f"bytes, but the whole file holds {file_size}: "
+                                             "the file is corrupt or hostile")
             # Filled from the file after the pickle, through the same array.
-            storages[key] = restore(np.empty(numel, _storage_dtype(storage_type).numpy),
-                                    location)
+            storages[key] = restore(np.empty(numel, dtype), location)
         return storages[key]
 
-    try:
+    with _reporting_damage(name, "legacy PyTorch checkpoint"):
         if header() != PROTOCOL_VERSION:
             raise ValueError("unsupported legacy protocol version")
         header()                                        # sys_info
@@ -259,11 +379,6 @@ def _load_legacy(stream, name, restore, weights_only, pickle_load_args):
             numel = int(np.frombuffer(stream.read(8), np.int64)[0])
             if numel != array.size or stream.readinto(array.view(np.uint8)) != array.nbytes:
                 raise ValueError(f"storage {key} is truncated")
-    except WeightsUnpicklerError:
-        raise
-    except _CORRUPTION_ERRORS as e:
-        raise RuntimeError(f"ember.load: '{name}' is a damaged legacy PyTorch checkpoint: "
-                           f"{e}; {_DAMAGED}") from e
     return result
 
 
@@ -356,12 +471,17 @@ class safe_globals:
 
 
 def get_unsafe_globals_in_checkpoint(f) -> list[str]:
-    """The globals in a zip checkpoint that weights_only load would refuse."""
-    import pickletools
+    """The globals in a zip checkpoint that weights_only load would refuse, found by
+    reading its pickle without running it. Every opcode that can import is seen (GLOBAL,
+    INST, STACK_GLOBAL); a pickle whose imports cannot be told statically raises
+    pickle.UnpicklingError rather than passing for safe."""
     with _open_for_reading(f) as (stream, name):
-        archive = zipfile.ZipFile(stream)
-        data = archive.read(_zip_format.record_prefix(archive) + "data.pkl")
+        if not zipfile.is_zipfile(stream):
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        archive, prefix = _open_archive(stream, name)
+        with _reporting_damage(name, "PyTorch checkpoint"):
+            data = archive.read(prefix + "data.pkl")
     allowed = {**_pickling.PYTHON_GLOBALS, **_pickling.TORCH_GLOBALS, **_pickling.user_globals()}
-    found = {".".join(_pickling.python3_name(*arg.split(" ")))
-             for op, arg, _ in pickletools.genops(data) if op.name == "GLOBAL"}
+    found = {".".join(_pickling.python3_name(module, attribute))
+             for module, attribute in imported_globals(data)}
     return sorted(found - set(allowed))

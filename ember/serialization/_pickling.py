@@ -16,7 +16,9 @@ from __future__ import annotations
 import _compat_pickle
 import codecs
 import importlib
+import io
 import pickle
+import pickletools
 from collections import Counter, OrderedDict
 
 import numpy as np
@@ -255,9 +257,16 @@ def _rebuild_from_type_v2(func, new_type, args, state):
 
 
 def _set_state(obj, state) -> None:
+    """Give a rebuilt tensor the Python attributes a checkpoint saved with it. Names of
+    ember's own Tensor machinery (`_data`, `grad`, `shape`...) are refused: setting them
+    would corrupt the tensor rather than restore a user's attribute."""
     if isinstance(state, tuple):      # (__dict__ state, slots state)
         state = {**(state[0] or {}), **(state[1] or {})}
     for name, value in (state or {}).items():
+        if not isinstance(name, str) or hasattr(Parameter, name):
+            raise pickle.UnpicklingError(
+                f"the checkpoint sets attribute {name!r} of a tensor, which is part of the "
+                "tensor's own machinery, not a saved Python attribute")
         try:
             setattr(obj, name, value)
         except AttributeError:
@@ -335,6 +344,14 @@ def python3_name(module: str, name: str) -> tuple[str, str]:
     return _compat_pickle.IMPORT_MAPPING.get(module, module), name
 
 
+def stream_size(file) -> int:
+    """The size of a seekable binary stream, its position left where it was."""
+    position = file.tell()
+    size = file.seek(0, io.SEEK_END)
+    file.seek(position)
+    return size
+
+
 class WeightsUnpicklerError(pickle.UnpicklingError):
     """A refusal by the weights-only unpickler (as opposed to a damaged pickle)."""
 
@@ -354,8 +371,11 @@ class TorchUnpickler(pickle._Unpickler):
         super().__init__(file, **pickle_load_args)
         self._load_storage = load_storage
         self._weights_only = weights_only
-        self._allowed = {**PYTHON_GLOBALS, **TORCH_GLOBALS, **user_globals()}
+        users = user_globals()
+        self._allowed = {**PYTHON_GLOBALS, **TORCH_GLOBALS, **users}
         self._allowed_ids = {id(obj) for obj in self._allowed.values()}
+        self._user_types = {obj for obj in users.values() if isinstance(obj, type)}
+        self._file_size = stream_size(file)      # no record can claim more
 
     def find_class(self, module: str, name: str):
         if self.proto < 3 and self.fix_imports:
@@ -377,9 +397,13 @@ class TorchUnpickler(pickle._Unpickler):
             "global if you trust this class/function.")
 
     def persistent_load(self, pid):
-        if type(pid) is not tuple or not pid or pid[0] not in ("storage", b"storage"):
+        is_storage = type(pid) is tuple and pid[:1] in (("storage",), (b"storage",))
+        if not is_storage and self._weights_only:
             raise WeightsUnpicklerError(f"Only persistent_load of storage is allowed, but got "
                                         f"{pid!r:.60}")
+        if not is_storage or len(pid) < 5:
+            raise pickle.UnpicklingError(f"malformed storage reference {pid!r:.60}: expected "
+                                         "('storage', storage type, key, location, size)")
         return self._load_storage(pid)
 
     def _check_allowed(self, obj, what: str) -> None:
@@ -400,13 +424,100 @@ class TorchUnpickler(pickle._Unpickler):
                                             "allowlisted via `add_safe_globals`")
         pickle._Unpickler.load_newobj_ex(self)
 
+    def _load_obj(self):
+        self._check_allowed(self.stack[0], "Can only create new object for classes "
+                                           "allowlisted via `add_safe_globals`")
+        pickle._Unpickler.load_obj(self)
+
     def _load_build(self):
-        self._check_allowed(type(self.stack[-2]), "Can only build Tensor, Parameter, "
-                                                  "OrderedDict or types allowlisted via "
-                                                  "`add_safe_globals`")
+        obj, state = self.stack[-2:]
+        if type(obj) in (Tensor, Parameter):
+            # A tensor's only state a pickle may set is requires_grad (in either mode:
+            # anything else would corrupt the tensor rather than restore it).
+            self._check_state_names(obj, state, ("requires_grad",), pickle.UnpicklingError)
+            self.stack.pop()
+            obj.requires_grad = state.get("requires_grad", obj.requires_grad)
+            return
+        if self._weights_only and type(obj) not in self._user_types:
+            # An OrderedDict may carry attributes (a state_dict's `_metadata`).
+            self._check_state_names(obj, state, None, WeightsUnpicklerError, OrderedDict)
         pickle._Unpickler.load_build(self)
 
+    @staticmethod
+    def _check_state_names(obj, state, allowed: tuple | None, error: type,
+                           expected: type | None = None):
+        """BUILD's state must be a dict of attribute names (all in `allowed`, unless None)
+        for an object of type `expected` (default: whatever it is); else raise `error`."""
+        kind = type(obj)
+        if not isinstance(state, dict) or (expected is not None and kind is not expected):
+            raise error(f"Can only build Tensor, Parameter, OrderedDict or types allowlisted "
+                        f"via `add_safe_globals`, but got {kind.__name__} with state "
+                        f"{type(state).__name__}")
+        for name in state:
+            if not isinstance(name, str) or (allowed is not None and name not in allowed):
+                raise error(f"the checkpoint sets attribute {name!r} of a {kind.__name__}, "
+                            "which loading does not allow")
+
+    def _check_target(self, target, kinds: tuple, opname: str) -> None:
+        """weights_only SETITEM(S) / APPEND(S) / ADDITEMS fill only plain containers (or
+        allowlisted types): on anything else they would call that object's methods."""
+        if type(target) not in kinds and type(target) not in self._user_types:
+            raise WeightsUnpicklerError(f"{opname} can only fill a "
+                                        f"{' or '.join(kind.__name__ for kind in kinds)}, "
+                                        f"but got {type(target).__name__}")
+
+    def _claimed_size(self, opname: str) -> int:
+        """An 8-byte record length, refused when it exceeds the whole file: reading such a
+        record would first try to allocate that much memory."""
+        size = int.from_bytes(self.read(8), "little")
+        if size > self._file_size:
+            raise pickle.UnpicklingError(f"a {opname} record claims {size} bytes, but the "
+                                         f"whole pickle holds {self._file_size}: the file is "
+                                         "corrupt or hostile")
+        return size
+
+    def _load_frame(self):
+        self._unframer.load_frame(self._claimed_size("FRAME"))
+
+    def _load_binbytes8(self):
+        self.append(self.read(self._claimed_size("BINBYTES8")))
+
+    def _load_binunicode8(self):
+        self.append(str(self.read(self._claimed_size("BINUNICODE8")), "utf-8", "surrogatepass"))
+
+    def _load_bytearray8(self):
+        array = bytearray(self._claimed_size("BYTEARRAY8"))
+        self.readinto(array)
+        self.append(array)
+
+    dispatch[pickle.OBJ[0]] = _load_obj
     dispatch[pickle.REDUCE[0]] = _load_reduce
     dispatch[pickle.NEWOBJ[0]] = _load_newobj
     dispatch[pickle.NEWOBJ_EX[0]] = _load_newobj_ex
     dispatch[pickle.BUILD[0]] = _load_build
+    dispatch[pickle.FRAME[0]] = _load_frame
+    dispatch[pickle.BINBYTES8[0]] = _load_binbytes8
+    dispatch[pickle.BINUNICODE8[0]] = _load_binunicode8
+    dispatch[pickle.BYTEARRAY8[0]] = _load_bytearray8
+
+
+def _checking_fill(opcode: bytes, kinds: tuple, depth: int | None):
+    """pickle's loader for a container-filling opcode, checking first (under weights_only)
+    that the container it fills is one of `kinds`. The container sits `depth` places down
+    the stack, or (depth None) just below the mark, where pickle keeps it in `metastack`."""
+    load = pickle._Unpickler.dispatch[opcode[0]]
+    opname = pickletools.code2op[opcode.decode("latin-1")].name
+
+    def checked_load(self):
+        if self._weights_only:
+            target = self.metastack[-1][-1] if depth is None else self.stack[-depth]
+            self._check_target(target, kinds, opname)
+        load(self)
+    return checked_load
+
+
+for _opcode, _kinds, _depth in [(pickle.SETITEM, (dict, OrderedDict, Counter), 3),
+                                (pickle.SETITEMS, (dict, OrderedDict, Counter), None),
+                                (pickle.APPEND, (list,), 2), (pickle.APPENDS, (list,), None),
+                                (pickle.ADDITEMS, (set,), None)]:
+    TorchUnpickler.dispatch[_opcode[0]] = _checking_fill(_opcode, _kinds, _depth)

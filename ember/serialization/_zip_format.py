@@ -8,6 +8,7 @@ field ('FB' tag) to get there, and so does ember.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import zipfile
@@ -16,6 +17,11 @@ import zlib
 import numpy as np
 
 ALIGNMENT = 64
+# The compression methods Python's zipfile reads (torch writes only the first).
+READABLE_COMPRESSION = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2,
+                        zipfile.ZIP_LZMA)
+# Entry flags zipfile cannot read: encrypted (bit 0), patched data (5), strong encryption (6).
+UNREADABLE_FLAGS = 0x1 | 0x20 | 0x40
 _LOCAL_HEADER_SIZE = 30          # fixed part of a zip local file header
 _ZIP64_EXTRA_SIZE = 20           # zipfile adds this to the header of a > 2 GiB record
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -52,13 +58,22 @@ class ZipWriter:
             out.write(data)
         self._crc = zlib.crc32(data, self._crc)
 
-    def finish(self) -> None:
-        """The closing records torch writes (format version, serialization id), then the
-        zip's central directory."""
-        self.write_record("version", b"3\n")
-        serial = f"{int.from_bytes(os.urandom(8), 'little'):020d}{self._crc:020d}"
-        self.write_record(".data/serialization_id", serial.encode())
-        self._zip.close()
+    def __enter__(self) -> "ZipWriter":
+        return self
+
+    def __exit__(self, error_type, error, traceback) -> None:
+        """After the last record: the closing records torch writes (format version,
+        serialization id), then the zip's central directory. After a failed write (a full
+        disk...) the archive is only closed: the save has failed already, and the error
+        of a second write must neither hide the first nor print noise later."""
+        if error_type is None:
+            self.write_record("version", b"3\n")
+            serial = f"{int.from_bytes(os.urandom(8), 'little'):020d}{self._crc:020d}"
+            self.write_record(".data/serialization_id", serial.encode())
+            self._zip.close()
+        else:
+            with contextlib.suppress(Exception):
+                self._zip.close()
 
 
 def record_prefix(archive: zipfile.ZipFile) -> str | None:
@@ -82,6 +97,9 @@ def read_record(archive: zipfile.ZipFile, name: str, dtype: np.dtype, numel: int
     nbytes = numel * dtype.itemsize
     if info.file_size != nbytes:
         raise ValueError(f"record '{name}' holds {info.file_size} bytes, expected {nbytes}")
+    if info.compress_type == zipfile.ZIP_STORED and info.header_offset + nbytes > archive.start_dir:
+        # Checked before the array is allocated: the size may be a forged, huge one.
+        raise ValueError(f"record '{name}' claims {nbytes} bytes, more than the archive holds")
     if mmap_path is not None and nbytes:
         if info.compress_type != zipfile.ZIP_STORED:
             raise ValueError(f"record '{name}' is compressed and cannot be memory-mapped")

@@ -285,6 +285,20 @@ def test_binary_cross_entropy_errors():
                 r"size \(torch.Size\(\[4, 1\]\)\)")
 
 
+# A NaN, or a value outside [0, 1], in the input or the target is refused by torch; the
+# module form checks the same (issue 15: ember returned nan, or a number for target 2).
+@pytest.mark.parametrize("which", ["input", "target"])
+@pytest.mark.parametrize("bad", [float("nan"), 2.0, -0.1])
+@pytest.mark.parametrize("form", ["functional", "module"])
+def test_binary_cross_entropy_refuses_values_outside_0_1(which, bad, form):
+    def fn(lib):
+        values = {"input": lib.tensor([0.5, 0.2]), "target": lib.tensor([1.0, 0.0])}
+        values[which][1] = bad
+        loss = (lib.nn.BCELoss() if form == "module" else F(lib).binary_cross_entropy)
+        return loss(values["input"], values["target"])
+    check_error(fn, RuntimeError, f"^all elements of {which} should be between 0 and 1")
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("weighted, pos_weighted", [(False, False), (True, False), (False, True),

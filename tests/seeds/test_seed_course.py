@@ -210,7 +210,10 @@ def test_pitfall_loss_arguments_swapped():
 
 OPTIMIZERS = [("ASGD", {}), ("Adadelta", {}), ("Adagrad", {}), ("Adam", {}), ("AdamW", {}),
               ("Adamax", {}), ("RMSprop", {}), ("Rprop", {}), ("SGD", {"momentum": 0.9}),
-              ("LBFGS", {})]
+              # Past ~10 iterations a step LBFGS takes near the minimum depends on float32
+              # rounding (the BLAS's summation order): 3 x 20 iterations differ from torch
+              # by 6e-4 on some CPUs, 3 x 10 by 7e-7 (float64 agrees to 1e-15 at 3 x 20).
+              ("LBFGS", {"max_iter": 10})]
 
 
 @pytest.mark.parametrize("name, kwargs", OPTIMIZERS, ids=[n for n, _ in OPTIMIZERS])

@@ -606,8 +606,10 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def forward(ctx, input, target, weight, reduction):
         x, t, _ = operands(input, target)
-        if ((x < 0) | (x > 1)).any():
-            raise RuntimeError("all elements of input should be between 0 and 1")
+        # Written so that NaN fails the test too, as in torch.
+        for name, values in (("input", x), ("target", t)):
+            if not ((values >= 0) & (values <= 1)).all():
+                raise RuntimeError(f"all elements of {name} should be between 0 and 1")
         with np.errstate(divide="ignore"):
             log_x = np.maximum(np.log(x), -100)
             log_1mx = np.maximum(np.log1p(-x), -100)
