@@ -96,3 +96,20 @@ def is_floating_point(input: Tensor) -> bool:
 
 def is_complex(input: Tensor) -> bool:
     return input.is_complex()
+
+
+def _present_functions_as_torch_does() -> None:
+    """The functions live in one file per family (ops/, _random.py...), but torch's live
+    in the torch namespace: pickles that hold one must name torch.<name>, the path both
+    libraries resolve, so each is given this module as its __module__. (Those of
+    nn.functional keep theirs: torch.conv2d is torch.nn.functional.conv2d.)"""
+    from ._naming import set_public_module
+    namespace = globals()
+    set_public_module(__name__, *[
+        obj for name, obj in namespace.items()
+        if not name.startswith("_") and type(obj).__name__ == "function"
+        and obj.__qualname__ == obj.__name__ and namespace.get(obj.__name__) is obj
+        and obj.__module__ != "ember.nn.functional"])
+
+
+_present_functions_as_torch_does()

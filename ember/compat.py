@@ -27,19 +27,30 @@ import importlib.machinery
 import importlib.util
 import sys
 
-__all__ = ["install", "uninstall", "is_installed", "ALIASES"]
+__all__ = ["install", "uninstall", "is_installed", "ALIASES", "ember_module_name",
+           "torch_module_name"]
 
 # torch's top-level package names and the ember packages that stand in for them.
 ALIASES = {"torch": "ember", "torchvision": "ember.vision"}
 
 
-def _ember_name(fullname: str) -> str | None:
-    """The ember module serving `fullname` ('torch.nn' -> 'ember.nn'), or None."""
+def ember_module_name(fullname: str) -> str | None:
+    """The ember module serving the torch module `fullname` ('torch.nn' -> 'ember.nn',
+    'torchvision.models' -> 'ember.vision.models'), or None for a non-torch name."""
     top, _, rest = fullname.partition(".")
     target = ALIASES.get(top)
     if target is None:
         return None
     return f"{target}.{rest}" if rest else target
+
+
+def torch_module_name(fullname: str) -> str | None:
+    """The torch module that the ember module `fullname` stands in for (the inverse of
+    ember_module_name), or None for a module outside ember."""
+    for torch_top, ember_top in sorted(ALIASES.items(), key=lambda item: -len(item[1])):
+        if fullname == ember_top or fullname.startswith(ember_top + "."):
+            return torch_top + fullname[len(ember_top):]
+    return None
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -58,7 +69,7 @@ class _AliasLoader(importlib.abc.Loader):
 
 class _TorchAliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
-        ember_name = _ember_name(fullname)
+        ember_name = ember_module_name(fullname)
         if ember_name is None:
             return None
         try:

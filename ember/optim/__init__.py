@@ -16,6 +16,10 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
+from .._naming import set_public_module
+
+# torch keeps these two in private files and names them torch.optim.<name>.
+set_public_module(__name__, Adafactor, Muon)
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
            "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam",

@@ -624,5 +624,9 @@ class ReduceLROnPlateau(LRScheduler):
                              threshold_mode=self.threshold_mode)
 
 
-# The cycling schedules, imported last: they build on LRScheduler above.
-from ._cyclic_lr import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: E402,F401
+# The cycling schedules, imported last: they build on LRScheduler above. Pickles name
+# them as torch does, in lr_scheduler.
+from ._cyclic_lr import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: E402
+from .._naming import set_public_module  # noqa: E402
+
+set_public_module(__name__, CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR)

@@ -19,11 +19,12 @@ import importlib
 import io
 import pickle
 import pickletools
+import types
 from collections import Counter, OrderedDict
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, compat
 from .._device import device
 from .._size import Size
 from .._tensor import Tensor
@@ -180,15 +181,31 @@ class TorchPickler(pickle._Pickler):
             return TORCH_DEVICE, (str(obj),)
         return NotImplemented
 
-    def _save_torch_name(self, obj: TorchName) -> None:
-        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("utf-8"))
+    def save_global(self, obj, name=None) -> None:
+        """ember's classes and functions are written under the torch names they stand in
+        for (ember.nn.modules.linear.Linear as torch.nn.modules.linear.Linear), so that a
+        whole model saved by ember loads in torch; loading maps the names back."""
+        module = compat.torch_module_name(getattr(obj, "__module__", None) or "")
+        name = name or getattr(obj, "__qualname__", "")
+        if module is None or not name.isidentifier():     # nested or local: ember's name
+            super().save_global(obj, name)
+            return
+        self._write_global(module, name)
         self.memoize(obj)
+
+    def _save_torch_name(self, obj: TorchName) -> None:
+        self._write_global(obj.module, obj.name)
+        self.memoize(obj)
+
+    def _write_global(self, module: str, name: str) -> None:
+        self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode("utf-8"))
 
     def _save_dtype(self, obj: _dtype.dtype) -> None:
         self.save(TORCH_DTYPE[obj])
 
     dispatch[TorchName] = _save_torch_name
     dispatch[_dtype.dtype] = _save_dtype
+    dispatch[types.FunctionType] = save_global       # the base table holds pickle's own
 
 
 # ---------------------------------------------------------------- loading
@@ -310,7 +327,9 @@ _user_globals: list = []       # what add_safe_globals / safe_globals allowliste
 
 
 def user_globals() -> dict:
-    """{full name: object} for the globals the user allowlisted."""
+    """{full name: object} for the globals the user allowlisted. An ember class or
+    function is listed under its torch name too (ember.nn.Linear also as
+    torch.nn.modules.linear.Linear), since files written by torch name it so."""
     named = {}
     for entry in _user_globals:
         if isinstance(entry, tuple):
@@ -324,14 +343,18 @@ def user_globals() -> dict:
             named[name] = obj
         else:
             named[f"{entry.__module__}.{entry.__qualname__}"] = entry
+            torch_module = compat.torch_module_name(entry.__module__)
+            if torch_module is not None:
+                named[f"{torch_module}.{entry.__qualname__}"] = entry
     return named
 
 
 def _ember_counterpart(module: str, name: str):
     """ember's object for torch's `module.name` (torch.nn.modules.linear.Linear ->
-    ember.nn.modules.linear.Linear), so whole torch modules load as ember modules."""
+    ember.nn.modules.linear.Linear, torchvision.models.resnet.ResNet ->
+    ember.vision.models.resnet.ResNet), so whole torch models load as ember models."""
     try:
-        return getattr(importlib.import_module("ember" + module[len("torch"):]), name)
+        return getattr(importlib.import_module(compat.ember_module_name(module)), name)
     except (ImportError, AttributeError):
         raise NotImplementedError(f"ember.load: the checkpoint uses {module}.{name}, which "
                                   "ember does not provide") from None
@@ -387,7 +410,7 @@ class TorchUnpickler(pickle._Unpickler):
         if full in self._allowed:
             return self._allowed[full]
         if not self._weights_only:
-            if module == "torch" or module.startswith("torch."):
+            if compat.ember_module_name(module) is not None:
                 return _ember_counterpart(module, name)
             return super().find_class(module, name)
         raise WeightsUnpicklerError(

@@ -16,7 +16,7 @@ from tests.oracle import check
 
 def test_namespace_is_the_attention_package_not_the_module_file():
     assert ember.nn.attention is ember_attention
-    assert ember.nn.MultiheadAttention is ember.nn.modules.attention.MultiheadAttention
+    assert ember.nn.MultiheadAttention is ember.nn.modules.activation.MultiheadAttention
     assert set(ember_attention.__all__) <= set(torch_attention.__all__)
 
 

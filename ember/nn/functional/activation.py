@@ -18,7 +18,8 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE as GRAD_STATE
 from ...ops._special_math import erf as _erf
-from ...ops.pointwise import float_math, sigmoid, tanh, zero_unless
+from ...ops import pointwise
+from ...ops.pointwise import float_math, zero_unless
 from ...ops.pointwise_unary import relu_array
 from ...ops.creation import empty_like, zeros_like
 from ...amp.policy import LOWER, autocast_op
@@ -30,6 +31,20 @@ __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "rrelu", "rrel
            "tanh", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish", "softplus", "softsign",
            "softshrink", "hardshrink", "tanhshrink", "threshold", "threshold_", "logsigmoid",
            "softmax", "log_softmax", "softmin", "gumbel_softmax", "glu"]
+
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """The logistic function 1 / (1 + exp(-input)), elementwise: torch.sigmoid under the
+    name torch.nn.functional gives it (a function of its own there)."""
+    return pointwise.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """The hyperbolic tangent, elementwise: torch.tanh under the name torch.nn.functional
+    gives it."""
+    return pointwise.tanh(input)
+
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946

@@ -6,6 +6,8 @@ keys ("0", "1", ... for the list-like ones), so state_dict keys read
 """
 from __future__ import annotations
 
+import warnings
+
 import operator
 from collections import OrderedDict
 from collections import abc
@@ -15,7 +17,7 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _abs_index(idx, size: int) -> int:
@@ -29,6 +31,19 @@ def _abs_index(idx, size: int) -> int:
 def _renumber(module: Module) -> None:
     """After a deletion, rename the children 0..n-1 again, keeping their order."""
     module._modules = OrderedDict((str(i), m) for i, m in enumerate(module._modules.values()))
+
+
+class Container(Module):
+    """Deprecated (torch warns too): a Module whose keyword arguments become its children.
+    Subclass Module instead."""
+
+    def __init__(self, **kwargs) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

@@ -87,6 +87,10 @@ class Bilinear(Module):
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A plain Linear; torch names MultiheadAttention's out_proj this way for quantization."""
+
+
 class LazyLinear(LazyModuleMixin, Linear):
     """A Linear whose in_features is the last dimension of its first input; it becomes a
     Linear after that first call."""

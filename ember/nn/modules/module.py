@@ -17,6 +17,7 @@ from ... import _dtype
 from ..._device import check_device
 from ..._memory_format import preserve_format
 from ..._tensor import Tensor, parse_to_args
+from ..._naming import set_public_module
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, add_hook
 from ..parameter import Buffer, Parameter, is_lazy
@@ -32,6 +33,11 @@ from ._hooks import (BackwardHook, attach_legacy_hooks, _global_backward_hooks,
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
            "register_module_backward_hook"]
+
+# torch defines the global hook registrations in this module.
+set_public_module(__name__, register_module_forward_pre_hook, register_module_forward_hook,
+                  register_module_full_backward_pre_hook, register_module_full_backward_hook,
+                  register_module_backward_hook)
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 

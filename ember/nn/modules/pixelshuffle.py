@@ -1,11 +1,11 @@
-"""PixelShuffle / PixelUnshuffle (sub-pixel convolution upsampling) and ChannelShuffle."""
+"""PixelShuffle / PixelUnshuffle (sub-pixel convolution upsampling)."""
 from __future__ import annotations
 
 from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
+__all__ = ["PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):
@@ -31,14 +31,3 @@ class PixelUnshuffle(Module):
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
 
-
-class ChannelShuffle(Module):
-    def __init__(self, groups: int) -> None:
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.channel_shuffle(input, self.groups)
-
-    def extra_repr(self) -> str:
-        return f"groups={self.groups}"

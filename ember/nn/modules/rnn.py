@@ -60,8 +60,10 @@ class RNNBase(Module):
         gate_size = _GATES[mode] * hidden_size
         dt = dtype or _dtype.get_default_dtype()
         self._flat_weights_names = []
+        self._all_weights = []          # the weight names of each layer and direction
         for layer in range(num_layers):
             for suffix in ("", "_reverse") if bidirectional else ("",):
+                self._all_weights.append([])
                 layer_input = input_size if layer == 0 else \
                     self._output_size * self.num_directions
                 shapes = {"weight_ih": (gate_size, layer_input),
@@ -74,6 +76,7 @@ class RNNBase(Module):
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, Parameter(Tensor._wrap(np.empty(shape, dt.numpy))))
                     self._flat_weights_names.append(name)
+                    self._all_weights[-1].append(name)
         self.reset_parameters()
 
     @property
@@ -88,6 +91,21 @@ class RNNBase(Module):
     @property
     def _flat_weights(self) -> list:
         return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self) -> list[list[Parameter]]:
+        """The parameters of each layer and direction, in torch's order."""
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    def __getstate__(self) -> dict:
+        # torch's RNNBase keeps its weights in a `_flat_weights` list attribute and
+        # expects it in a pickle; ember derives it from the names.
+        return {**self.__dict__, "_flat_weights": self._flat_weights}
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        state.pop("_flat_weights", None)
+        super().__setstate__(state)
 
     def reset_parameters(self) -> None:
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0

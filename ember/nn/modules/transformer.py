@@ -15,7 +15,7 @@ from .. import functional as F
 from .. import init
 from ..functional.attention import _canonical_mask, _none_or_dtype
 from .activation import GELU, ReLU
-from .attention import MultiheadAttention
+from .activation import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear

@@ -1,5 +1,9 @@
 """ember.nn.parallel: DataParallel and DistributedDataParallel."""
-from .data_parallel import DataParallel
-from .distributed import DistributedDataParallel
+from ..._naming import set_public_module
+from .data_parallel import DataParallel, data_parallel
+from .distributed import DistributedDataParallel, DistributedDataParallelCPU
 
-__all__ = ["DataParallel", "DistributedDataParallel"]
+set_public_module(__name__, DistributedDataParallelCPU)     # torch defines it here
+
+__all__ = ["DataParallel", "DistributedDataParallel", "DistributedDataParallelCPU",
+           "data_parallel"]

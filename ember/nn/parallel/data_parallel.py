@@ -35,3 +35,10 @@ class DataParallel(_Wrapper):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
+
+
+def data_parallel(module: Module, inputs, device_ids=None, output_device=None, dim: int = 0,
+                  module_kwargs=None):
+    """Evaluate module(*inputs) split over the GPUs in device_ids. Like a CPU-only build of
+    torch, ember has no accelerator to split over, and says so as torch does."""
+    raise RuntimeError("device type could not be determined")

@@ -287,3 +287,13 @@ class DistributedDataParallel(_Wrapper):
             param._grad = Tensor._wrap(averaged.reshape(param._data.shape).copy())
         else:
             param._grad._data[...] = averaged.reshape(param._data.shape)
+
+
+class DistributedDataParallelCPU(DistributedDataParallel):
+    """Deprecated alias of DistributedDataParallel (torch warns too)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn("`torch.nn.parallel.DistributedDataParallelCPU` is deprecated, please "
+                      "use `torch.nn.parallel.DistributedDataParallel` instead.",
+                      FutureWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)

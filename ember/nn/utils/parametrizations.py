@@ -7,11 +7,14 @@ from ...autograd.grad_mode import no_grad
 from ..functional.distance import normalize
 from ..modules.module import Module
 from . import parametrize
+from ..._naming import set_public_module
 from ._orthogonal import orthogonal
 from .spectral_norm import output_dim
 from .weight_norm import _weight_norm, norm_except_dim
 
 __all__ = ["orthogonal", "weight_norm", "spectral_norm"]
+
+set_public_module(__name__, orthogonal)      # torch defines it in this module
 
 
 class _WeightNorm(Module):
