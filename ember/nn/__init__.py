@@ -6,4 +6,7 @@ from .modules import Module  # noqa: F401
 from . import functional, init, utils  # noqa: F401
 from . import parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
-from . import attention  # noqa: F401  (the torch.nn.attention package)
+# `from .modules import *` also copied nn.modules' submodule `attention` (layers), which
+# would hide the torch.nn.attention package (SDPBackend, sdpa_kernel) from `from . import`.
+del attention  # noqa: F821
+from . import attention  # noqa: E402,F401
