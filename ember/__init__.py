@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math as _math
+
 from . import _allocator, _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
                      float, float16, float32, float64, get_default_dtype, half, int, int8,

@@ -49,7 +49,7 @@ class ContextProp:
         self.setter(value)
 
 
-def flag(default, check=None) -> ContextProp:
+def _flag(default, check=None) -> ContextProp:
     """A ContextProp holding one value, starting at `default`; `check(value)` may refuse one."""
     value = [default]
 
@@ -60,15 +60,15 @@ def flag(default, check=None) -> ContextProp:
     return ContextProp(lambda: value[0], set_value)
 
 
-def bool_flag(default: bool, setter_name: str) -> ContextProp:
+def _bool_flag(default: bool, setter_name: str) -> ContextProp:
     """A flag refusing anything but True and False, with torch's error naming its setter."""
     def check(value) -> None:
         if not isinstance(value, bool):
             raise RuntimeError(f"{setter_name} expects a bool, but got {type(value).__name__}")
-    return flag(default, check)
+    return _flag(default, check)
 
 
-def install_flags(module_name: str, **props: ContextProp) -> types.ModuleType:
+def _install_flags(module_name: str, **props: ContextProp) -> types.ModuleType:
     """Give module `module_name` the flag attributes `props` (by changing its class, as a
     module cannot hold properties itself); returns the module."""
     module = sys.modules[module_name]
@@ -76,7 +76,7 @@ def install_flags(module_name: str, **props: ContextProp) -> types.ModuleType:
     return module
 
 
-def swap_flags(module, values: dict) -> tuple:
+def _swap_flags(module, values: dict) -> tuple:
     """Set the flags of `module` named in `values` (a None value leaves its flag alone), even
     while flags are frozen, and return their previous values in the same order. A refused
     value restores the flags already set."""
@@ -97,19 +97,19 @@ def swap_flags(module, values: dict) -> tuple:
 
 
 @contextlib.contextmanager
-def flags_block(module, values: dict):
+def _flags_block(module, values: dict):
     """Run the block with `module`'s flags set to `values`, then put the old ones back."""
-    previous = swap_flags(module, values)
+    previous = _swap_flags(module, values)
     try:
         yield
     finally:
-        swap_flags(module, dict(zip(values, previous)))
+        _swap_flags(module, dict(zip(values, previous)))
 
 
 _PRECISIONS = ("none", "ieee", "tf32", "bf16")
 
 
-def check_precision(backend: str, precision) -> None:
+def _check_precision(backend: str, precision) -> None:
     """torch's checks on an fp32_precision value for `backend` ("generic", "cuda", "mkldnn")."""
     if not isinstance(precision, str):
         raise TypeError(f"fp32_precision must be a str, not {type(precision).__name__}")
@@ -119,12 +119,12 @@ def check_precision(backend: str, precision) -> None:
         raise RuntimeError("backend 'cuda' does not support precision 'bf16'")
 
 
-def precision_flag(backend: str, default: str = "none") -> ContextProp:
+def _precision_flag(backend: str, default: str = "none") -> ContextProp:
     """An fp32_precision flag of `backend`."""
-    return flag(default, lambda precision: check_precision(backend, precision))
+    return _flag(default, lambda precision: _check_precision(backend, precision))
 
 
-class FP32Precision:
+class _FP32Precision:
     """The fp32_precision of one family of operations of a backend (cudnn.conv,
     mkldnn.matmul ...): "none" (follow the backend's), "ieee", "tf32" or "bf16".
 
@@ -144,11 +144,11 @@ class FP32Precision:
 
     @fp32_precision.setter
     def fp32_precision(self, precision: str) -> None:
-        check_precision(self.backend, precision)
+        _check_precision(self.backend, precision)
         self._precision = precision
 
 
-class VerboseScope:
+class _VerboseScope:
     """Context manager turning a CPU library's call logging on for a block (level 0: off).
     ember has none of these libraries, so any other level fails on entry as torch's does when
     the library refuses."""
@@ -167,17 +167,17 @@ class VerboseScope:
         return False
 
 
-_this = install_flags(__name__, fp32_precision=precision_flag("generic"))
+_this = _install_flags(__name__, fp32_precision=_precision_flag("generic"))
 
 
 def set_flags(_fp32_precision="none") -> tuple:
     """Set the default fp32 precision of every backend; returns the previous setting."""
-    return swap_flags(_this, {"fp32_precision": _fp32_precision})
+    return _swap_flags(_this, {"fp32_precision": _fp32_precision})
 
 
 def flags(fp32_precision="none"):
     """Context manager: the default fp32 precision inside the block, the old one after."""
-    return flags_block(_this, {"fp32_precision": fp32_precision})
+    return _flags_block(_this, {"fp32_precision": fp32_precision})
 
 
 from . import (cpu, cuda, cudnn, cusparselt, kleidiai, mha, miopen, mkl,  # noqa: E402,F401

@@ -34,7 +34,7 @@ def is_built() -> bool:
     return False
 
 
-# ---------------------------------------------------------------- cuBLAS (torch.backends.cuda.matmul)
+# ---------------------------------------------------------------- cuBLAS (backends.cuda.matmul)
 def _reduction_setting(value, name: str) -> tuple:
     """(allow_reduced_precision, allow_splitk) from a bool or a 1- or 2-tuple of bools."""
     if isinstance(value, bool):
@@ -76,7 +76,7 @@ class cuBLASModule:
 
     def __setattr__(self, name: str, value) -> None:
         from .. import set_float32_matmul_precision
-        from . import check_precision
+        from . import _check_precision
         state = self._state
         if name == "allow_tf32":
             set_float32_matmul_precision("high" if value else "highest")
@@ -86,7 +86,7 @@ class cuBLASModule:
         elif name == "allow_fp16_accumulation":
             state[name] = bool(value)
         elif name == "fp32_precision":
-            check_precision("cuda", value)
+            _check_precision("cuda", value)
             state[name] = value
         else:
             raise AttributeError("Unknown attribute " + name)
@@ -97,12 +97,14 @@ matmul = cuBLASModule()
 
 # ---------------------------------------------------------------- library preferences
 class _LinalgBackend(enum.Enum):
+    """CUDA linear-algebra libraries (torch._C._LinalgBackend)."""
     Default = 0
     Cusolver = 1
     Magma = 2
 
 
 class _BlasBackend(enum.Enum):
+    """CUDA BLAS libraries (torch._C._BlasBackend)."""
     Default = 0
     Cublas = 1
     Cublaslt = 2
@@ -110,6 +112,7 @@ class _BlasBackend(enum.Enum):
 
 
 class _ROCmFABackend(enum.Enum):
+    """ROCm flash-attention libraries (torch._C._ROCmFABackend)."""
     Default = 0
     AOTriton = 1
     Ck = 2

@@ -2,16 +2,16 @@
 flag (MIOpen's immediate mode) is kept and changes nothing."""
 from __future__ import annotations
 
-from . import bool_flag, flags_block, install_flags, swap_flags
+from . import _bool_flag, _flags_block, _install_flags, _swap_flags
 
-_this = install_flags(__name__, immediate=bool_flag(False, "set_immediate_miopen"))
+_this = _install_flags(__name__, immediate=_bool_flag(False, "set_immediate_miopen"))
 
 
 def set_flags(_immediate=None) -> tuple:
     """Set `immediate` (None leaves it alone); returns the previous value."""
-    return swap_flags(_this, {"immediate": _immediate})
+    return _swap_flags(_this, {"immediate": _immediate})
 
 
 def flags(immediate=False):
     """Context manager: `immediate` inside the block, the old value after."""
-    return flags_block(_this, {"immediate": immediate})
+    return _flags_block(_this, {"immediate": immediate})

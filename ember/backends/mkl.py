@@ -2,7 +2,7 @@
 sparse routines. ember computes with NumPy and its BLAS instead: is_available() is False."""
 from __future__ import annotations
 
-from . import VerboseScope
+from . import _VerboseScope
 
 VERBOSE_OFF = 0
 VERBOSE_ON = 1
@@ -13,6 +13,6 @@ def is_available() -> bool:
     return False
 
 
-class verbose(VerboseScope):
+class verbose(_VerboseScope):
     """Context manager asking oneMKL to log each call (VERBOSE_ON). Fails without oneMKL."""
     library = "MKL"

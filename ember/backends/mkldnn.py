@@ -9,8 +9,8 @@ units) are recorded only: ember's float32 math stays IEEE float32.
 """
 from __future__ import annotations
 
-from . import (FP32Precision, VerboseScope, bool_flag, flags_block, install_flags,
-               precision_flag, swap_flags)
+from . import (_FP32Precision, _VerboseScope, _bool_flag, _flags_block,
+               _install_flags, _precision_flag, _swap_flags)
 
 VERBOSE_OFF = 0
 VERBOSE_ON = 1
@@ -27,23 +27,23 @@ def is_acl_available() -> bool:
     return False
 
 
-class verbose(VerboseScope):
+class verbose(_VerboseScope):
     """Context manager asking oneDNN to log each kernel it runs (VERBOSE_ON, or
     VERBOSE_ON_CREATION to include kernel creation). Fails without oneDNN."""
     library = "MKLDNN"
 
 
 # The fp32 precision of oneDNN matmuls, convolutions and RNNs.
-matmul = FP32Precision("mkldnn")
-conv = FP32Precision("mkldnn")
-rnn = FP32Precision("mkldnn")
+matmul = _FP32Precision("mkldnn")
+conv = _FP32Precision("mkldnn")
+rnn = _FP32Precision("mkldnn")
 
-_this = install_flags(
+_this = _install_flags(
     __name__,
-    enabled=bool_flag(True, "set_enabled_mkldnn"),
-    deterministic=bool_flag(False, "set_deterministic_mkldnn"),
-    allow_tf32=bool_flag(False, "_set_onednn_allow_tf32"),
-    fp32_precision=precision_flag("mkldnn"))
+    enabled=_bool_flag(True, "set_enabled_mkldnn"),
+    deterministic=_bool_flag(False, "set_deterministic_mkldnn"),
+    allow_tf32=_bool_flag(False, "_set_onednn_allow_tf32"),
+    fp32_precision=_precision_flag("mkldnn"))
 
 _FLAG_NAMES = ("enabled", "deterministic", "allow_tf32", "fp32_precision")
 
@@ -52,10 +52,10 @@ def set_flags(_enabled=None, _deterministic=None, _allow_tf32=None,
               _fp32_precision="none") -> tuple:
     """Set the given flags (None leaves one alone); returns the previous values."""
     values = (_enabled, _deterministic, _allow_tf32, _fp32_precision)
-    return swap_flags(_this, dict(zip(_FLAG_NAMES, values)))
+    return _swap_flags(_this, dict(zip(_FLAG_NAMES, values)))
 
 
 def flags(enabled=False, deterministic=False, allow_tf32=True, fp32_precision="none"):
     """Context manager: these flags inside the block (the defaults too), the old ones after."""
     values = (enabled, deterministic, allow_tf32, fp32_precision)
-    return flags_block(_this, dict(zip(_FLAG_NAMES, values)))
+    return _flags_block(_this, dict(zip(_FLAG_NAMES, values)))

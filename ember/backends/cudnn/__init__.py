@@ -8,8 +8,8 @@ and ember's convolutions and RNNs are already deterministic and full float32 pre
 from __future__ import annotations
 
 from ... import _dtype
-from .. import (FP32Precision, bool_flag, flag, flags_block, install_flags, precision_flag,
-                swap_flags)
+from .. import (_FP32Precision, _bool_flag, _flag, _flags_block, _install_flags,
+                _precision_flag, _swap_flags)
 from . import rnn  # noqa: F401
 
 CUDNN_TENSOR_DTYPES = {_dtype.float16, _dtype.float32, _dtype.float64}
@@ -43,16 +43,16 @@ def is_acceptable(tensor) -> bool:
 # benchmark_limit is a flag only when cuDNN is available; without it torch leaves it None.
 benchmark_limit = None
 # The fp32 precision of cuDNN convolutions.
-conv = FP32Precision("cuda", "tf32")
+conv = _FP32Precision("cuda", "tf32")
 
-_this = install_flags(
+_this = _install_flags(
     __name__,
-    enabled=bool_flag(True, "set_enabled_cudnn"),
-    benchmark=bool_flag(False, "set_benchmark_cudnn"),
-    deterministic=bool_flag(False, "set_deterministic_cudnn"),
-    allow_tf32=bool_flag(True, "set_allow_tf32_cublas"),
-    fp32_precision=precision_flag("cuda"),
-    depthwise_kernel=flag("auto", _check_depthwise_kernel))
+    enabled=_bool_flag(True, "set_enabled_cudnn"),
+    benchmark=_bool_flag(False, "set_benchmark_cudnn"),
+    deterministic=_bool_flag(False, "set_deterministic_cudnn"),
+    allow_tf32=_bool_flag(True, "set_allow_tf32_cublas"),
+    fp32_precision=_precision_flag("cuda"),
+    depthwise_kernel=_flag("auto", _check_depthwise_kernel))
 
 _FLAG_NAMES = ("enabled", "benchmark", "deterministic", "allow_tf32", "fp32_precision",
                "depthwise_kernel")
@@ -64,7 +64,7 @@ def set_flags(_enabled=None, _benchmark=None, _benchmark_limit=None, _determinis
     order (benchmark_limit is None without cuDNN)."""
     values = (_enabled, _benchmark, _deterministic, _allow_tf32, _fp32_precision,
               _depthwise_kernel)
-    previous = swap_flags(_this, dict(zip(_FLAG_NAMES, values)))
+    previous = _swap_flags(_this, dict(zip(_FLAG_NAMES, values)))
     return previous[:2] + (None,) + previous[2:]
 
 
@@ -72,4 +72,4 @@ def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=Fals
           allow_tf32=True, fp32_precision="none", depthwise_kernel="auto"):
     """Context manager: these flags inside the block (the defaults too), the old ones after."""
     values = (enabled, benchmark, deterministic, allow_tf32, fp32_precision, depthwise_kernel)
-    return flags_block(_this, dict(zip(_FLAG_NAMES, values)))
+    return _flags_block(_this, dict(zip(_FLAG_NAMES, values)))

@@ -3,6 +3,6 @@ ember's RNNs compute in full float32). torch's cuDNN dropout-state helpers have 
 without cuDNN and are left out."""
 from __future__ import annotations
 
-from .. import install_flags, precision_flag
+from .. import _install_flags, _precision_flag
 
-install_flags(__name__, fp32_precision=precision_flag("cuda", "tf32"))
+_install_flags(__name__, fp32_precision=_precision_flag("cuda", "tf32"))
