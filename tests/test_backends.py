@@ -305,3 +305,16 @@ def test_verbose_scopes_off_do_nothing_and_on_fail_without_the_library():
         with pytest.raises(AssertionError, match=f"^Failed to set {name.upper()} into verbose"):
             with module.verbose(module.VERBOSE_ON):
                 pass
+
+
+def test_cublas_reduction_settings_read_back_like_torch():
+    names = ["allow_bf16_reduced_precision_reduction", "allow_fp16_reduced_precision_reduction"]
+    for value in [(False, False), (False,), True, [True, False], (True, True)]:
+        reads = []
+        for lib in (torch, ember):
+            matmul = lib.backends.cuda.matmul
+            for name in names:
+                setattr(matmul, name, value)
+            reads.append([getattr(matmul, name + suffix) for name in names
+                          for suffix in ("", "_split_k")])
+        assert reads[1] == reads[0], value

@@ -51,43 +51,43 @@ def _reduction_setting(value, name: str) -> tuple:
     return value[0], value[1] if len(value) == 2 else True
 
 
+# (allow_reduced_precision, allow_splitk) pairs; "<name>_split_k" reads the second.
+_REDUCTIONS = ("allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction")
+
+
 class cuBLASModule:
     """torch.backends.cuda.matmul: cuBLAS's precision switches. No result of ember depends on
     them; allow_tf32 mirrors torch.get/set_float32_matmul_precision."""
 
     def __init__(self) -> None:
-        state = {"fp16_reduction": (True, True), "bf16_reduction": (True, True),
+        state = {_REDUCTIONS[0]: (True, True), _REDUCTIONS[1]: (True, True),
                  "allow_fp16_accumulation": False, "fp32_precision": "none"}
         object.__setattr__(self, "_state", state)
 
     def __getattr__(self, name: str):
         from .. import get_float32_matmul_precision
-        state = self._state
         if name == "allow_tf32":
             return get_float32_matmul_precision() != "highest"
-        for kind in ("fp16", "bf16"):
-            if name == f"allow_{kind}_reduced_precision_reduction":
-                return state[f"{kind}_reduction"][0]
-            if name == f"allow_{kind}_reduced_precision_reduction_split_k":
-                return state[f"{kind}_reduction"][1]
-        if name in ("allow_fp16_accumulation", "fp32_precision"):
-            return state[name]
+        if name in _REDUCTIONS:
+            return self._state[name][0]
+        if name.removesuffix("_split_k") in _REDUCTIONS:
+            return self._state[name.removesuffix("_split_k")][1]
+        if name in self._state:
+            return self._state[name]
         raise AttributeError("Unknown attribute " + name)
 
     def __setattr__(self, name: str, value) -> None:
         from .. import set_float32_matmul_precision
         from . import _check_precision
-        state = self._state
         if name == "allow_tf32":
             set_float32_matmul_precision("high" if value else "highest")
-        elif name in ("allow_fp16_reduced_precision_reduction",
-                      "allow_bf16_reduced_precision_reduction"):
-            state[name[6:10] + "_reduction"] = _reduction_setting(value, name)
+        elif name in _REDUCTIONS:
+            self._state[name] = _reduction_setting(value, name)
         elif name == "allow_fp16_accumulation":
-            state[name] = bool(value)
+            self._state[name] = bool(value)
         elif name == "fp32_precision":
             _check_precision("cuda", value)
-            state[name] = value
+            self._state[name] = value
         else:
             raise AttributeError("Unknown attribute " + name)
 
@@ -179,7 +179,8 @@ def _no_cuda_library(name: str):
         raise AttributeError(f"{name}: torch's CPU build has no CUDA BLAS workspace "
                              f"({_NO_CUDA})")
     query.__name__ = query.__qualname__ = name
-    query.__doc__ = f"Query or set the {name[:-15]} workspace size in bytes (needs CUDA)."
+    query.__doc__ = (f"Query or set the {name.removesuffix('_workspace_size')} workspace "
+                     "size in bytes (needs CUDA).")
     return query
 
 
