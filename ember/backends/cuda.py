@@ -48,7 +48,11 @@ def _reduction_setting(value, name: str) -> tuple:
     for item, which in zip(value, ("allow_reduced_precision", "allow_splitk")):
         if not isinstance(item, bool):
             raise TypeError(f"{name} expects a bool for {which}, but got {type(item)!r}")
-    return value[0], value[1] if len(value) == 2 else True
+    allow_reduced, allow_splitk = value[0], value[1] if len(value) == 2 else True
+    if allow_reduced and not allow_splitk:
+        raise RuntimeError("allow_splitk=False is not supported when reduced precision "
+                           "reductions are enabled")
+    return allow_reduced, allow_splitk
 
 
 # (allow_reduced_precision, allow_splitk) pairs; "<name>_split_k" reads the second.
