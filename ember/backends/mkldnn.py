@@ -5,7 +5,8 @@ ember does not use oneDNN, so is_available() is False (a torch CPU build says Tr
 flags are kept and read back. In torch they choose between oneDNN and its own kernels, which
 compute the same values up to float rounding, so they cannot make ember differ from torch
 beyond that; the fp32_precision settings ("bf16" for oneDNN matmuls on CPUs with bfloat16
-units) are recorded only: ember's float32 math stays IEEE float32.
+units) are recorded only: ember's float32 math stays IEEE float32. allow_tf32 reads back as
+set (False by default; torch 2.13's CPU build reads it as None whatever was set).
 """
 from __future__ import annotations
 
