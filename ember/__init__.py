@@ -4,6 +4,8 @@
 """
 from __future__ import annotations
 
+import math as _math
+
 from . import _allocator, _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
                      float, float16, float32, float64, get_default_dtype, half, int, int8,
@@ -69,7 +71,7 @@ from .serialization import save, load  # noqa: F401
 from ._compile import compile  # noqa: F401  (runs eagerly; torch's wrappers)
 from ._determinism import *  # noqa: F401,F403
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
-from . import amp, cpu  # noqa: F401
+from . import accelerator, amp, cpu  # noqa: F401
 from .cuda import amp as _cuda_amp  # noqa: F401  (binds ember.cuda.amp)
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: F401
                                 is_autocast_cache_enabled, is_autocast_enabled,
@@ -79,7 +81,14 @@ from ._printing import set_printoptions  # noqa: F401
 from ._threads import (get_num_interop_threads, get_num_threads,  # noqa: F401
                        set_num_interop_threads, set_num_threads)
 
-__version__ = "0.1.0"
+# torch.__version__ is the torch release ember claims ("2.13.0+cpu", see version.py);
+# ember's own release is ember.version.ember_version.
+from . import version  # noqa: F401
+from .torch_version import __version__  # noqa: F401
+
+# Constants torch re-exports from math (and NumPy's newaxis, None).
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
 
 
 def is_tensor(obj) -> bool:

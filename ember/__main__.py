@@ -17,7 +17,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import __version__, compat
+from . import compat
+from .version import ember_version
 
 _EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 _DEMOS = ("mnist.py",)     # the first one present is the demo
@@ -55,7 +56,7 @@ def _demo_script() -> Path | None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ember", description="ember: PyTorch-compatible deep learning on NumPy.")
-    parser.add_argument("--version", action="version", version=f"ember {__version__}")
+    parser.add_argument("--version", action="version", version=f"ember {ember_version}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     run = commands.add_parser("run", help="run a PyTorch script with `import torch` giving ember",
                               description="Run a PyTorch script on ember: `import torch` and "

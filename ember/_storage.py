@@ -294,6 +294,11 @@ ComplexFloatStorage = _legacy_storage(_dtype.complex64)
 ComplexDoubleStorage = _legacy_storage(_dtype.complex128)
 
 
+_LEGACY_STORAGE_TYPES = {cls.dtype: cls for cls in (
+    BoolStorage, ByteStorage, CharStorage, ShortStorage, IntStorage, LongStorage, HalfStorage,
+    BFloat16Storage, FloatStorage, DoubleStorage, ComplexFloatStorage, ComplexDoubleStorage)}
+
+
 def _source_bytes(tensor, source) -> np.ndarray:
     """The bytes of set_'s `source` storage, with torch's dtype check for typed storages."""
     if isinstance(source, TypedStorage):
@@ -317,6 +322,21 @@ class StorageMethods:
     def storage(self) -> TypedStorage:
         _warn_typed_storage_removal()
         return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype)
+
+    def storage_type(self) -> type | None:
+        """The legacy storage class of self's dtype (torch.FloatStorage for float32 ...)."""
+        _warn_typed_storage_removal()
+        return _LEGACY_STORAGE_TYPES.get(self.dtype)
+
+    def is_set_to(self, tensor) -> bool:
+        """Whether self and `tensor` see the same memory the same way: one storage, and equal
+        storage offsets, sizes and strides."""
+        if not isinstance(tensor, StorageMethods):
+            raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                            f"{type(tensor).__name__}")
+        return (_address(storage_bytes(self)) == _address(storage_bytes(tensor))
+                and self.storage_offset() == tensor.storage_offset()
+                and self.shape == tensor.shape and self.stride() == tensor.stride())
 
     def storage_offset(self) -> int:
         return (_address(self._data) - _address(storage_bytes(self))) // self._data.itemsize

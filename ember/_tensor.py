@@ -127,13 +127,20 @@ class Tensor(StorageMethods):
     def device(self) -> _device_cls:
         return CPU
 
+    # torch's device and layout predicates: a strided, dense CPU tensor, nothing else.
     is_cpu = True
-    is_cuda = False
-    is_sparse = False
-    is_quantized = False
-    is_meta = False
-    is_mps = False
+    is_cuda = is_xpu = is_mps = is_mtia = is_maia = is_ipu = is_xla = is_vulkan = False
+    is_meta = is_mkldnn = is_sparse = is_sparse_csr = is_quantized = is_nested = False
     layout = _layout.strided
+
+    def is_distributed(self) -> bool:
+        """Legacy distributed-tensor check: False, as for every torch tensor."""
+        return False
+
+    def is_coalesced(self) -> bool:
+        """Whether a sparse COO tensor's indices are coalesced; a strided tensor has none."""
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got "
+                           "Strided")
 
     def get_device(self) -> int:
         return -1

@@ -97,7 +97,7 @@ def test_missing_script(tmp_path):
 
 def test_version_and_help():
     result = ember_cmd("--version")
-    assert result.stdout == f"ember {ember.__version__}\n"
+    assert result.stdout == f"ember {ember.version.ember_version}\n"
     result = ember_cmd("--help")
     assert result.returncode == 0 and "run" in result.stdout and "demo" in result.stdout
     assert ember_cmd("run", "--help").stdout.startswith("usage: ember run")
@@ -108,7 +108,7 @@ def test_console_script_entry_point():
     if not os.path.exists(exe):
         pytest.skip("ember is not installed as a console script in this environment")
     result = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
-    assert result.stdout == f"ember {ember.__version__}\n"
+    assert result.stdout == f"ember {ember.version.ember_version}\n"
 
 
 def test_demo_runs_the_example_with_its_own_options(tmp_path):

@@ -320,9 +320,9 @@ def _to_onnx(onnx, graph, inputs, outputs, input_names, output_names, dims, opse
                              initializers)
     default_opset = helper.make_opsetid("", opset)
     imports = [default_opset] + [helper.make_opsetid(d, v) for d, v in custom_opsets.items()]
-    from .. import __version__
+    from ..version import ember_version
     proto = helper.make_model(main, opset_imports=imports, producer_name="ember",
-                              producer_version=__version__)
+                              producer_version=ember_version)
     # onnx writes its newest IR version, which runtimes may not read yet: declare the
     # oldest one that supports the opset instead.
     proto.ir_version = helper.find_min_ir_version_for([default_opset])

@@ -114,13 +114,6 @@ def adaptive_max_pool1d(input: Tensor, output_size):
     return F.adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
-def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
-    """Drop whole channels: one draw per (sample, channel) pair, shared over the rest."""
-    if input.ndim < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    return _feature_dropout(input, p, training, inplace, input.ndim - 2, "feature_dropout")
-
-
 def _top_level_dropout(name: str, functional, inplace: bool):
     """torch.<name>(input, p, train): `train` is required, and a bad p is a RuntimeError
     (nn.functional raises ValueError)."""
@@ -141,8 +134,8 @@ feature_alpha_dropout = _top_level_dropout("feature_alpha_dropout", F.feature_al
                                            False)
 feature_alpha_dropout_ = _top_level_dropout("feature_alpha_dropout_", F.feature_alpha_dropout,
                                             True)
-feature_dropout = _top_level_dropout("feature_dropout", _channel_dropout, False)
-feature_dropout_ = _top_level_dropout("feature_dropout_", _channel_dropout, True)
+feature_dropout = _top_level_dropout("feature_dropout", _feature_dropout, False)
+feature_dropout_ = _top_level_dropout("feature_dropout_", _feature_dropout, True)
 
 
 def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,

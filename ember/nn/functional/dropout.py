@@ -1,6 +1,8 @@
 """Dropout family: zero random elements (or whole channels) in training, scale the rest."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..._random import numpy_generator
@@ -28,15 +30,21 @@ class MaskedScale(Function):
         return grad * Tensor._wrap(ctx.mask), None, None
 
 
+class FeatureMask(MaskedScale):
+    """Feature dropout's product with its broadcast mask, which torch records as a Mul."""
+    backward_name = "MulBackward0"
+
+
 def _check_p(p: float) -> None:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _apply(input: Tensor, mask: np.ndarray, shift, inplace: bool) -> Tensor:
+def _apply(input: Tensor, mask: np.ndarray, shift, inplace: bool,
+           function: type = MaskedScale) -> Tensor:
     if inplace:
-        return input._inplace(lambda x: MaskedScale.apply(x, mask, shift))
-    return MaskedScale.apply(input, mask, shift)
+        return input._inplace(lambda x: function.apply(x, mask, shift))
+    return function.apply(input, mask, shift)
 
 
 def _keep_mask(shape, p: float, dtype) -> np.ndarray:
@@ -56,29 +64,58 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     return _apply(input, _keep_mask(input.shape, p, input._data.dtype), None, inplace)
 
 
-def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, n: int,
-                     name: str) -> Tensor:
-    _check_p(p)
-    if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D input, but received a "
-                           f"{input.ndim}D input. Note that {name} exists to provide channel-"
-                           f"wise dropout on inputs with {n} spatial dimension, a channel "
-                           "dimension, and an optional batch dimension (i.e. "
-                           f"{n + 1}D or {n + 2}D inputs).")
-    if not training or p == 0:
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    """torch's feature dropout: one keep-or-drop draw per (sample, channel), that is per index
+    of dims 0 and 1, shared by the rest of the dims."""
+    if not training or p == 0 or input.numel() == 0:
         return input
-    lead = input.ndim - n
-    shape = tuple(input.shape[:lead]) + (1,) * n
-    return _apply(input, _keep_mask(shape, p, input._data.dtype), None, inplace)
+    if p < 1 and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return _apply(input, _keep_mask(shape, p, input._data.dtype), None, inplace, FeatureMask)
+
+
+def _with_batch_dim(input: Tensor, p: float, training: bool, inplace: bool,
+                    batched: bool) -> Tensor:
+    """Feature dropout of an input that may lack its batch dim: one is added, then removed
+    (so an unbatched input's channels are its dim 0)."""
+    if batched:
+        return _feature_dropout(input, p, training, inplace)
+    input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    return result.squeeze_(0) if inplace else result.squeeze(0)
+
+
+def _warn_rank(name: str, ndim: int, spatial: int) -> None:
+    """torch accepts other ranks for dropout2d/3d with this deprecation warning."""
+    warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will "
+                  "result in an error in a future release. To retain the behavior and silence "
+                  f"this warning, please use dropout instead. Note that {name} exists to provide "
+                  f"channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+                  f"dimension, and an optional batch dimension (i.e. {spatial + 1}D or "
+                  f"{spatial + 2}D inputs).", UserWarning, stacklevel=3)
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False):
-    return _feature_dropout(input, p, training, inplace, 1, "dropout1d")
+    """Zero whole channels of a (N, C, L) or (C, L) input with probability p, scaling the
+    kept ones by 1/(1-p). Other ranks are an error."""
+    _check_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D "
+                           "input. Note that dropout1d exists to provide channel-wise dropout on "
+                           "inputs with 1 spatial dimension, a channel dimension, and an optional "
+                           "batch dimension (i.e. 2D or 3D inputs).")
+    return _with_batch_dim(input, p, training, inplace, batched=input.ndim == 3)
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero whole channels of a (N, C, H, W) input with probability p, scaling the kept ones by
+    1/(1-p). As in torch, a 3-D input is read as (N, C, L), not as an unbatched (C, H, W), and
+    other ranks warn and drop per (dim 0, dim 1) index (elements of a 2-D input)."""
+    _check_p(p)
+    if input.ndim not in (3, 4):
+        _warn_rank("dropout2d", input.ndim, 2)
     if input.ndim == 3:
-        import warnings
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-"
                       "wise 1D dropout behavior is desired - input is interpreted as shape "
                       "(N, C, L), where C is the channel dim. This behavior will change in a "
@@ -86,12 +123,17 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
                       "dropout behavior, please switch to using dropout1d instead.",
                       UserWarning, stacklevel=2)
-        return _feature_dropout(input, p, training, inplace, 1, "dropout2d")
-    return _feature_dropout(input, p, training, inplace, 2, "dropout2d")
+    return _feature_dropout(input, p, training, inplace)
 
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False):
-    return _feature_dropout(input, p, training, inplace, 3, "dropout3d")
+    """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input with probability p,
+    scaling the kept ones by 1/(1-p). As in torch, other ranks warn and are taken as unbatched:
+    their dim 0 indexes the channels."""
+    _check_p(p)
+    if input.ndim not in (4, 5):
+        _warn_rank("dropout3d", input.ndim, 3)
+    return _with_batch_dim(input, p, training, inplace, batched=input.ndim == 5)
 
 
 # SELU's fixed point: alpha dropout keeps zero mean and unit variance for SELU outputs.
@@ -120,5 +162,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
+    if training and 0 < p < 1 and input.numel() and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     return _alpha(input, p, training, inplace, shape)
