@@ -13,6 +13,8 @@ own frames.
 from __future__ import annotations
 
 import argparse
+import importlib.machinery
+import io
 import os
 import runpy
 import sys
@@ -40,12 +42,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def split_command_line(argv: list[str]) -> tuple[list[str], str | None, str | None, list]:
     """(runner options, mode, target, the code's arguments): as in Python's own command
-    line, `-m module`, `-c command` or the first non-option ends the runner's options."""
+    line, `-m module`, `-c command` or the first non-option ends the runner's options.
+    The mode is None when there is no code to run, the target None when -m or -c lacks
+    its argument."""
     for i, arg in enumerate(argv):
         if arg in (MODULE, CODE):
-            if i + 1 == len(argv):
-                raise SystemExit(f"ember run: argument expected for the {arg} option")
-            return argv[:i], arg, argv[i + 1], argv[i + 2:]
+            return argv[:i], arg, (argv[i + 1] if i + 1 < len(argv) else None), argv[i + 2:]
         if arg[:2] in (MODULE, CODE):  # -mpytest, as Python accepts
             return argv[:i], arg[:2], arg[2:], argv[i + 1:]
         if not arg.startswith("-"):
@@ -56,27 +58,35 @@ def split_command_line(argv: list[str]) -> tuple[list[str], str | None, str | No
 def run_target(mode: str, target: str, args: list[str]) -> None:
     """Run a script, a module or a code string as __main__, as `python` would. Whatever
     the code raises (SystemExit too) passes through."""
-    if mode == SCRIPT:
-        sys.argv = [target, *args]
-        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
-        runpy.run_path(target, run_name="__main__")
-    elif mode == MODULE:
+    if mode == MODULE:
         sys.argv = [target, *args]  # runpy puts the module's file in argv[0]
         sys.path.insert(0, os.getcwd())
         runpy.run_module(target, run_name="__main__", alter_sys=True)
-    else:
+    elif mode == CODE:
         sys.argv = [CODE, *args]
         sys.path.insert(0, "")
-        _run_code(target)
+        _run_as_main(target, "<string>")
+    elif os.path.isfile(target):
+        sys.argv = [target, *args]
+        path = os.path.abspath(target)  # Python's __file__ and tracebacks name it in full
+        sys.path.insert(0, os.path.dirname(path))
+        with io.open_code(path) as f:
+            source = f.read()
+        _run_as_main(source, path, __file__=path, __cached__=None,
+                     __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+    else:  # a directory or zip file with a __main__.py
+        sys.argv = [target, *args]
+        runpy.run_path(target, run_name="__main__")
 
 
-def _run_code(code: str) -> None:
-    """Execute `code` in a fresh __main__ module, as `python -c` does."""
+def _run_as_main(source, filename: str, **attributes) -> None:
+    """Execute `source` in a fresh __main__ module, as python does with a script or -c."""
     main = types.ModuleType("__main__")
+    main.__dict__.update(attributes)
     saved = sys.modules.get("__main__")
     sys.modules["__main__"] = main
     try:
-        exec(compile(code, "<string>", "exec"), main.__dict__)
+        exec(compile(source, filename, "exec"), main.__dict__)
     finally:
         sys.modules["__main__"] = saved
 
@@ -118,4 +128,6 @@ def main(argv: list[str]) -> int:
     parser.parse_args(options)  # only --help is an option of the runner itself
     if mode is None:
         parser.error("one of -m module, -c command or a script is required")
+    if target is None:
+        parser.error(f"argument expected for the {mode} option")
     return run(mode, target, args)

@@ -174,10 +174,12 @@ def same_dtypes(*tensors) -> None:
 
 def same_sizes(what: str, expected, tensors) -> None:
     """Each of `tensors` must have `expected`'s shape (the tensors of a list argument)."""
+    def text(shape) -> str:  # as torch prints sizes: (4), (2, 3)
+        return "(" + ", ".join(map(str, shape)) + ")"
     for i, t in enumerate(tensors):
         if tuple(t.shape) != tuple(expected.shape):
             raise RuntimeError(f"{what}: invalid tensor size at index {i} (expected "
-                               f"{tuple(expected.shape)}, got {tuple(t.shape)})")
+                               f"{text(expected.shape)}, got {text(t.shape)})")
 
 
 # ---------------------------------------------------------------------- send / recv

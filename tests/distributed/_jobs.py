@@ -99,13 +99,13 @@ def _kill_tree(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def mpiexec(n: int, script: str, *args: str, timeout: float = 40) -> Job:
+def mpiexec(n: int, script: str, *args: str, timeout: float = 40, env: dict | None = None) -> Job:
     """Run a script of scripts/ on n ranks; like ember's launcher, remove the shared
     memory its ranks recorded, which MPI leaves behind when a rank fails."""
     from ember.distributed import _job_files
     with tempfile.TemporaryDirectory(prefix="ember-test-job-") as job:
         command = [MPIEXEC, "-n", str(n), PYTHON, os.path.join(SCRIPTS, script), *args]
-        result = run(command, timeout=timeout, env={_job_files.JOB_DIR: job})
+        result = run(command, timeout=timeout, env={_job_files.JOB_DIR: job, **(env or {})})
         _job_files.remove_segments(job)
     return result
 

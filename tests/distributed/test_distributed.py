@@ -46,6 +46,15 @@ def test_mismatched_communication_raises(check):
     _report("mismatch.py", 2, check)
 
 
+def test_agreement_checks_can_be_turned_off():
+    checks = ["check_state", "check_all_reduce_ops", "check_broadcast", "check_all_to_all_single",
+              "check_send_recv", "check_barrier"]
+    job = mpiexec(2, "collectives.py", *checks, env={"EMBER_DISTRIBUTED_CHECKS": "0"})
+    assert job.returncode == 0, job.stderr
+    assert {name: kind for name, (kind, _) in job.results().items()} == \
+        dict.fromkeys(checks, "PASS"), job.stdout
+
+
 def test_timeout_raises_instead_of_hanging():
     job = mpiexec(2, "timeout.py", timeout=30)
     assert "TIMEOUT after" in job.stdout, job.stdout + job.stderr

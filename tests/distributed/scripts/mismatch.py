@@ -155,6 +155,35 @@ def check_large_send_into_small_recv():
         assert t.tolist() == [7.0, 7.0, 7.0]
 
 
+def _local_error(kind, call, message: str) -> None:
+    try:
+        call()
+    except kind as error:
+        assert str(error).startswith(message), str(error)
+    else:
+        raise AssertionError(f"no {kind.__name__}")
+
+
+def check_local_argument_errors():
+    # Arguments that cannot work whatever the other ranks pass fail before communicating,
+    # with torch's messages.
+    n = dist.get_world_size()
+    _local_error(ValueError, lambda: dist.all_gather([ember.zeros(4, dtype=ember.float64)] * n,
+                                                     ember.ones(4)),
+                 "Invalid usage of tensors with different dtypesFound torch.float64 and  "
+                 "torch.float32")
+    _local_error(RuntimeError, lambda: dist.all_gather([ember.zeros(3)] * n, ember.ones(4)),
+                 "all_gather: invalid tensor size at index 0 (expected (4), got (3))")
+    _local_error(ValueError, lambda: dist.reduce_scatter_tensor(
+        ember.zeros(4, dtype=ember.float64), ember.ones(4 * n)),
+        "Invalid usage of tensors with different dtypes")
+    _local_error(RuntimeError, lambda: dist.all_to_all_single(ember.zeros(3), ember.ones(3)),
+                 "Tensor's dim 0 does not divide equally across group size")
+    _local_error(RuntimeError, lambda: dist.all_to_all_single(
+        ember.zeros(4), ember.ones(4), input_split_sizes=[1, 1]),
+        "Split sizes doesn't match total dim 0 size")
+
+
 def check_matching_calls_still_work():
     t = ember.tensor(np.full(4, dist.get_rank() + 1.0, np.float32))
     dist.all_reduce(t)
@@ -166,7 +195,7 @@ CHECKS = [check_all_reduce_sizes, check_all_reduce_dtypes, check_reduce_and_broa
           check_gathers, check_reduce_scatters, check_all_to_all,
           check_different_collectives, check_send_recv_sizes,
           check_send_recv_dtypes_of_equal_size, check_large_send_into_small_recv,
-          check_matching_calls_still_work]
+          check_local_argument_errors, check_matching_calls_still_work]
 
 if __name__ == "__main__":
     dist.init_process_group("mpi")
