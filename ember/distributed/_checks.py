@@ -25,21 +25,24 @@ import numpy as np
 from .. import _dtype
 from ._mpi import ReduceOp, wait_requests
 
+SWITCH = "EMBER_DISTRIBUTED_CHECKS"
 MAX_DIMS = 64  # NumPy's limit on dimensions: every shape fits a fixed-size row
 _DTYPES = _dtype.ALL_DTYPES
 
-# The collectives in torch's OpType spelling, by their fingerprint code.
+# The collectives in torch's OpType spelling, by their fingerprint code. The collectives
+# on Python objects have fingerprints too: one of them must never meet another rank's
+# fingerprint exchange.
 _OP_TYPES = ("BARRIER", "ALLREDUCE", "BROADCAST", "REDUCE", "ALLGATHER", "_ALLGATHER_BASE",
-             "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE", "GATHER", "SCATTER", "ALLTOALL_BASE")
+             "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE", "GATHER", "SCATTER", "ALLTOALL_BASE",
+             "ALLGATHER_OBJECT", "GATHER_OBJECT", "BROADCAST_OBJECT_LIST",
+             "SCATTER_OBJECT_LIST")
 _KIND = {"barrier": 0, "all_reduce": 1, "broadcast": 2, "reduce": 3, "all_gather": 4,
          "all_gather_into_tensor": 5, "reduce_scatter": 6, "reduce_scatter_tensor": 7,
-         "gather": 8, "scatter": 9, "all_to_all_single": 10}
+         "gather": 8, "scatter": 9, "all_to_all_single": 10, "all_gather_object": 11,
+         "gather_object": 12, "broadcast_object_list": 13, "scatter_object_list": 14}
 _MISMATCH = "Detected mismatch between collectives on ranks."
 _HINT = ("ember: every rank must call the same collectives in the same order, with tensors "
          "of the same shape and dtype.")
-
-
-SWITCH = "EMBER_DISTRIBUTED_CHECKS"
 
 
 def enabled(world) -> bool:
@@ -58,8 +61,8 @@ def enabled(world) -> bool:
 
 
 # ---------------------------------------------------------------------- describing
-def _dtype_code(tensor) -> int:
-    return _DTYPES.index(tensor.dtype)
+def _dtype_code(dtype) -> int:
+    return _DTYPES.index(dtype)
 
 
 def _scalar_type(code: int) -> str:
@@ -83,17 +86,15 @@ def _tensor_text(row: np.ndarray, start: int) -> str:
 
 
 # ---------------------------------------------------------------------- collectives
-_NO_TENSOR = -1  # the dtype code of barrier's fingerprint
-
-
-_FIRST_DIM = 5  # where a fingerprint holds dim 0 of the tensor's shape
+_NO_TENSOR = -1  # the dtype code of a fingerprint without a tensor (barrier)
+_FIRST_DIM = 5   # where a fingerprint holds dim 0 of the tensor's shape
 
 
 @functools.lru_cache(maxsize=1024)  # a training loop repeats the same few collectives
 def _fingerprint(what: str, root: int, op: int, dtype, shape: tuple) -> np.ndarray:
     """[operation, root, reduce op, dtype, ndim, dims...]; -1 where a field does not
     apply (read-only: it is shared by every call with the same arguments)."""
-    code = _NO_TENSOR if dtype is None else _DTYPES.index(dtype)
+    code = _NO_TENSOR if dtype is None else _dtype_code(dtype)
     row = np.array([_KIND[what], root, op, *_encode(code, shape)], np.int64)
     row.flags.writeable = False
     return row
@@ -140,8 +141,7 @@ def agree(pg, what: str, tensor=None, root: int = -1, op=None) -> bool:
     return True
 
 
-def agree_splits(pg, input, output, input_splits: list[int],
-                 output_splits: list[int]) -> None:
+def agree_splits(pg, input, input_splits: list[int], output_splits: list[int]) -> None:
     """all_to_all_single, after `agree`: rank i's input rows for rank j must be as many
     as rank j's output rows from rank i. Every rank sees the whole table, so all raise."""
     if pg.size() == 1 or not pg._checked:
@@ -189,7 +189,7 @@ HEADER_SIZE = 2 + MAX_DIMS + 1  # [dtype, ndim, dims..., payload tag]
 def send_header(tensor, payload_tag: int) -> np.ndarray:
     """What a send tells the receiver ahead of the payload: dtype, shape and the tag the
     payload travels under."""
-    return np.array(_encode(_dtype_code(tensor), tuple(tensor.shape)) + [payload_tag],
+    return np.array(_encode(_dtype_code(tensor.dtype), tuple(tensor.shape)) + [payload_tag],
                     np.int64)
 
 

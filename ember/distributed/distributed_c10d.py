@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+import traceback
 import warnings
 from datetime import timedelta
 
@@ -204,7 +205,6 @@ def _install_excepthook() -> None:
 
 
 def _abort_on_uncaught_exception(exc_type, exc, tb) -> None:
-    import traceback
     world = mpi().COMM_WORLD
     if world.Get_size() > 1:
         print(f"[rank {world.Get_rank()}] uncaught exception, aborting all ranks:",
@@ -638,7 +638,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     send_rows = _split_rows(in_array, input_split_sizes, n)
     receive_rows = _split_rows(out_array, output_split_sizes, n)
     _checks.agree(pg, "all_to_all_single", input)
-    _checks.agree_splits(pg, input, output, send_rows, receive_rows)
+    _checks.agree_splits(pg, input, send_rows, receive_rows)
     row = int(np.prod(in_array.shape[1:]))
 
     def counts_and_offsets(rows: list[int]):

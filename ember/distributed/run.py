@@ -164,9 +164,9 @@ def _forward_output(stream) -> tuple[int, int] | None:
         *lines, pending = (pending + chunk).split(b"\n")
         for line in lines:
             text = line.decode(errors="replace")
-            if match := _KILLED_PID.match(text):
+            if pid is None and (match := _KILLED_PID.match(text)):
                 pid = int(match.group(1))
-            elif (match := _KILLED_BY.search(text)) and signum is None:
+            elif signum is None and (match := _KILLED_BY.search(text)):
                 signum = int(match.group(1))
     return (pid, signum) if pid is not None and signum is not None else None
 
@@ -184,17 +184,18 @@ def _report_failure(module: str, code: int, job: str, killed, received: list) ->
     failures = _job_files.read_failures(job)
     for rank, text in failures.items():
         print(f"[rank {rank}] failed with:\n{text}", file=sys.stderr, end="")
-    if received:
-        why = f"the launcher received {_signal_name(received[0])} and stopped the job"
-    elif failures:
-        why = "the failing rank's traceback is above"
+    reasons = []
+    if received:  # then the ranks died of the signal passed on to them
+        reasons.append(f"the launcher received {_signal_name(received[0])} and stopped the "
+                       "job")
     elif killed:
         pid, signum = killed
         ranks = {record["pid"]: rank for rank, record in _job_files.read_ranks(job).items()}
         who = f"rank {ranks[pid]}" if pid in ranks else "a process"
-        why = f"{who} (pid {pid}) died of signal {signum} ({_signal_name(signum)})"
-    else:
-        why = "no rank left a traceback"
+        reasons.append(f"{who} (pid {pid}) died of signal {signum} ({_signal_name(signum)})")
+    if failures:
+        reasons.append("the failing rank's error is above")
+    why = "; ".join(reasons) or "no rank left a traceback"
     print(f"{module}: the job failed (mpiexec exit code {code}): {why}", file=sys.stderr)
 
 

@@ -149,7 +149,7 @@ def test_launcher_stops_failed_job_and_removes_its_shared_memory(tmp_path, failu
         assert job.returncode != 0
         assert "Traceback (most recent call last)" in job.stderr
         assert "rank 1 failed" in job.stderr
-        assert f"{failed} (mpiexec exit code 1): the failing rank's traceback is above" \
+        assert f"{failed} (mpiexec exit code 1): the failing rank's error is above" \
             in job.stderr
     elif failure == "--kill":
         assert job.returncode == 9

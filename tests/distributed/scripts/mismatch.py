@@ -114,6 +114,8 @@ def check_different_collectives():
                   f"OpType={mine}", f"is running collective: CollectiveFingerPrint("
                   f"OpType={theirs}")
     _raises(_by_rank(dist.barrier, lambda: dist.all_reduce(t)), "OpType=BARRIER")
+    _raises(_by_rank(lambda: dist.all_gather_object([None, None], 1), lambda: dist.all_reduce(t)),
+            "OpType=ALLGATHER_OBJECT")
 
 
 def check_send_recv_sizes():
