@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import CPU
+from ._modes import current as modes
 
 __all__ = ["UntypedStorage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
            "ShortStorage", "IntStorage", "LongStorage", "HalfStorage", "BFloat16Storage",
@@ -387,7 +388,6 @@ class StorageMethods:
         unless given) or a storage (all of it as 1-D unless a size is given); set_() leaves
         self empty. self keeps its own version counter and is not a view, as in torch."""
         from ._tensor import Tensor, _C_TYPE_NAMES
-        from .autograd.grad_mode import STATE as GRAD_STATE
         from .serialization._pickling import _contiguous_strides
         self._check_inplace()
         dtype = self._data.dtype
@@ -397,7 +397,7 @@ class StorageMethods:
             if source.dtype is not self.dtype:
                 raise RuntimeError(f"Could not set tensor of type {_C_TYPE_NAMES[source.dtype]} "
                                    f"to a tensor of type {_C_TYPE_NAMES[self.dtype]}")
-            if source._requires_grad and GRAD_STATE.enabled:
+            if source._requires_grad and modes().grad_enabled:
                 raise NotImplementedError("set_: a source tensor that requires grad is not "
                                           "supported by ember (torch records no usable "
                                           "gradient for it)")
