@@ -1,0 +1,65 @@
+"""Stand-ins for the parts of torchvision ember does not implement.
+
+Code written for torchvision imports these names (`from torchvision.models.detection
+import fasterrcnn_resnet50_fpn`) long before it calls them; the import works, and the
+first real use raises NotImplementedError naming the torchvision object, rather than an
+ImportError that hides which feature is missing. A stand-in is a function (lowercase
+names), a class whose construction raises (CamelCase names), or, for `*Weights` enums,
+a class whose members raise when looked up.
+"""
+from __future__ import annotations
+
+
+def _torchvision_name(module_name: str, name: str) -> str:
+    """ember.vision.models.googlenet + googlenet -> torchvision.models.googlenet.googlenet"""
+    return "torchvision" + module_name[len("ember.vision"):] + "." + name
+
+
+def _message(full_name: str) -> str:
+    return f"{full_name} is not implemented in ember"
+
+
+class _UnavailableWeightsMeta(type):
+    """Every member lookup on an unavailable weights enum raises."""
+
+    def __getattr__(cls, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NotImplementedError(_message(cls._torchvision_name))
+
+    def __getitem__(cls, key):
+        raise NotImplementedError(_message(cls._torchvision_name))
+
+    def __iter__(cls):
+        raise NotImplementedError(_message(cls._torchvision_name))
+
+
+def _stand_in(module_name: str, name: str):
+    full_name = _torchvision_name(module_name, name)
+    doc = f"Not implemented in ember: {full_name} raises NotImplementedError when used."
+    if name.endswith("Weights"):
+        return _UnavailableWeightsMeta(name, (), {"__module__": module_name, "__doc__": doc,
+                                                  "_torchvision_name": full_name})
+    if name.lstrip("_")[:1].isupper():
+        def __init__(self, *args, **kwargs):
+            raise NotImplementedError(_message(full_name))
+        return type(name, (), {"__module__": module_name, "__doc__": doc,
+                               "__init__": __init__})
+
+    def unavailable(*args, **kwargs):
+        raise NotImplementedError(_message(full_name))
+    unavailable.__name__ = unavailable.__qualname__ = name
+    unavailable.__module__ = module_name
+    unavailable.__doc__ = doc
+    return unavailable
+
+
+def stand_ins(module_name: str, names: list, registry: dict | None = None,
+              builders: tuple = (), prefix: str = "") -> dict:
+    """{name: stand-in} for the torchvision names of `module_name` that ember lacks. The
+    model `builders` among them also go into `registry` (under prefix + name, as
+    torchvision registers them), so get_model finds them and says what is missing."""
+    made = {name: _stand_in(module_name, name) for name in names}
+    for name in builders:
+        registry[prefix + name] = made[name]
+    return made
