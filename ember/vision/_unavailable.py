@@ -4,8 +4,8 @@ Code written for torchvision imports these names (`from torchvision.models.detec
 import fasterrcnn_resnet50_fpn`) long before it calls them; the import works, and the
 first real use raises NotImplementedError naming the torchvision object, rather than an
 ImportError that hides which feature is missing. A stand-in is a function (lowercase
-names), a class whose construction raises (CamelCase names), or, for `*Weights` enums,
-a class whose members raise when looked up.
+names) or a class (CamelCase names: models, enums, policies) whose construction and
+member lookups raise.
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ def _message(full_name: str) -> str:
     return f"{full_name} is not implemented in ember"
 
 
-class _UnavailableWeightsMeta(type):
-    """Every member lookup on an unavailable weights enum raises."""
+class _UnavailableMeta(type):
+    """Looking up a member of an unavailable class (an enum's, a policy's) raises too."""
 
     def __getattr__(cls, name: str):
         if name.startswith("__"):
@@ -37,14 +37,12 @@ class _UnavailableWeightsMeta(type):
 def _stand_in(module_name: str, name: str):
     full_name = _torchvision_name(module_name, name)
     doc = f"Not implemented in ember: {full_name} raises NotImplementedError when used."
-    if name.endswith("Weights"):
-        return _UnavailableWeightsMeta(name, (), {"__module__": module_name, "__doc__": doc,
-                                                  "_torchvision_name": full_name})
     if name.lstrip("_")[:1].isupper():
         def __init__(self, *args, **kwargs):
             raise NotImplementedError(_message(full_name))
-        return type(name, (), {"__module__": module_name, "__doc__": doc,
-                               "__init__": __init__})
+        return _UnavailableMeta(name, (), {"__module__": module_name, "__doc__": doc,
+                                           "__init__": __init__,
+                                           "_torchvision_name": full_name})
 
     def unavailable(*args, **kwargs):
         raise NotImplementedError(_message(full_name))
