@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
+from collections import OrderedDict
 from functools import partial
 from typing import Any, Callable
 
@@ -14,6 +15,7 @@ from ..transforms._presets import ImageClassification
 from ..transforms.functional import InterpolationMode
 from ._api import Weights, WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
+from .. import _unavailable
 
 _DOWNLOAD = "https://download.pytorch.org/models/"
 REFERENCES = "https://github.com/pytorch/vision/tree/main/references/classification"
@@ -148,6 +150,35 @@ def _translate_pretrained(kwargs: dict, pretrained_param: str, legacy_default,
     kwargs["weights"] = chosen
 
 
+class IntermediateLayerGetter(nn.ModuleDict):
+    """The model's direct children up to the last one named in return_layers, run in
+    order; forward returns {return_layers[name]: output} for the named ones. The model
+    must call its children in registration order, each once."""
+
+    _version = 2
+
+    def __init__(self, model: nn.Module, return_layers: dict) -> None:
+        if not set(return_layers).issubset(name for name, _ in model.named_children()):
+            raise ValueError("return_layers are not present in model")
+        remaining = {str(k): str(v) for k, v in return_layers.items()}
+        layers = OrderedDict()
+        for name, module in model.named_children():
+            layers[name] = module
+            remaining.pop(name, None)
+            if not remaining:
+                break
+        super().__init__(layers)
+        self.return_layers = return_layers
+
+    def forward(self, x):
+        out = OrderedDict()
+        for name, module in self.items():
+            x = module(x)
+            if name in self.return_layers:
+                out[self.return_layers[name]] = x
+        return out
+
+
 def make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
     """Round a channel count to a multiple of divisor, never more than 10% below v."""
     if min_value is None:
@@ -168,3 +199,8 @@ def init_conv_and_norm_(module: nn.Module) -> None:
     elif isinstance(module, (nn.BatchNorm2d, nn.GroupNorm)):
         nn.init.ones_(module.weight)
         nn.init.zeros_(module.bias)
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["kwonly_to_pos_or_kw"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -15,6 +15,7 @@ from ..ops.misc import MLP, Conv2dNormActivation
 from ..transforms.functional import InterpolationMode
 from ._api import WeightsEnum, register_model
 from ._utils import (BLOG, REFERENCES, build, handle_legacy_interface, imagenet_weights)
+from .. import _unavailable
 
 __all__ = ["VisionTransformer", "ViT_B_16_Weights", "ViT_B_32_Weights", "ViT_L_16_Weights",
            "ViT_L_32_Weights", "ViT_H_14_Weights", "vit_b_16", "vit_b_32", "vit_l_16",
@@ -344,3 +345,8 @@ def vit_h_14(*, weights: ViT_H_14_Weights | None = None, progress: bool = True,
     """ViT-Huge, 14x14 patches (32 layers, 16 heads, width 1280); weights: ViT_H_14_Weights."""
     weights = ViT_H_14_Weights.verify(weights)
     return _vision_transformer(14, 32, 16, 1280, 5120, weights, progress, kwargs)
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["interpolate_embeddings"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import cat, full_like, int32, int64, float32, float64
 from ..._tensor import Tensor
+from .. import _unavailable
 
 __all__ = ["convert_boxes_to_roi_format", "check_roi_boxes_shape", "upcast",
            "upcast_non_float", "reduce_loss"]
@@ -55,3 +56,8 @@ def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
         return loss.sum()
     raise ValueError(f"Invalid Value for arg 'reduction': '{reduction} \n Supported reduction "
                      "modes: 'none', 'mean', 'sum'")
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["split_normalization_params"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -10,6 +10,7 @@ import numpy as np
 from ... import empty, nn, stack, tensor
 from ..._tensor import Tensor
 from ._utils import check_roi_boxes_shape, convert_boxes_to_roi_format
+from .. import _unavailable
 
 __all__ = ["roi_align", "RoIAlign"]
 
@@ -98,3 +99,8 @@ class RoIAlign(nn.Module):
         return (f"{self.__class__.__name__}(output_size={self.output_size}, "
                 f"spatial_scale={self.spatial_scale}, sampling_ratio={self.sampling_ratio}, "
                 f"aligned={self.aligned})")
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["lazy_compile", "maybe_cast"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

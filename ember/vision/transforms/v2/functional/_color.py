@@ -58,3 +58,8 @@ _MISSING = [f"{op}{kind}" for op in ("adjust_gamma", "adjust_sharpness", "autoco
             for kind in ("", "_image", "_video")]
 _MISSING += [f"adjust_{op}_video" for op in ("brightness", "contrast", "saturation", "hue")]
 globals().update(_unavailable.stand_ins(__name__, _MISSING))
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["grayscale_to_rgb_image_pil"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
