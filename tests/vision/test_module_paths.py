@@ -48,7 +48,7 @@ def test_every_torchvision_name_is_at_its_path():
     ("ember.vision.ops.stochastic_depth", "StochasticDepth"),
     ("ember.vision.transforms.transforms", "Compose"),
     ("ember.vision.transforms._presets", "ImageClassification"),
-    ("ember.vision.models._api", "WeightsEnum")])
+    ("ember.vision.models._api", "WeightsEnum"), ("ember.vision.io.image", "read_image")])
 def test_implemented_classes_live_where_torchvision_defines_them(path, name):
     # defined there (not only re-exported), so pickling writes torchvision's path
     obj = getattr(importlib.import_module(path), name)
