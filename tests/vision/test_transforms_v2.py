@@ -3,13 +3,14 @@ the same pixels, the v1 transforms' random draws, and torchvision 0.29.1's reprs
 import numpy as np
 import pytest
 import torch
-import torch.nn.functional as TF
 from PIL import Image
 
 import ember
 from ember.vision import transforms as v1
 from ember.vision.transforms import v2
 from ember.vision.transforms.v2 import functional as F
+from tests.vision.torch_reference import (IMAGENET_MEAN, IMAGENET_STD, assert_close_to_preset,
+                                         classification_preset)
 
 RNG = np.random.default_rng(0)
 
@@ -22,19 +23,10 @@ def test_classification_pipeline_matches_torch():
     x = image_array(h=300, w=400)
     pipeline = v2.Compose([v2.Resize(256), v2.CenterCrop(224),
                            v2.ToDtype(ember.float32, scale=True),
-                           v2.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])])
+                           v2.Normalize(mean=IMAGENET_MEAN, std=IMAGENET_STD)])
     out = pipeline(ember.from_numpy(x))
-    resized = TF.interpolate(torch.from_numpy(x).float()[None], size=(256, 341),
-                             mode="bilinear", antialias=True, align_corners=False)[0]
-    resized = resized.round().clamp(0, 255).to(torch.uint8)
-    top, left = round((256 - 224) / 2), round((341 - 224) / 2)
-    crop = resized[:, top:top + 224, left:left + 224].float() / 255
-    mean, std = torch.tensor([0.485, 0.456, 0.406]), torch.tensor([0.229, 0.224, 0.225])
-    expected = ((crop - mean[:, None, None]) / std[:, None, None]).numpy()
     assert out.dtype == ember.float32 and tuple(out.shape) == (3, 224, 224)
-    # ember resizes in float64: a few pixels at x.5 round to the neighbouring uint8 level
-    diff = np.abs(out.numpy() - expected)
-    assert diff.max() < 1 / 255 / 0.224 + 1e-5 and (diff > 1e-5).mean() < 1e-3
+    assert_close_to_preset(out.numpy(), classification_preset(x, (256, 341), 224))
 
 
 def test_to_dtype_and_to_image_match_torch():

@@ -9,8 +9,6 @@ import warnings
 
 import numpy as np
 import pytest
-import torch
-import torch.nn.functional as TF
 from PIL import Image
 
 import ember
@@ -18,6 +16,7 @@ import ember.vision.models as M
 from ember.vision.models import video
 from ember.vision.transforms import InterpolationMode
 from ember.vision.transforms._presets import ImageClassification
+from tests.vision.torch_reference import assert_close_to_preset, classification_preset
 
 
 @pytest.fixture
@@ -96,21 +95,10 @@ def test_transforms_preset_repr_and_parameters():
 
 
 def test_image_classification_on_tensor_matches_torch():
-    rng = np.random.default_rng(0)
-    image = rng.integers(0, 256, (3, 300, 400), dtype=np.uint8)
+    image = np.random.default_rng(0).integers(0, 256, (3, 300, 400), dtype=np.uint8)
     out = ImageClassification(crop_size=224)(ember.from_numpy(image))
-    # torch: shorter side to 256 with antialiased bilinear, round back to uint8, crop, scale
-    resized = TF.interpolate(torch.from_numpy(image).float()[None], size=(256, 341),
-                             mode="bilinear", antialias=True, align_corners=False)[0]
-    resized = resized.round().clamp(0, 255).to(torch.uint8)
-    top, left = round((256 - 224) / 2), round((341 - 224) / 2)
-    crop = resized[:, top:top + 224, left:left + 224].float() / 255
-    mean, std = torch.tensor([0.485, 0.456, 0.406]), torch.tensor([0.229, 0.224, 0.225])
-    expected = (crop - mean[:, None, None]) / std[:, None, None]
     assert out.dtype == ember.float32 and tuple(out.shape) == (3, 224, 224)
-    # ember resizes in float64: a few pixels at x.5 round to the neighbouring uint8 level
-    diff = np.abs(out.numpy() - expected.numpy())
-    assert diff.max() < 1 / 255 / 0.224 + 1e-5 and (diff > 1e-5).mean() < 1e-3
+    assert_close_to_preset(out.numpy(), classification_preset(image, (256, 341), 224))
 
 
 def test_image_classification_on_pil_image():

@@ -187,13 +187,16 @@ class EfficientNet(nn.Module):
         return self.classifier(flatten(x, 1))
 
 
+PORTED = "These weights are ported from the original paper."  # meta["_docs"] of B0-B7 V1
+
+
 class EfficientNet_B0_Weights(WeightsEnum):
     """Pretrained weights for efficientnet_b0."""
 
     IMAGENET1K_V1 = imagenet_weights(
         "efficientnet_b0_rwightman-7f5810bc.pth", num_params=5_288_548, acc=(77.692, 93.532),
         ops=0.386, file_size=20.451, recipe=f"{REFERENCES}#efficientnet-v1",
-        docs="These weights are ported from the original paper.",
+        docs=PORTED,
         interpolation=InterpolationMode.BICUBIC)
     DEFAULT = IMAGENET1K_V1
 
@@ -204,7 +207,7 @@ class EfficientNet_B1_Weights(WeightsEnum):
     IMAGENET1K_V1 = imagenet_weights(
         "efficientnet_b1_rwightman-bac287d4.pth", num_params=7_794_184, acc=(78.642, 94.186),
         ops=0.687, file_size=30.134, recipe=f"{REFERENCES}#efficientnet-v1",
-        docs="These weights are ported from the original paper.", crop_size=240,
+        docs=PORTED, crop_size=240,
         interpolation=InterpolationMode.BICUBIC)
     IMAGENET1K_V2 = imagenet_weights(
         "efficientnet_b1-c27df63c.pth", num_params=7_794_184, acc=(79.838, 94.934), ops=0.687,
@@ -220,7 +223,7 @@ class EfficientNet_B2_Weights(WeightsEnum):
     IMAGENET1K_V1 = imagenet_weights(
         "efficientnet_b2_rwightman-c35c1473.pth", num_params=9_109_994, acc=(80.608, 95.31),
         ops=1.088, file_size=35.174, recipe=f"{REFERENCES}#efficientnet-v1",
-        docs="These weights are ported from the original paper.", crop_size=288, resize_size=288,
+        docs=PORTED, crop_size=288, resize_size=288,
         interpolation=InterpolationMode.BICUBIC)
     DEFAULT = IMAGENET1K_V1
 
@@ -231,7 +234,7 @@ class EfficientNet_B3_Weights(WeightsEnum):
     IMAGENET1K_V1 = imagenet_weights(
         "efficientnet_b3_rwightman-b3899882.pth", num_params=12_233_232, acc=(82.008, 96.054),
         ops=1.827, file_size=47.184, recipe=f"{REFERENCES}#efficientnet-v1",
-        docs="These weights are ported from the original paper.", crop_size=300, resize_size=320,
+        docs=PORTED, crop_size=300, resize_size=320,
         interpolation=InterpolationMode.BICUBIC)
     DEFAULT = IMAGENET1K_V1
 
@@ -242,7 +245,7 @@ class EfficientNet_B4_Weights(WeightsEnum):
     IMAGENET1K_V1 = imagenet_weights(
         "efficientnet_b4_rwightman-23ab8bcd.pth", num_params=19_341_616, acc=(83.384, 96.594),
         ops=4.394, file_size=74.489, recipe=f"{REFERENCES}#efficientnet-v1",
-        docs="These weights are ported from the original paper.", crop_size=380, resize_size=384,
+        docs=PORTED, crop_size=380, resize_size=384,
         interpolation=InterpolationMode.BICUBIC)
     DEFAULT = IMAGENET1K_V1
 
@@ -253,7 +256,7 @@ class EfficientNet_B5_Weights(WeightsEnum):
     IMAGENET1K_V1 = imagenet_weights(
         "efficientnet_b5_lukemelas-1a07897c.pth", num_params=30_389_784, acc=(83.444, 96.628),
         ops=10.266, file_size=116.864, recipe=f"{REFERENCES}#efficientnet-v1",
-        docs="These weights are ported from the original paper.", crop_size=456, resize_size=456,
+        docs=PORTED, crop_size=456, resize_size=456,
         interpolation=InterpolationMode.BICUBIC)
     DEFAULT = IMAGENET1K_V1
 
@@ -264,7 +267,7 @@ class EfficientNet_B6_Weights(WeightsEnum):
     IMAGENET1K_V1 = imagenet_weights(
         "efficientnet_b6_lukemelas-24a108a5.pth", num_params=43_040_704, acc=(84.008, 96.916),
         ops=19.068, file_size=165.362, recipe=f"{REFERENCES}#efficientnet-v1",
-        docs="These weights are ported from the original paper.", crop_size=528, resize_size=528,
+        docs=PORTED, crop_size=528, resize_size=528,
         interpolation=InterpolationMode.BICUBIC)
     DEFAULT = IMAGENET1K_V1
 
@@ -275,7 +278,7 @@ class EfficientNet_B7_Weights(WeightsEnum):
     IMAGENET1K_V1 = imagenet_weights(
         "efficientnet_b7_lukemelas-c5b4e57e.pth", num_params=66_347_960, acc=(84.122, 96.908),
         ops=37.746, file_size=254.675, recipe=f"{REFERENCES}#efficientnet-v1",
-        docs="These weights are ported from the original paper.", crop_size=600, resize_size=600,
+        docs=PORTED, crop_size=600, resize_size=600,
         interpolation=InterpolationMode.BICUBIC)
     DEFAULT = IMAGENET1K_V1
 
@@ -306,7 +309,7 @@ class EfficientNet_V2_L_Weights(WeightsEnum):
     IMAGENET1K_V1 = imagenet_weights(
         "efficientnet_v2_l-59c71312.pth", num_params=118_515_272, acc=(85.808, 97.788), ops=56.08,
         file_size=454.573, recipe=f"{REFERENCES}#efficientnet-v2",
-        docs="These weights are ported from the original paper.", min_size=(33, 33), crop_size=480,
+        docs=PORTED, min_size=(33, 33), crop_size=480,
         resize_size=480, interpolation=InterpolationMode.BICUBIC, mean=(0.5, 0.5, 0.5),
         std=(0.5, 0.5, 0.5))
     DEFAULT = IMAGENET1K_V1

@@ -4,12 +4,10 @@ the labels in proportion. JPEG raises NotImplementedError naming itself."""
 from __future__ import annotations
 
 import math
-import numbers
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Callable
 
-from .... import clamp, empty, randint, tensor
+from .... import clamp, randint, tensor
 from ...._tensor import Tensor
 from ....distributions import Beta
 from ....nn.functional import one_hot
@@ -32,18 +30,7 @@ class RandomErasing(_RandomApplyTransform):
     def __init__(self, p: float = 0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0.0,
                  inplace: bool = False) -> None:
         super().__init__(p=p)
-        if not isinstance(value, (numbers.Number, str, tuple, list)):
-            raise TypeError("Argument value should be either a number or str or a sequence")
-        if isinstance(value, str) and value != "random":
-            raise ValueError("If value is str, it should be 'random'")
-        if not isinstance(scale, Sequence):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, Sequence):
-            raise TypeError("Ratio should be a sequence")
-        if scale[0] > scale[1] or ratio[0] > ratio[1]:
-            warnings.warn("Scale and ratio should be of kind (min, max)")
-        if scale[0] < 0 or scale[1] > 1:
-            raise ValueError("Scale should be between 0 and 1")
+        v1.RandomErasing(0.5, scale, ratio, value)  # validates them
         self.scale = scale
         self.ratio = ratio
         if isinstance(value, (int, float)):
@@ -55,27 +42,13 @@ class RandomErasing(_RandomApplyTransform):
         self.inplace = inplace
 
     def make_params(self, flat_inputs: list) -> dict:
-        channels, height, width = F.get_dimensions(flat_inputs[0])
+        image = flat_inputs[0]
+        channels = F.get_num_channels(image)
         if self.value is not None and len(self.value) not in (1, channels):
             raise ValueError("If value is a sequence, it should have either a single value or "
                              f"{channels} (number of inpt channels)")
-        log_ratio = [math.log(r) for r in self.ratio]
-        area = height * width
-        for _ in range(10):
-            erase_area = area * float(empty(1).uniform_(self.scale[0], self.scale[1]).item())
-            aspect = math.exp(float(empty(1).uniform_(log_ratio[0], log_ratio[1]).item()))
-            h = int(round(math.sqrt(erase_area * aspect)))
-            w = int(round(math.sqrt(erase_area / aspect)))
-            if not (h < height and w < width):
-                continue
-            if self.value is None:
-                v = empty([channels, h, w]).normal_()
-            else:
-                v = tensor(self.value)[:, None, None]
-            i = int(randint(0, height - h + 1, size=(1,)).item())
-            j = int(randint(0, width - w + 1, size=(1,)).item())
-            return {"i": i, "j": j, "h": h, "w": w, "v": v}
-        return {"i": 0, "j": 0, "h": height, "w": width, "v": None}
+        i, j, h, w, v = v1.RandomErasing.get_params(image, self.scale, self.ratio, self.value)
+        return {"i": i, "j": j, "h": h, "w": w, "v": None if v is image else v}
 
     def transform(self, inpt: Any, params: dict) -> Any:
         if params["v"] is None:
