@@ -105,3 +105,16 @@ def test_torchvision_paths_through_the_compat_alias():
     assert result.stdout.splitlines() == [
         "torchvision.models.detection.faster_rcnn.fasterrcnn_resnet50_fpn is not implemented "
         "in ember", "ResNet ember.vision.transforms.v2._type_conversion"]
+
+
+def test_backend_functions():
+    import ember.vision as vision
+    assert vision.get_image_backend() == "PIL" and vision.get_video_backend() == "pyav"
+    vision.set_image_backend("PIL")
+    vision.set_video_backend("video_reader")
+    vision.disable_beta_transforms_warning()
+    with pytest.raises(ValueError, match="Invalid backend 'cv2'. Options are 'PIL' and "
+                                         "'accimage'"):
+        vision.set_image_backend("cv2")
+    with pytest.raises(NotImplementedError, match="accimage"):
+        vision.set_image_backend("accimage")
