@@ -12,7 +12,7 @@ from ember.vision.models.convnext import CNBlockConfig, ConvNeXt
 from ember.vision.models.densenet import DenseNet, _rename_old_keys
 from ember.vision.models.efficientnet import EfficientNet, FusedMBConvConfig, MBConvConfig
 from ember.vision.models.mobilenetv3 import InvertedResidualConfig, MobileNetV3
-from ember.vision.models.vision_transformer import VisionTransformer
+from ember.vision.models.vision_transformer import VisionTransformer, interpolate_embeddings
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -72,3 +72,21 @@ def test_vit_mlp_block_loads_version_1_keys():
     model.load_state_dict(old)  # no metadata: version None, the keys are renamed
     np.testing.assert_array_equal(model.encoder.layers[0].mlp[3].bias.detach().numpy(),
                                   state["encoder.layers.encoder_layer_0.mlp.3.bias"].numpy())
+
+
+def test_vit_interpolate_embeddings_matches_torch():
+    import torch
+    state = recorded("vit")["state_dict"]  # 32x32 images, 8x8 patches: a 4x4 grid
+    original = state["encoder.pos_embedding"].numpy()
+    resized = interpolate_embeddings(48, 8, dict(state), reset_heads=True)
+    grid = torch.from_numpy(original[:, 1:]).permute(0, 2, 1).reshape(1, 16, 4, 4)
+    expected = torch.nn.functional.interpolate(grid, size=6, mode="bicubic", align_corners=True)
+    expected = expected.reshape(1, 16, 36).permute(0, 2, 1)
+    got = resized["encoder.pos_embedding"].numpy()
+    np.testing.assert_allclose(got[:, 1:], expected.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(got[:, :1], original[:, :1])
+    assert not [k for k in resized if k.startswith("heads")]
+    model = VisionTransformer(image_size=48, patch_size=8, num_layers=2, num_heads=2,
+                              hidden_dim=16, mlp_dim=24, num_classes=5)
+    model.load_state_dict(resized, strict=False)
+    assert interpolate_embeddings(32, 8, state) is state  # same size: unchanged

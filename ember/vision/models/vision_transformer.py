@@ -11,11 +11,11 @@ from typing import Callable, NamedTuple
 
 from ... import cat, empty, nn, zeros
 from ..._tensor import Tensor
+from ...nn import functional as F
 from ..ops.misc import MLP, Conv2dNormActivation
 from ..transforms.functional import InterpolationMode
 from ._api import WeightsEnum, register_model
 from ._utils import (BLOG, REFERENCES, build, handle_legacy_interface, imagenet_weights)
-from .. import _unavailable
 
 __all__ = ["VisionTransformer", "ViT_B_16_Weights", "ViT_B_32_Weights", "ViT_L_16_Weights",
            "ViT_L_32_Weights", "ViT_H_14_Weights", "vit_b_16", "vit_b_32", "vit_l_16",
@@ -347,6 +347,29 @@ def vit_h_14(*, weights: ViT_H_14_Weights | None = None, progress: bool = True,
     return _vision_transformer(14, 32, 16, 1280, 5120, weights, progress, kwargs)
 
 
-# torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["interpolate_embeddings"]
-globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
+def interpolate_embeddings(image_size: int, patch_size: int, model_state: dict,
+                           interpolation_mode: str = "bicubic",
+                           reset_heads: bool = False) -> dict:
+    """A ViT state_dict adapted to another image size: the patch position embeddings are
+    resized as a square grid (the class token's is kept); reset_heads drops the heads.*
+    entries (for fine-tuning on new classes)."""
+    pos_embedding = model_state["encoder.pos_embedding"]
+    n, seq_length, hidden_dim = pos_embedding.shape
+    if n != 1:
+        raise ValueError(f"Unexpected position embedding shape: {pos_embedding.shape}")
+    side = image_size // patch_size
+    if side * side + 1 == seq_length:
+        return model_state
+    old_side = int(math.sqrt(seq_length - 1))
+    if old_side * old_side != seq_length - 1:
+        raise ValueError(f"seq_length is not a perfect square! Instead got seq_length_1d * "
+                         f"seq_length_1d = {old_side * old_side} and seq_length = "
+                         f"{seq_length - 1}")
+    grid = pos_embedding[:, 1:, :].permute(0, 2, 1).reshape(1, hidden_dim, old_side, old_side)
+    grid = F.interpolate(grid, size=side, mode=interpolation_mode, align_corners=True)
+    grid = grid.reshape(1, hidden_dim, side * side).permute(0, 2, 1)
+    model_state["encoder.pos_embedding"] = cat([pos_embedding[:, :1, :], grid], dim=1)
+    if reset_heads:
+        model_state = OrderedDict((k, v) for k, v in model_state.items()
+                                  if not k.startswith("heads"))
+    return model_state
