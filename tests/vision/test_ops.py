@@ -97,7 +97,8 @@ def torch_bilinear(feature, y, x):
     else:
         x_high = x_low + 1
     ly, lx = y - y_low, x - x_low
-    return ((1 - ly) * (1 - lx) * feature[:, y_low, x_low] + (1 - ly) * lx * feature[:, y_low, x_high]
+    return ((1 - ly) * (1 - lx) * feature[:, y_low, x_low]
+            + (1 - ly) * lx * feature[:, y_low, x_high]
             + ly * (1 - lx) * feature[:, y_high, x_low] + ly * lx * feature[:, y_high, x_high])
 
 
@@ -236,7 +237,8 @@ def test_roi_align_box_list_module_and_errors():
     boxes = [ember.tensor(ROIS[ROIS[:, 0] == i, 1:]) for i in range(2)]
     as_list = O.roi_align(features, boxes, 2, aligned=True)
     rois = ember.tensor(np.concatenate([ROIS[ROIS[:, 0] == 0], ROIS[ROIS[:, 0] == 1]]))
-    np.testing.assert_allclose(as_list.numpy(), O.roi_align(features, rois, 2, aligned=True).numpy())
+    np.testing.assert_allclose(as_list.numpy(),
+                               O.roi_align(features, rois, 2, aligned=True).numpy())
     module = O.RoIAlign((2, 2), spatial_scale=0.5, sampling_ratio=2)
     assert repr(module) == "RoIAlign(output_size=(2, 2), spatial_scale=0.5, sampling_ratio=2, " \
                            "aligned=False)"

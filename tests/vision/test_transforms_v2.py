@@ -37,7 +37,8 @@ def test_to_dtype_and_to_image_match_torch():
     plain = v2.ToDtype(ember.float32)(ember.from_numpy(x))
     np.testing.assert_array_equal(plain.numpy(), t.float().numpy())
     back = F.to_dtype(scaled, ember.uint8, scale=True)
-    np.testing.assert_array_equal(back.numpy(), (t.float() / 255 * (255 + 1 - 1e-3)).to(torch.uint8))
+    expected = (t.float() / 255 * (255 + 1 - 1e-3)).to(torch.uint8)
+    np.testing.assert_array_equal(back.numpy(), expected.numpy())
     same = ember.from_numpy(x)
     assert F.to_dtype(same, ember.uint8, scale=True) is same
     pil = Image.fromarray(x.transpose(1, 2, 0))
@@ -47,7 +48,7 @@ def test_to_dtype_and_to_image_match_torch():
     np.testing.assert_array_equal(v2.ToImage()(x.transpose(1, 2, 0)).numpy(), x)
     assert v2.PILToTensor()(pil).shape == (3, 30, 40)
     assert v2.ToPILImage()(from_pil).size == (40, 30)
-    with pytest.raises(ValueError, match="dtype must be a dict or a torch.dtype, got <class 'str'>"):
+    with pytest.raises(ValueError, match="dtype must be a dict or a torch.dtype, got <class "):
         v2.ToDtype("float32")
 
 
