@@ -34,6 +34,11 @@ class _UnavailableMeta(type):
         raise NotImplementedError(_message(cls._torchvision_name))
 
 
+def is_stand_in(obj) -> bool:
+    """Whether obj is one of these stand-ins."""
+    return getattr(obj, "_torchvision_name", None) is not None
+
+
 def _stand_in(module_name: str, name: str):
     full_name = _torchvision_name(module_name, name)
     doc = f"Not implemented in ember: {full_name} raises NotImplementedError when used."
@@ -49,6 +54,7 @@ def _stand_in(module_name: str, name: str):
     unavailable.__name__ = unavailable.__qualname__ = name
     unavailable.__module__ = module_name
     unavailable.__doc__ = doc
+    unavailable._torchvision_name = full_name
     return unavailable
 
 

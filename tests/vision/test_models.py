@@ -309,3 +309,19 @@ def test_stochastic_depth():
         stochastic_depth(x, 2, "row")
     blocks = [m for m in M.efficientnet_b0().modules() if isinstance(m, StochasticDepth)]
     assert blocks[0].p == 0 and blocks[-1].p == pytest.approx(0.2 * 15 / 16)
+
+
+def test_intermediate_layer_getter():
+    from ember.vision.models._utils import IntermediateLayerGetter
+    model = small_resnet().eval()
+    getter = IntermediateLayerGetter(model, {"layer1": "feat1", "layer3": "feat2"})
+    assert list(getter.keys())[-1] == "layer3"  # stops after the last requested layer
+    x = ember.randn(1, 3, 32, 32)
+    out = getter(x)
+    assert list(out) == ["feat1", "feat2"]
+    assert tuple(out["feat1"].shape) == (1, 64, 8, 8) and tuple(out["feat2"].shape) == (1, 256, 2, 2)
+    expected = model.layer3(model.layer2(model.layer1(
+        model.maxpool(model.relu(model.bn1(model.conv1(x)))))))
+    np.testing.assert_allclose(out["feat2"].detach().numpy(), expected.detach().numpy(), rtol=1e-5)
+    with pytest.raises(ValueError, match="return_layers are not present in model"):
+        IntermediateLayerGetter(model, {"layer9": "x"})

@@ -234,3 +234,11 @@ def test_models_ember_lacks_raise_naming_the_model():
         M.get_model("quantized_resnet50")
     with pytest.raises(NotImplementedError, match="torchvision.models.swin_transformer.swin_t "):
         M.get_model_weights("swin_t")
+
+
+def test_weights_of_models_ember_lacks_raise_naming_them():
+    with pytest.raises(NotImplementedError, match="detection.faster_rcnn."
+                                                  "FasterRCNN_ResNet50_FPN_Weights is not"):
+        M.get_weight("FasterRCNN_ResNet50_FPN_Weights.DEFAULT")
+    with pytest.raises(NotImplementedError, match="models.regnet.regnet_y_400mf is not"):
+        M.get_model_weights(M.regnet_y_400mf)

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable
 from urllib.parse import urlparse
 
 from ... import hub
+from .._unavailable import is_stand_in
 
 __all__ = ["WeightsEnum", "Weights", "get_model", "get_model_builder", "get_model_weights",
            "get_weight", "list_models"]
@@ -180,9 +181,8 @@ def get_model_weights(name: Callable | str) -> type:
     builder = get_model_builder(name) if isinstance(name, str) else name
     parameters = inspect.signature(builder).parameters
     if "weights" not in parameters:
-        # the stand-ins for torchvision's missing models say so when called
-        if builder in UNAVAILABLE_MODELS.values():
-            builder()
+        if is_stand_in(builder):
+            builder()  # raises, naming the model ember lacks
         raise ValueError("The method is missing the 'weights' argument.")
     module = sys.modules[builder.__module__]
     annotation = typing.get_type_hints(builder, vars(module)).get("weights")
@@ -207,7 +207,8 @@ def get_weight(name: str) -> WeightsEnum:
                            and hasattr(value, "__path__")]
     for module in modules:
         candidate = vars(module).get(enum_name)
-        if isinstance(candidate, type) and issubclass(candidate, WeightsEnum):
-            return candidate[value_name]
+        if isinstance(candidate, type) and (issubclass(candidate, WeightsEnum)
+                                            or is_stand_in(candidate)):
+            return candidate[value_name]  # a stand-in raises, naming the enum
     raise ValueError(f"The weight enum '{enum_name}' for the specific method couldn't be "
                      "retrieved.")
