@@ -319,7 +319,8 @@ def test_intermediate_layer_getter():
     x = ember.randn(1, 3, 32, 32)
     out = getter(x)
     assert list(out) == ["feat1", "feat2"]
-    assert tuple(out["feat1"].shape) == (1, 64, 8, 8) and tuple(out["feat2"].shape) == (1, 256, 2, 2)
+    assert tuple(out["feat1"].shape) == (1, 64, 8, 8)
+    assert tuple(out["feat2"].shape) == (1, 256, 2, 2)
     expected = model.layer3(model.layer2(model.layer1(
         model.maxpool(model.relu(model.bn1(model.conv1(x)))))))
     np.testing.assert_allclose(out["feat2"].detach().numpy(), expected.detach().numpy(), rtol=1e-5)
