@@ -20,7 +20,7 @@ def classification_preset(image: np.ndarray, resize_to: tuple, crop: int) -> np.
 
 
 def assert_close_to_preset(out: np.ndarray, expected: np.ndarray) -> None:
-    """ember resizes in float64, torch in float32: a few pixels at x.5 round to the
-    neighbouring uint8 level, one level over the smallest std at most."""
+    """ember's resize sums in another order than torch's: a few pixels at x.5 round to
+    the neighbouring uint8 level, one level over the smallest std at most."""
     diff = np.abs(out - expected)
     assert diff.max() < 1 / 255 / min(IMAGENET_STD) + 1e-5 and (diff > 1e-5).mean() < 1e-3
