@@ -201,6 +201,15 @@ def init_conv_and_norm_(module: nn.Module) -> None:
         nn.init.zeros_(module.bias)
 
 
+def init_mobilenet_(module: nn.Module) -> None:
+    """MobileNetV2/V3 init of one module: init_conv_and_norm_, and N(0, 0.01) linear
+    weights with zero biases."""
+    init_conv_and_norm_(module)
+    if isinstance(module, nn.Linear):
+        nn.init.normal_(module.weight, 0, 0.01)
+        nn.init.zeros_(module.bias)
+
+
 # torchvision names ember does not implement: importable, NotImplementedError when used
 _UNAVAILABLE = ["kwonly_to_pos_or_kw"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -10,7 +10,7 @@ from ...nn import functional as F
 from ..ops.misc import Conv2dNormActivation
 from ._api import WeightsEnum, register_model
 from ._utils import (MODIFIED_NEW_RECIPE, REFERENCES, build, handle_legacy_interface,
-                     imagenet_weights, init_conv_and_norm_, make_divisible)
+                     imagenet_weights, init_mobilenet_, make_divisible)
 
 __all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
 
@@ -80,10 +80,7 @@ class MobileNetV2(nn.Module):
         self.classifier = nn.Sequential(nn.Dropout(p=dropout),
                                         nn.Linear(self.last_channel, num_classes))
         for m in self.modules():
-            init_conv_and_norm_(m)
-            if isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+            init_mobilenet_(m)
 
     def forward(self, x: Tensor) -> Tensor:
         x = F.adaptive_avg_pool2d(self.features(x), (1, 1))

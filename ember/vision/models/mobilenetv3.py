@@ -11,7 +11,7 @@ from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ._api import WeightsEnum, register_model
 from ._utils import (BLOG, REFERENCES, build, handle_legacy_interface, imagenet_weights,
-                     init_conv_and_norm_, make_divisible)
+                     init_mobilenet_, make_divisible)
 
 __all__ = ["MobileNetV3", "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights",
            "mobilenet_v3_large", "mobilenet_v3_small"]
@@ -108,10 +108,7 @@ class MobileNetV3(nn.Module):
             nn.Linear(last_out, last_channel), nn.Hardswish(inplace=True),
             nn.Dropout(p=dropout, inplace=True), nn.Linear(last_channel, num_classes))
         for m in self.modules():
-            init_conv_and_norm_(m)
-            if isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+            init_mobilenet_(m)
 
     def forward(self, x: Tensor) -> Tensor:
         x = self.avgpool(self.features(x))
