@@ -9,12 +9,15 @@ buffer in its `_storage_buffer` slot (left unset on every other tensor).
 """
 from __future__ import annotations
 
+import bisect
+import gc
 import math
+import sys
 import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _shared_memory
 from ._device import CPU
 
 __all__ = ["UntypedStorage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
@@ -70,6 +73,75 @@ def _window(buffer: np.ndarray, dtype: np.dtype, offset: int, size: tuple,
     return np.lib.stride_tricks.as_strided(flat, size, tuple(s * item for s in stride))
 
 
+def _sole_user(root) -> bool:
+    """Whether nothing but `root` reaches its memory: no view, alias or other array of
+    it (told by CPython's reference counts), so that rebinding `root` alone moves every
+    user of the storage."""
+    if getattr(root, "_storage_buffer", None) is not None:
+        return False
+    array = root._data
+    owner = array.base
+    # references to `array`: root._data, the name `array` and getrefcount's argument
+    if sys.getrefcount(array) != 3:
+        return False
+    # an owner other than the array: held by array.base, `owner` and the argument
+    return owner is None or (type(owner) is np.ndarray and owner.base is None
+                             and sys.getrefcount(owner) == 3)
+
+
+def _tensors_within(start: int, end: int) -> list:
+    """The live tensors whose memory lies in the addresses [start, end). ember keeps no
+    list of a storage's tensors, so this scans every object the garbage collector
+    tracks (some milliseconds): share_memory_ is a set-up step, not a per-batch one."""
+    from ._tensor import Tensor
+    read_data = Tensor.__dict__["_data"].__get__   # the slot itself (lazy modules hide it)
+    found = []
+    for obj in gc.get_objects():
+        if isinstance(obj, Tensor):
+            try:
+                data = read_data(obj)
+            except AttributeError:      # a tensor still being built
+                continue
+            if data.size:
+                low, high = np.lib.array_utils.byte_bounds(data)
+                if start <= low and high <= end:
+                    found.append(obj)
+    return found
+
+
+def _rebind(tensor, old_start: int, new: np.ndarray) -> None:
+    """Point `tensor`'s arrays at the same places in `new`, the moved copy of the
+    storage that started at address `old_start`."""
+    data = tensor._data
+    offset = _address(data) - old_start if data.size else 0
+    moved = np.ndarray(data.shape, data.dtype, new, offset, data.strides)
+    moved.flags.writeable = data.flags.writeable   # expand's views stay read-only
+    tensor._data = moved
+    buffer = getattr(tensor, "_storage_buffer", None)
+    if buffer is not None:
+        begin = _address(buffer) - old_start
+        tensor._storage_buffer = new[begin:begin + buffer.size]
+
+
+def share_storage(old: np.ndarray, sole_user=None) -> np.ndarray:
+    """Move the storage whose bytes are `old` into a shared-memory segment, in place:
+    every tensor on it (its root, views, aliases) now sees the shared copy, which is
+    returned. `sole_user` is a tensor known to be the storage's only user (see
+    _sole_user), sparing the scan for the others. Already shared: `old` itself."""
+    if _shared_memory.segment_of(old) is not None:
+        return old
+    new = _shared_memory.shared_bytes(_shared_memory.new_segment(old.size), old.size)
+    new[...] = old
+    start = _address(old) if old.size else 0
+    if sole_user is not None:
+        users = [sole_user]
+    else:
+        users = _tensors_within(start, start + old.size) if old.size else []
+    for tensor in users:
+        _rebind(tensor, start, new)
+    return new
+
+
 _warned_typed_storage = False
 
 
@@ -98,9 +170,13 @@ class _StorageBase:
         return iter(self.tolist())
 
     def is_shared(self) -> bool:
-        return False
+        return _shared_memory.segment_of(self.untyped()._bytes) is not None
 
     def share_memory_(self):
+        """Move the storage into shared memory in place (tensors on it follow); a no-op
+        when it is already there."""
+        untyped = self.untyped()
+        untyped._bytes = share_storage(untyped._bytes)
         return self
 
     def is_pinned(self, device=None) -> bool:
@@ -317,6 +393,22 @@ class StorageMethods:
     def storage(self) -> TypedStorage:
         _warn_typed_storage_removal()
         return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype)
+
+    def share_memory_(self):
+        """Move this tensor's storage into shared memory, in place: the tensor, its views
+        and every other tensor on the storage keep aliasing it, now in memory that forked
+        and spawned processes can share. A no-op when already shared; returns self."""
+        if self._base is not None:
+            share_storage(storage_bytes(self))
+        else:
+            sole = _sole_user(self)     # asked before storage_bytes adds a reference
+            share_storage(storage_bytes(self), self if sole else None)
+        return self
+
+    def is_shared(self) -> bool:
+        """Whether the storage is in shared memory (share_memory_, or received from
+        another process)."""
+        return _shared_memory.segment_of(storage_bytes(self)) is not None
 
     def storage_offset(self) -> int:
         return (_address(self._data) - _address(storage_bytes(self))) // self._data.itemsize
