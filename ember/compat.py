@@ -25,12 +25,16 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
 
 __all__ = ["install", "uninstall", "is_installed", "ALIASES"]
 
 # torch's top-level package names and the ember packages that stand in for them.
 ALIASES = {"torch": "ember", "torchvision": "ember.vision"}
+# Modules named torch and torchvision that install the alias where the finder is absent:
+# in processes started by multiprocessing's spawn, which inherit sys.path.
+_ALIAS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_alias_path")
 
 
 def _ember_name(fullname: str) -> str | None:
@@ -96,12 +100,16 @@ def install() -> None:
                            f"install() before anything imports torch, or run the script with "
                            f"`ember run script.py`.")
     sys.meta_path.insert(0, _FINDER)
+    if _ALIAS_PATH not in sys.path:
+        sys.path.insert(0, _ALIAS_PATH)
 
 
 def uninstall() -> None:
     """Undo install(): forget the aliases so `import torch` finds the real torch again."""
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
+    if _ALIAS_PATH in sys.path:
+        sys.path.remove(_ALIAS_PATH)
     for name in _aliased_names():
         module = sys.modules[name]
         if getattr(module, "__name__", "").partition(".")[0] == "ember":
