@@ -13,6 +13,8 @@ import torch.multiprocessing as torch_mp
 
 import ember
 import ember.multiprocessing as mp
+from mp_targets import (add_one, add_one_from_queue, exit_with_three, fail_in_one,
+                        hogwild_train, kill_self, report_views, write_index)
 from oracle import check_error
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -114,23 +116,7 @@ def test_non_leaf_requiring_grad_is_refused():
                               "requires_grad")
 
 
-# ---- tensors crossing processes (children run functions at module level, for spawn)
-
-def add_one(tensor):
-    tensor.add_(1)
-
-
-def add_one_from_queue(queue):
-    tensor, view = queue.get()
-    tensor.add_(1)
-    view.mul_(10)
-
-
-def report_views(queue, answers):
-    a, b = queue.get()
-    b[0] = 42
-    answers.put((a.storage_offset(), b.storage_offset(), a.tolist()))
-
+# ---- tensors crossing processes (the children's functions are in mp_targets.py)
 
 @pytest.mark.parametrize("shared", [True, False])
 def test_fork_shares_only_shared_tensors(shared):
@@ -186,23 +172,6 @@ def test_spawned_process_arguments_share_memory():
 
 # ---- spawn / start_processes
 
-def fail_in_one(i):
-    if i == 1:
-        raise ValueError(f"boom in {i}")
-
-
-def exit_with_three(i):
-    sys.exit(3)
-
-
-def kill_self(i):
-    os.kill(os.getpid(), 9)
-
-
-def write_index(i, out):
-    out[i] = i + 10
-
-
 def test_fn_receives_its_index():
     out = ember.zeros(3).share_memory_()
     assert mp.start_processes(write_index, args=(out,), nprocs=3, start_method="fork") is None
@@ -243,20 +212,6 @@ def test_spawn_without_join_and_start_method_warning():
 
 
 # ---- Hogwild: several processes train one shared model
-
-def hogwild_train(rank, model, losses, steps=40):
-    ember.manual_seed(rank)
-    x = ember.randn(64, 4)
-    y = x @ ember.tensor([[1.0], [-2.0], [3.0], [0.5]])
-    optimizer = ember.optim.SGD(model.parameters(), lr=0.05)
-    for step in range(steps):
-        optimizer.zero_grad()
-        loss = ember.nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        optimizer.step()
-        if step in (0, steps - 1):
-            losses[rank, 0 if step == 0 else 1] = loss.item()
-
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
 def test_hogwild(start_method):
