@@ -24,6 +24,7 @@ import mmap
 import os
 import secrets
 import weakref
+from multiprocessing.util import Finalize
 
 import numpy as np
 
@@ -96,7 +97,9 @@ def _named(nbytes: int) -> Segment:
     finally:
         os.close(fd)
     segment.name = name
-    segment.unlinker = weakref.finalize(segment, _unlink, name)
+    # multiprocessing's Finalize, unlike weakref.finalize, also runs at the exit of a
+    # forked child (which leaves through os._exit), and only in the creating process
+    segment.unlinker = Finalize(segment, _unlink, args=(name,), exitpriority=0)
     return segment
 
 

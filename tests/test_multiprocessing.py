@@ -239,10 +239,12 @@ import ember
 import ember.multiprocessing as mp
 
 def receive(queue, die):
+    global made_here
     t = queue.get()
     t.add_(1)
     if die:
         os.kill(os.getpid(), 9)
+    made_here = ember.ones(5).share_memory_()     # released at this child's exit
 
 if __name__ == "__main__":
     mp.set_sharing_strategy(sys.argv[1])
