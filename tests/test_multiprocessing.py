@@ -116,6 +116,44 @@ def test_non_leaf_requiring_grad_is_refused():
                               "requires_grad")
 
 
+def tensor_cases(lib):
+    return [lib.ones(2, dtype=lib.bfloat16), lib.tensor(3.0), lib.ones(0),
+            lib.arange(6.0).reshape(2, 3).t(), lib.arange(8).reshape(2, 4)[:, 1:3],
+            lib.ones(2, requires_grad=True), lib.tensor([True, False]),
+            lib.nn.Parameter(lib.ones(3))]
+
+
+def round_trip(obj):
+    return ForkingPickler.loads(ForkingPickler.dumps(obj))
+
+
+def test_pickled_tensors_as_torch():
+    """Through multiprocessing's pickler a tensor arrives on the same shared memory, with
+    its dtype, shape, strides, storage offset, requires_grad and class."""
+    def describe(t, lib):
+        return (str(t.dtype), tuple(t.shape), t.stride(), t.storage_offset(),
+                t.requires_grad, type(t).__name__, t.is_shared(),
+                t.detach().float().tolist())
+    for theirs, ours in zip(tensor_cases(torch), tensor_cases(ember)):
+        received = [round_trip(t) for t in (theirs, ours)]
+        assert describe(received[1], ember) == describe(received[0], torch)
+        assert ours.is_shared() == theirs.is_shared() == bool(ours.numel())
+        if ours.dim() and ours.numel() and not ours.requires_grad:
+            received[1][0] = 7                                  # seen by the sender
+            assert ours.tolist() == received[1].tolist() != theirs.tolist()
+
+
+@libs()
+def test_pickled_storages_as_torch(lib):
+    untyped = lib.ones(3).untyped_storage()
+    received = round_trip(untyped)
+    assert type(received) is type(untyped) and received.size() == 12
+    assert received.is_shared() and untyped.is_shared()
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        typed = round_trip(lib.FloatStorage(3))
+    assert type(typed).__name__ == "TypedStorage" and typed.dtype == lib.float32
+
+
 # ---- tensors crossing processes (the children's functions are in mp_targets.py)
 
 @pytest.mark.parametrize("shared", [True, False])

@@ -50,9 +50,12 @@ def reduce_tensor(tensor: Tensor):
                            "since autograd does not support crossing process boundaries.  If "
                            "you just want to transfer the data, call detach() on the tensor "
                            "before serializing (e.g., putting it on the queue).")
-    tensor.share_memory_()
     storage = storage_bytes(tensor)
-    handle = _handle(storage)
+    handle = None       # an empty storage travels as it is, as in torch
+    if storage.size:
+        tensor.share_memory_()
+        storage = storage_bytes(tensor)
+        handle = _handle(storage)
     data = tensor._data
     offset = tensor.data_ptr() - storage.__array_interface__["data"][0] if data.size else 0
     layout = (data.dtype, data.shape, data.strides, offset, storage.size)
@@ -62,7 +65,7 @@ def reduce_tensor(tensor: Tensor):
 def rebuild_tensor(cls, handle, layout, requires_grad: bool) -> Tensor:
     """The receiving side of reduce_tensor: a tensor on the same shared memory."""
     dtype, shape, strides, offset, storage_nbytes = layout
-    storage = _reopen(handle)[:storage_nbytes]
+    storage = np.empty(0, np.uint8) if handle is None else _reopen(handle)[:storage_nbytes]
     t = Tensor._wrap(np.ndarray(shape, dtype, storage, offset, strides))
     t._storage_buffer = storage     # storage_offset() and untyped_storage() as the sender's
     if cls is Parameter:
@@ -76,15 +79,20 @@ def rebuild_tensor(cls, handle, layout, requires_grad: bool) -> Tensor:
 def reduce_storage(storage):
     """Pickle an UntypedStorage or TypedStorage as a handle to its shared segment."""
     untyped = storage.untyped()
-    untyped._bytes = share_storage(untyped._bytes)
-    handle = _handle(untyped._bytes)
+    handle = None
+    if untyped._bytes.size:
+        untyped._bytes = share_storage(untyped._bytes)
+        handle = _handle(untyped._bytes)
     dtype = storage.dtype if isinstance(storage, TypedStorage) else None
-    return rebuild_storage, (type(storage), handle, untyped._bytes.size, dtype)
+    return rebuild_storage, (handle, untyped._bytes.size, dtype)
 
 
-def rebuild_storage(cls, handle, nbytes: int, dtype):
-    untyped = UntypedStorage._wrap(_reopen(handle)[:nbytes])
-    if cls is UntypedStorage:
+def rebuild_storage(handle, nbytes: int, dtype):
+    """The receiving side of reduce_storage: an UntypedStorage, or a TypedStorage of
+    `dtype` (FloatStorage and friends arrive as TypedStorage, as in torch)."""
+    untyped = UntypedStorage() if handle is None else \
+        UntypedStorage._wrap(_reopen(handle)[:nbytes])
+    if dtype is None:
         return untyped
     return TypedStorage(wrap_storage=untyped, dtype=dtype)
 
