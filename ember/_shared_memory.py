@@ -53,11 +53,17 @@ def set_sharing_strategy(new_strategy: str) -> None:
     _strategy["name"] = new_strategy
 
 
+# Each memory file is mapped once per process: a tensor that comes back, or several sent
+# together, land on the segment already there (so on the same storage).
+_mapped: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # file id -> segment
+
+
 def _with_fd(fd: int, nbytes: int) -> Segment:
     """A segment over memory file `fd`, which it then owns (closed with the mapping)."""
     segment = Segment(fd, nbytes)
     segment.fd = fd
     weakref.finalize(segment, os.close, fd)
+    _mapped[_file_id(fd)] = segment
     return segment
 
 
@@ -97,6 +103,7 @@ def _named(nbytes: int) -> Segment:
     finally:
         os.close(fd)
     segment.name = name
+    _mapped[name] = segment
     # multiprocessing's Finalize, unlike weakref.finalize, also runs at the exit of a
     # forked child (which leaves through os._exit), and only in the creating process
     segment.unlinker = Finalize(segment, _unlink, args=(name,), exitpriority=0)
@@ -134,7 +141,6 @@ def segment_of(array: np.ndarray) -> Segment | None:
 
 # ---- handles: how a segment is named to another process
 
-_opened: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # file id -> segment
 _sent_named: set = set()    # file_system segments sent away: kept (and named) until exit
 
 
@@ -146,24 +152,20 @@ def keep_for_receivers(segment: Segment) -> None:
 
 
 def open_fd(fd: int, nbytes: int) -> Segment:
-    """The segment over received memory file `fd` (taken over or closed): one mapping per
-    file in a process, so tensors sent together still share their storage."""
-    key = ("fd", *_file_id(fd))
-    segment = _opened.get(key)
-    if segment is not None and len(segment) >= nbytes:
+    """The segment over received memory file `fd` (taken over, or closed when the file
+    is mapped here already)."""
+    segment = _mapped.get(_file_id(fd))
+    if segment is not None:
         os.close(fd)
         return segment
-    segment = _with_fd(fd, nbytes)
-    _opened[key] = segment
-    return segment
+    return _with_fd(fd, nbytes)
 
 
 def open_named(name: str, nbytes: int) -> Segment:
-    """The segment of the file_system name `name`, mapped once per process."""
+    """The segment of the file_system name `name`."""
     import _posixshmem
-    key = ("name", name)
-    segment = _opened.get(key)
-    if segment is not None and len(segment) >= nbytes:
+    segment = _mapped.get(name)
+    if segment is not None:
         return segment
     fd = _posixshmem.shm_open(name, os.O_RDWR, mode=0o600)
     try:
@@ -171,7 +173,7 @@ def open_named(name: str, nbytes: int) -> Segment:
     finally:
         os.close(fd)
     segment.name = name
-    _opened[key] = segment
+    _mapped[name] = segment
     return segment
 
 

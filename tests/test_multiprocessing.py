@@ -138,6 +138,9 @@ def test_pickled_tensors_as_torch():
         received = [round_trip(t) for t in (theirs, ours)]
         assert describe(received[1], ember) == describe(received[0], torch)
         assert ours.is_shared() == theirs.is_shared() == bool(ours.numel())
+        if ours.numel():    # back in the process that sent it: the very same memory
+            assert received[0].data_ptr() == theirs.data_ptr()
+            assert received[1].data_ptr() == ours.data_ptr()
         if ours.dim() and ours.numel() and not ours.requires_grad:
             received[1].zero_()
             assert not ours.any()                           # the sender's memory
@@ -165,6 +168,16 @@ def test_fork_shares_only_shared_tensors(shared):
     child.start()
     child.join()
     assert t.tolist() == ([1, 1, 1] if shared else [0, 0, 0])
+
+
+def test_round_trip_with_file_system_strategy():
+    mp.set_sharing_strategy("file_system")
+    try:
+        t = ember.arange(4.0)
+        received = round_trip(t[1:])
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+    assert received.storage_offset() == 1 and received.data_ptr() == t[1:].data_ptr()
 
 
 @pytest.mark.parametrize("strategy", ["file_descriptor", "file_system"])
