@@ -89,45 +89,55 @@ def _sole_user(root) -> bool:
                              and sys.getrefcount(owner) == 3)
 
 
-def _tensors_within(start: int, end: int) -> list:
-    """The live tensors whose memory lies in the addresses [start, end). ember keeps no
-    list of a storage's tensors, so this scans every object the garbage collector
-    tracks (some milliseconds): share_memory_ is a set-up step, not a per-batch one."""
+def _users_within(start: int, end: int) -> list:
+    """The live tensors and untyped storages whose memory lies in the addresses
+    [start, end). ember keeps no list of a storage's users, so this scans every object
+    the garbage collector tracks (some milliseconds): share_memory_ is a set-up step."""
     from ._tensor import Tensor
     read_data = Tensor.__dict__["_data"].__get__   # the slot itself (lazy modules hide it)
     found = []
     for obj in gc.get_objects():
-        if issubclass(type(obj), Tensor):      # (isinstance would ask proxies' __class__)
+        kind = type(obj)    # (isinstance would ask proxies for their __class__)
+        if issubclass(kind, Tensor):
             try:
                 data = read_data(obj)
             except AttributeError:      # a tensor still being built
                 continue
-            if data.size:
-                low, high = np.lib.array_utils.byte_bounds(data)
-                if start <= low and high <= end:
-                    found.append(obj)
+        elif kind is UntypedStorage:
+            data = obj._bytes
+        else:
+            continue
+        if data.size:
+            low, high = np.lib.array_utils.byte_bounds(data)
+            if start <= low and high <= end:
+                found.append(obj)
     return found
 
 
-def _rebind(tensor, old_start: int, new: np.ndarray) -> None:
-    """Point `tensor`'s arrays at the same places in `new`, the moved copy of the
-    storage that started at address `old_start`."""
-    data = tensor._data
+def _rebind(user, old_start: int, new: np.ndarray) -> None:
+    """Point a tensor's or storage's arrays at the same places in `new`, the moved copy
+    of the storage that started at address `old_start`."""
+    if type(user) is UntypedStorage:
+        begin = _address(user._bytes) - old_start
+        user._bytes = new[begin:begin + user._bytes.size]
+        return
+    data = user._data
     offset = _address(data) - old_start if data.size else 0
     moved = np.ndarray(data.shape, data.dtype, new, offset, data.strides)
     moved.flags.writeable = data.flags.writeable   # expand's views stay read-only
-    tensor._data = moved
-    buffer = getattr(tensor, "_storage_buffer", None)
+    user._data = moved
+    buffer = getattr(user, "_storage_buffer", None)
     if buffer is not None:
         begin = _address(buffer) - old_start
-        tensor._storage_buffer = new[begin:begin + buffer.size]
+        user._storage_buffer = new[begin:begin + buffer.size]
 
 
 def share_storage(old: np.ndarray, sole_user=None) -> np.ndarray:
     """Move the storage whose bytes are `old` into a shared-memory segment, in place:
-    every tensor on it (its root, views, aliases) now sees the shared copy, which is
-    returned. `sole_user` is a tensor known to be the storage's only user (see
-    _sole_user), sparing the scan for the others. Already shared: `old` itself."""
+    every tensor on it (its root, views, aliases) and every storage object of it now
+    sees the shared copy, which is returned. `sole_user` is a tensor known to be the
+    storage's only user (see _sole_user), sparing the scan for the others. Already
+    shared: `old` itself."""
     if _shared_memory.segment_of(old) is not None:
         return old
     new = _shared_memory.shared_bytes(_shared_memory.new_segment(old.size), old.size)
@@ -136,9 +146,9 @@ def share_storage(old: np.ndarray, sole_user=None) -> np.ndarray:
     if sole_user is not None:
         users = [sole_user]
     else:
-        users = _tensors_within(start, start + old.size) if old.size else []
-    for tensor in users:
-        _rebind(tensor, start, new)
+        users = _users_within(start, start + old.size) if old.size else []
+    for user in users:
+        _rebind(user, start, new)
     return new
 
 

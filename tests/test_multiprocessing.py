@@ -33,7 +33,9 @@ def test_share_memory_in_place(lib):
     alias = t.detach()
     before = (t.is_shared(), view.is_shared(), t.untyped_storage().is_shared())
     pointer = t.data_ptr()
+    storage = t.untyped_storage()
     assert t.share_memory_() is t
+    assert storage.is_shared() and storage.data_ptr() == t.data_ptr()
     assert before == (False, False, False)
     assert (t.is_shared(), view.is_shared(), alias.is_shared()) == (True, True, True)
     assert t.untyped_storage().is_shared()
