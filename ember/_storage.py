@@ -6,10 +6,13 @@ the whole array of the tensor's root (its `_base`, or the tensor itself), so eve
 one base reports the same storage. resize_, set_ and as_strided_ can leave a root's array
 covering only part of its buffer (or another tensor's buffer); such a root keeps the full
 buffer in its `_storage_buffer` slot (left unset on every other tensor).
+
+share_memory_ moves a storage into a shared-memory segment (_shared_memory.py) in place:
+it copies the bytes there and points every tensor and storage object on the old memory
+at the same places in the new (the arrays are rebuilt; the Python objects stay).
 """
 from __future__ import annotations
 
-import bisect
 import gc
 import math
 import sys

@@ -18,6 +18,11 @@ The real torch and ember cannot share one process under the same name: `install(
 refuses with a RuntimeError when any `torch` or `torchvision` module is already
 imported (the objects already handed out would be real torch's, and mixing the two
 gives baffling type errors). `uninstall()` removes the finder and the aliases.
+
+A process that multiprocessing starts with 'spawn' or 'forkserver' re-imports the main
+script without the finder. `install()` therefore also puts a folder of two stand-in
+modules, `torch` and `torchvision`, on sys.path (which such a process inherits): the
+first `import torch` there installs the alias and hands back ember.
 """
 from __future__ import annotations
 
