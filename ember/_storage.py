@@ -17,6 +17,7 @@ import gc
 import math
 import sys
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -76,20 +77,31 @@ def _window(buffer: np.ndarray, dtype: np.dtype, offset: int, size: tuple,
     return np.lib.stride_tricks.as_strided(flat, size, tuple(s * item for s in stride))
 
 
+def _reference_counts(holder) -> tuple:
+    """How many references hold `holder._data` and the array owning its memory (None when
+    it owns its memory), counted by the same steps each time."""
+    array = holder._data
+    owner = array.base
+    return sys.getrefcount(array), None if owner is None else sys.getrefcount(owner)
+
+
+# The counts when one object alone holds an array, and that array alone its owner.
+# Measured rather than written down, as what getrefcount sees varies between versions.
+_ALONE = _reference_counts(SimpleNamespace(_data=np.empty(1)))
+_ALONE_ON_OWNER = _reference_counts(SimpleNamespace(_data=np.empty(2)[1:]))
+
+
 def _sole_user(root) -> bool:
     """Whether nothing but `root` reaches its memory: no view, alias or other array of
     it (told by CPython's reference counts), so that rebinding `root` alone moves every
     user of the storage."""
     if getattr(root, "_storage_buffer", None) is not None:
         return False
-    array = root._data
-    owner = array.base
-    # references to `array`: root._data, the name `array` and getrefcount's argument
-    if sys.getrefcount(array) != 3:
-        return False
-    # an owner other than the array: held by array.base, `owner` and the argument
-    return owner is None or (type(owner) is np.ndarray and owner.base is None
-                             and sys.getrefcount(owner) == 3)
+    counts = _reference_counts(root)    # first: the names below add references
+    owner = root._data.base
+    if owner is None:
+        return counts == _ALONE
+    return type(owner) is np.ndarray and owner.base is None and counts == _ALONE_ON_OWNER
 
 
 def _users_within(start: int, end: int) -> list:
