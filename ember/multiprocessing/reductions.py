@@ -50,12 +50,10 @@ def reduce_tensor(tensor: Tensor):
                            "since autograd does not support crossing process boundaries.  If "
                            "you just want to transfer the data, call detach() on the tensor "
                            "before serializing (e.g., putting it on the queue).")
-    storage = storage_bytes(tensor)
-    handle = None       # an empty storage travels as it is, as in torch
-    if storage.size:
+    if storage_bytes(tensor).size:      # (not kept: share_memory_ counts references)
         tensor.share_memory_()
-        storage = storage_bytes(tensor)
-        handle = _handle(storage)
+    storage = storage_bytes(tensor)
+    handle = _handle(storage) if storage.size else None     # empty: sent as is, as torch
     data = tensor._data
     offset = tensor.data_ptr() - storage.__array_interface__["data"][0] if data.size else 0
     layout = (data.dtype, data.shape, data.strides, offset, storage.size)
