@@ -599,12 +599,6 @@ class Tensor(StorageMethods):
     def is_pinned(self, device=None) -> bool:
         return False
 
-    def share_memory_(self) -> "Tensor":
-        return self
-
-    def is_shared(self) -> bool:
-        return False
-
     # double(), float(), ..., bool(): self.to(that dtype), keeping the memory layout
     # unless memory_format says otherwise.
     double = _cast_method("double", _dtype.float64)
