@@ -18,8 +18,10 @@ from ._layout import (_mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_co
                       sparse_csc, sparse_csr, strided)
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401
                              memory_format, preserve_format)
-from ._tensor import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,
-                      FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor, Tensor)
+from ._tensor import Tensor
+from ._legacy_types import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: F401
+                            DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+                            ShortTensor)
 from ._type_info import finfo, iinfo  # noqa: F401
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                       seed, set_rng_state)
@@ -40,6 +42,7 @@ from .ops.pointwise import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
+from .ops.softmax import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.special_functions import *  # noqa: F401,F403
 from .ops.spectral import *  # noqa: F401,F403
@@ -49,6 +52,7 @@ from .ops.windows import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
 from . import func, jit, linalg, profiler, random, testing  # noqa: F401
+from .linalg._legacy import *  # noqa: F401,F403  (torch.det, torch.svd, torch.norm ...)
 from . import hub  # noqa: F401
 from ._storage import (BFloat16Storage, BoolStorage, ByteStorage, CharStorage,  # noqa: F401
                        ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage,
@@ -61,11 +65,9 @@ from . import nn  # noqa: F401
 from . import fft  # noqa: F401  (after nn: stft pads with nn.functional)
 from . import special  # noqa: F401  (after nn: softmax and friends)
 from . import signal  # noqa: F401
-from .ops.functional_aliases import *  # noqa: F401,F403  (torch.conv2d ...: after nn)
+from ._functional_aliases import *  # noqa: F401,F403  (torch.conv2d ...: after nn)
 from . import distributions  # noqa: F401  (after nn)
 from . import distributed  # noqa: F401  (imports mpi4py only when first used)
-from .nn.functional.activation import (_log_softmax_op as log_softmax,  # noqa: F401
-                                      _softmax_op as softmax)
 from . import utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (torch imports it eagerly; needs nn)
 from .serialization import save, load  # noqa: F401

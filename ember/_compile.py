@@ -78,3 +78,14 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic=N
     def compiled(*args, **kwargs):
         return model(*args, **kwargs)
     return compiled
+
+
+def _module_compile(self, *args, **kwargs) -> None:
+    """torch compiles the module's __call__ in place (its state_dict keys keep their
+    names, unlike torch.compile(module)); ember checks the options and runs eagerly."""
+    compile(self.forward, *args, **kwargs)
+
+
+# Module.compile is bound here, by the layer that implements compiling.
+_module_compile.__name__, _module_compile.__qualname__ = "compile", "Module.compile"
+Module.compile = _module_compile

@@ -25,9 +25,11 @@ class dtype:
     """A tensor element type: torch's name and category, NumPy's storage type."""
 
     __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "is_signed",
-                 "itemsize", "_category", "_legacy_name")
+                 "itemsize", "_category", "_legacy_name", "scalar_name", "cpp_name",
+                 "is_low_precision")
 
-    def __init__(self, name: str, numpy_dtype, category: builtins.int, legacy_name: str):
+    def __init__(self, name: str, numpy_dtype, category: builtins.int, legacy_name: str,
+                 cpp_name: str):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self._category = category          # 0 bool, 1 integer, 2 floating, 3 complex
@@ -36,6 +38,11 @@ class dtype:
         self.is_signed = name not in ("uint8", "bool")
         self.itemsize = self.numpy.itemsize
         self._legacy_name = legacy_name    # e.g. 'FloatTensor', used by Tensor.type()
+        # The names torch's messages print: its ScalarType ('Float') and C++ type ('float').
+        self.scalar_name = legacy_name.removesuffix("Tensor")
+        self.cpp_name = cpp_name
+        # Floating types narrower than float32, which kernels compute in float32.
+        self.is_low_precision = category == 2 and self.itemsize < 4
 
     def __repr__(self) -> str:
         # torch's text, so printed tensors and dtypes read exactly as in PyTorch.
@@ -57,18 +64,20 @@ def _dtype_by_name(name: str) -> dtype:
     return _BY_NAME[name]
 
 
-bool = dtype("bool", np.bool_, 0, "BoolTensor")
-uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
-int8 = dtype("int8", np.int8, 1, "CharTensor")
-int16 = dtype("int16", np.int16, 1, "ShortTensor")
-int32 = dtype("int32", np.int32, 1, "IntTensor")
-int64 = dtype("int64", np.int64, 1, "LongTensor")
-float16 = dtype("float16", np.float16, 2, "HalfTensor")
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2, "BFloat16Tensor")
-float32 = dtype("float32", np.float32, 2, "FloatTensor")
-float64 = dtype("float64", np.float64, 2, "DoubleTensor")
-complex64 = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")
-complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
+bool = dtype("bool", np.bool_, 0, "BoolTensor", "bool")
+uint8 = dtype("uint8", np.uint8, 1, "ByteTensor", "unsigned char")
+int8 = dtype("int8", np.int8, 1, "CharTensor", "signed char")
+int16 = dtype("int16", np.int16, 1, "ShortTensor", "short int")
+int32 = dtype("int32", np.int32, 1, "IntTensor", "int")
+int64 = dtype("int64", np.int64, 1, "LongTensor", "long int")
+float16 = dtype("float16", np.float16, 2, "HalfTensor", "c10::Half")
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2, "BFloat16Tensor", "c10::BFloat16")
+float32 = dtype("float32", np.float32, 2, "FloatTensor", "float")
+float64 = dtype("float64", np.float64, 2, "DoubleTensor", "double")
+complex64 = dtype("complex64", np.complex64, 3, "ComplexFloatTensor",
+                  "c10::complex<float>")
+complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor",
+                   "c10::complex<double>")
 
 # torch's alternative names for the same objects.
 half, float, double = float16, float32, float64
@@ -77,9 +86,17 @@ cfloat, cdouble = complex64, complex128
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
               complex64, complex128)
+# The NumPy types of the low-precision floats, for kernels that test arrays directly.
+LOW_PRECISION_NUMPY = tuple(d.numpy for d in ALL_DTYPES if d.is_low_precision)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 BY_LEGACY_NAME = {d._legacy_name: d for d in ALL_DTYPES}
+
+
+def scalar_type_name(dt) -> str:
+    """torch's ScalarType name of an ember or NumPy dtype ('Float', 'Long' ...), as its
+    error messages print it."""
+    return (dt if isinstance(dt, dtype) else from_numpy_dtype(dt)).scalar_name
 
 
 def from_numpy_dtype(np_dtype) -> dtype:

@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from . import _dtype
+from ._tensor import Tensor, bind_methods
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
@@ -256,7 +257,6 @@ def _is_parameter_class(cls) -> bool:
 
 def tensor_repr(t, tensor_contents: str | None = None) -> str:
     """repr(t) / str(t), identical to PyTorch's text for the same tensor."""
-    from ._tensor import Tensor
     plain = type(t) is Tensor or type(t).__name__ == "Parameter"
     prefix = "tensor(" if plain else type(t).__name__ + "("
     indent = len(prefix)
@@ -283,3 +283,10 @@ def tensor_repr(t, tensor_contents: str | None = None) -> str:
     if not plain and _is_parameter_class(type(t)):
         text = f"Parameter({text})"
     return text
+
+
+def _tensor_repr_method(self, *, tensor_contents=None) -> str:
+    return tensor_repr(self)
+
+
+bind_methods(__repr__=_tensor_repr_method)

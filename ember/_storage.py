@@ -23,6 +23,8 @@ import numpy as np
 
 from . import _dtype, _shared_memory
 from ._device import CPU
+from ._memory_format import contiguous_format
+from ._size import contiguous_strides, size_from_args
 from ._modes import current as modes
 
 __all__ = ["UntypedStorage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
@@ -363,7 +365,7 @@ class TypedStorage(_StorageBase):
         return TypedStorage(wrap_storage=self._untyped_storage.clone(), dtype=self.dtype)
 
     def type(self, dtype=None, non_blocking: bool = False) -> str:
-        return f"torch.{self.dtype._legacy_name[:-len('Tensor')]}Storage"
+        return f"torch.{self.dtype.scalar_name}Storage"
 
     def _describe(self) -> str:
         return f"torch.storage.TypedStorage(dtype={self.dtype}, device={self.device})"
@@ -378,7 +380,7 @@ class _LegacyStorageType(type):
 
 
 def _legacy_storage(dt: _dtype.dtype) -> type:
-    name = dt._legacy_name[:-len("Tensor")] + "Storage"
+    name = dt.scalar_name + "Storage"
     return _LegacyStorageType(name, (TypedStorage,), {"dtype": dt, "__module__": "torch"})
 
 
@@ -405,10 +407,8 @@ def _source_bytes(tensor, source) -> np.ndarray:
     """The bytes of set_'s `source` storage, with torch's dtype check for typed storages."""
     if isinstance(source, TypedStorage):
         if source.dtype is not tensor.dtype:
-            from ._tensor import _C_TYPE_NAMES
-            from .ops.pointwise import scalar_type_name
-            raise RuntimeError(f"Expected a Storage of type {_C_TYPE_NAMES[tensor.dtype]} or an "
-                               f"UntypedStorage, but got type {scalar_type_name(source.dtype)} "
+            raise RuntimeError(f"Expected a Storage of type {tensor.dtype.cpp_name} or an "
+                               f"UntypedStorage, but got type {source.dtype.scalar_name} "
                                "for argument 1 'storage'")
         source = source.untyped()
     return source._bytes
@@ -469,9 +469,6 @@ class StorageMethods:
         shrinking keeps a prefix of the storage, growing past its end moves self to a larger
         copy of it. Unlike torch, which grows the shared storage itself, other tensors on the
         old storage keep the old memory."""
-        from ._memory_format import contiguous_format
-        from .ops.creation import size_from_args
-        from .serialization._pickling import _contiguous_strides
         if memory_format not in (None, contiguous_format):
             raise NotImplementedError(f"resize_: memory_format={memory_format} is not supported "
                                       "by ember (only contiguous)")
@@ -493,7 +490,7 @@ class StorageMethods:
             self._storage_buffer = grown
         else:
             self._remember_buffer()
-        self._data = _window(buffer, dtype, offset, shape, _contiguous_strides(shape))
+        self._data = _window(buffer, dtype, offset, shape, contiguous_strides(shape))
         self._vc[0] += 1
         return self
 
@@ -504,16 +501,15 @@ class StorageMethods:
         """Make self look at `source`'s memory: a tensor (its storage, offset, size and strides
         unless given) or a storage (all of it as 1-D unless a size is given); set_() leaves
         self empty. self keeps its own version counter and is not a view, as in torch."""
-        from ._tensor import Tensor, _C_TYPE_NAMES
-        from .serialization._pickling import _contiguous_strides
+        from ._tensor import Tensor
         self._check_inplace()
         dtype = self._data.dtype
         if source is None:
             buffer, size, storage_offset = np.empty(0, dtype=np.uint8), (0,), 0
         elif isinstance(source, Tensor):
             if source.dtype is not self.dtype:
-                raise RuntimeError(f"Could not set tensor of type {_C_TYPE_NAMES[source.dtype]} "
-                                   f"to a tensor of type {_C_TYPE_NAMES[self.dtype]}")
+                raise RuntimeError(f"Could not set tensor of type {source.dtype.cpp_name} "
+                                   f"to a tensor of type {self.dtype.cpp_name}")
             if source._requires_grad and modes().grad_enabled:
                 raise NotImplementedError("set_: a source tensor that requires grad is not "
                                           "supported by ember (torch records no usable "
@@ -530,7 +526,7 @@ class StorageMethods:
             raise TypeError(f"set_() received an invalid combination of arguments - got "
                             f"({type(source).__name__})")
         size = tuple(int(s) for s in size)
-        stride = _contiguous_strides(size) if stride is None else tuple(int(s) for s in stride)
+        stride = contiguous_strides(size) if stride is None else tuple(int(s) for s in stride)
         if storage_offset < 0:
             raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
         if (storage_offset + _elements_needed(size, stride)) * dtype.itemsize > buffer.size:
@@ -541,25 +537,3 @@ class StorageMethods:
         self._storage_buffer = buffer
         self._vc[0] += 1
         return self
-
-    def as_strided_(self, size, stride, storage_offset: int | None = None):
-        """as_strided in place: self takes the view's size, strides and offset."""
-        from .ops.shape import _take_view_shape, as_strided
-        view = as_strided(self, size, stride, storage_offset)
-        self._remember_buffer()
-        return _take_view_shape(self, view, "AsStridedBackward1")
-
-    def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
-                          requires_grad: bool = False, pin_memory: bool = False):
-        """Uninitialised memory seen with the given strides, in self's dtype by default."""
-        from .ops.creation import size_from_args
-        from .ops.functional_aliases import empty_strided
-        size, stride = size_from_args((size,), "new_empty_strided"), tuple(stride)
-        if len(size) != len(stride):
-            raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
-                               f"dimensionality of strides ({len(stride)})")
-        if any(s < 0 for s in stride):
-            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} "
-                               f"and strides={list(stride)}")
-        return empty_strided(size, stride, dtype=dtype or self.dtype, device=device,
-                             requires_grad=requires_grad)

@@ -14,8 +14,6 @@ from ._device import CPU, check_device, device as _device_cls
 from ._size import Size
 from ._storage import StorageMethods, storage_bytes
 from ._modes import current as modes
-from .autograd import function as _function
-from .autograd.graph import AccumulateGrad
 
 _new = object.__new__
 
@@ -47,11 +45,6 @@ class Tensor(StorageMethods):
     # Make NumPy defer to Tensor's reflected operators (ndarray + Tensor -> Tensor).
     __array_ufunc__ = None
     __array_priority__ = 1000
-
-    def __init__(self, *args, device=None):
-        """Legacy constructor (torch.Tensor makes tensors of the default dtype):
-        Tensor(2, 3) / Tensor(torch.Size) -> uninitialised, Tensor(data) -> a copy."""
-        _legacy_init(self, args, _dtype.get_default_dtype(), device, strict=False)
 
     @staticmethod
     def _make_subclass(cls, data: "Tensor", require_grad: bool = False) -> "Tensor":
@@ -255,18 +248,10 @@ class Tensor(StorageMethods):
                                    "the tensor are the same size")
             if value.dtype != self.dtype:
                 raise RuntimeError(f"attempting to assign a gradient with dtype "
-                                   f"'{_C_TYPE_NAMES[value.dtype]}' to a tensor with grad_dtype "
-                                   f"'{self.dtype._legacy_name[:-6]}'. The gradient must match "
+                                   f"'{value.dtype.cpp_name}' to a tensor with grad_dtype "
+                                   f"'{self.dtype.scalar_name}'. The gradient must match "
                                    "the tensor's grad_dtype (defaults to the tensor's dtype).")
         self._grad = value
-
-    def _edge(self):
-        """The (node, output_nr) through which gradient flows into this tensor."""
-        if self._grad_fn is not None:
-            return (self._grad_fn, self._output_nr)
-        if self._accumulator is None:
-            self._accumulator = AccumulateGrad(self)
-        return (self._accumulator, 0)
 
     def _retains_grad(self) -> bool:
         node = self._grad_fn
@@ -275,37 +260,6 @@ class Tensor(StorageMethods):
     @property
     def retains_grad(self) -> bool:
         return self._retains_grad()
-
-    def retain_grad(self) -> None:
-        if not self._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None:
-            return
-        if self._grad_fn._retained is None:
-            self._grad_fn._retained = {}
-        self._grad_fn._retained[self._output_nr] = self
-
-    def register_hook(self, hook):
-        """hook(grad) -> None or a replacement gradient, called when the grad is computed."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        node, nr = self._edge()
-        return node._add_tensor_hook(nr, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        if self._grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
-                               "tensors")
-        node, _ = self._edge()
-
-        def after_accumulate(grad_inputs, grad_outputs):
-            hook(self)
-        return node.register_hook(after_accumulate)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
-                 inputs=None) -> None:
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
         t = Tensor._wrap(self._data, False, None, 0, self._vc)
@@ -349,83 +303,12 @@ class Tensor(StorageMethods):
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation.")
 
-    def _inplace(self, compute, *args) -> "Tensor":
-        """Run the out-of-place `compute(self, *args)` and write its result into self.
-
-        The result's graph node becomes self's grad_fn. Before computing, autograd
-        gets a snapshot of self's current value, since self's memory is overwritten.
-        """
-        self._check_inplace()
-        recording = modes().grad_enabled and (self._requires_grad or any(
-            isinstance(a, Tensor) and a._requires_grad for a in args))
-        if recording and self._base is not None:
-            return self._inplace_on_view(compute, args)
-        if recording:
-            snapshot = Tensor._wrap(self._data.copy(), self._requires_grad, self._grad_fn,
-                                    self._output_nr)
-            snapshot._accumulator = self._accumulator
-            out = compute(snapshot, *args)
-        else:
-            out = compute(self, *args)
-        self._assign_result(out)
-        if recording:
-            self._grad_fn = out._grad_fn
-            self._output_nr = out._output_nr
-            self._requires_grad = out._requires_grad
-        return self
-
-    def _inplace_on_view(self, compute, args) -> "Tensor":
-        """An in-place op on a view, recorded as torch's CopySlices: the base's history
-        becomes "old base with the view's elements replaced by the op's result", so
-        gradients reach both the modified region and the rest of the base; the view's
-        own history is then re-derived from the new base."""
-        node = self._grad_fn
-        if node is not None and type(node).is_view and len(node._output_meta) > 1:
-            import re
-            raise RuntimeError(
-                f"Output {self._output_nr} of {re.sub(r'Backward[0-9]*$', '', node.name())} is "
-                "a view and is being modified inplace. This view is the output of a function "
-                "that returns multiple views. Such functions do not allow the output views to "
-                "be modified inplace. You should replace the inplace operation by an "
-                "out-of-place one.")
-        from .ops.indexing import CopySlices, Index
-        base = self._base
-        key = np.unravel_index(self._view_positions(), base._data.shape)
-        out = compute(Index.apply(base, key), *args)
-        self._assign_result(out)
-        new_base = CopySlices.apply(base, key, out)
-        base._grad_fn, base._output_nr = new_base._grad_fn, 0
-        base._requires_grad = new_base._requires_grad
-        view = Index.apply(base, key)
-        if view._grad_fn is not None:
-            view._grad_fn.backward_name = "AsStridedBackward0"
-        self._grad_fn, self._output_nr = view._grad_fn, 0
-        self._requires_grad = view._requires_grad
-        return self
-
-    def _view_positions(self) -> np.ndarray:
-        """For each element of this view, its flat (C-order) position in its base: number
-        the base's elements in a scratch buffer laid out like the base's memory, then read
-        that buffer through the view's strides."""
-        base = self._base._data
-        item = base.itemsize
-        low, high = np.lib.array_utils.byte_bounds(base)
-        labels = np.zeros((high - low) // item, dtype=np.int64)
-
-        def laid_out_like(a: np.ndarray) -> np.ndarray:
-            start = (a.__array_interface__["data"][0] - low) // item
-            return np.lib.stride_tricks.as_strided(
-                labels[start:], a.shape, tuple(s // item * labels.itemsize for s in a.strides))
-        laid_out_like(base)[...] = np.arange(base.size).reshape(base.shape)
-        return laid_out_like(self._data).copy()
-
     def _assign_result(self, out: "Tensor") -> None:
         """Write `out` into self's memory, refusing casts torch refuses, bumping the version."""
         src = out._data
         if src.dtype != self._data.dtype and not _dtype.can_cast(out.dtype, self.dtype):
-            from .ops.pointwise import scalar_type_name
-            raise RuntimeError(f"result type {scalar_type_name(out.dtype)} can't be cast to the "
-                               f"desired output type {scalar_type_name(self.dtype)}. Hint: an "
+            raise RuntimeError(f"result type {out.dtype.scalar_name} can't be cast to the "
+                               f"desired output type {self.dtype.scalar_name}. Hint: an "
                                "in-place op keeps the tensor's dtype; use the out-of-place form "
                                "(x = x * 0.5) or skip integer entries such as a state_dict's "
                                "num_batches_tracked.")
@@ -517,10 +400,6 @@ class Tensor(StorageMethods):
     def __hash__(self) -> int:
         return id(self)
 
-    def __repr__(self, *, tensor_contents=None) -> str:
-        from ._printing import tensor_repr
-        return tensor_repr(self)
-
     def __format__(self, spec: str) -> str:
         """A 0-dim tensor formats as its Python number (f"{loss}" prints the float, as in
         torch); other tensors print their repr and refuse a format spec."""
@@ -550,42 +429,6 @@ class Tensor(StorageMethods):
             new.__dict__.update(copy.deepcopy(self.__dict__, memo))
         memo[id(self)] = new
         return new
-
-    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
-        """With no argument the legacy type string ('torch.FloatTensor'); else a cast."""
-        if dtype is None:
-            return "torch." + self.dtype._legacy_name
-        if isinstance(dtype, str):
-            prefix, _, name = dtype.rpartition(".")
-            if prefix != "torch" or name not in _dtype.BY_LEGACY_NAME:
-                raise ValueError(f"invalid type: '{dtype}'")
-            dtype = _dtype.BY_LEGACY_NAME[name]
-        elif isinstance(dtype, _LegacyTensorType):
-            dtype = dtype.dtype
-        return self.to(dtype)
-
-    def type_as(self, other: "Tensor") -> "Tensor":
-        """self cast to other's dtype (self itself when the dtypes already agree)."""
-        return self.to(other.dtype)
-
-    def new(self, *args, device=None) -> "Tensor":
-        """Legacy constructor in self's dtype: new(2, 3) -> uninitialised, new(data) -> a copy."""
-        t = _new(Tensor)
-        _legacy_init(t, args, self.dtype, device, strict=True)
-        return t
-
-    def to(self, *args, **kwargs) -> "Tensor":
-        """to(dtype) / to(device[, dtype]) / to(other); returns self when nothing changes."""
-        copy = kwargs.pop("copy", False)
-        dtype, dev, fmt = parse_to_args(args, kwargs)
-        check_device(dev)
-        _memory_format.memory_order(fmt, self.ndim)     # the channels-last formats' rank
-        same_layout = fmt is _memory_format.preserve_format or \
-            _memory_format.suggested_format(self._data) is fmt
-        if (dtype is None or dtype is self.dtype) and same_layout and not copy:
-            return self
-        from .ops.pointwise import to_dtype
-        return to_dtype(self, dtype or self.dtype, fmt)
 
     def cpu(self, memory_format=None) -> "Tensor":
         return self
@@ -677,14 +520,14 @@ def _rebuild_tensor(data, requires_grad):
     return t
 
 
-# C++ type names torch uses in some messages.
-_C_TYPE_NAMES = {
-    _dtype.bool: "bool", _dtype.uint8: "unsigned char", _dtype.int8: "signed char",
-    _dtype.int16: "short", _dtype.int32: "int", _dtype.int64: "long int",
-    _dtype.float16: "c10::Half", _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float",
-    _dtype.float64: "double", _dtype.complex64: "c10::complex<float>",
-    _dtype.complex128: "c10::complex<double>",
-}
+
+
+def bind_methods(**methods) -> None:
+    """Attach methods that higher layers implement (backward from autograd, the in-place
+    machinery from ops...) to Tensor, named as Tensor's own in reprs and tracebacks."""
+    for name, fn in methods.items():
+        fn.__name__, fn.__qualname__ = name, f"Tensor.{name}"
+        setattr(Tensor, name, fn)
 
 
 def _init_fields(t: Tensor, data: np.ndarray, vc: list) -> None:
@@ -698,65 +541,3 @@ def _init_fields(t: Tensor, data: np.ndarray, vc: list) -> None:
     t._accumulator = None
 
 
-def _legacy_init(t: Tensor, args: tuple, dt: _dtype.dtype, device, strict: bool) -> None:
-    """torch's legacy constructors: sizes -> uninitialised memory, data -> a copy in `dt`,
-    a Tensor -> an alias of it (`strict`: only when its dtype is `dt`)."""
-    from .ops.creation import array_from_data, size_from_args
-    check_device(device)
-    if len(args) == 1 and isinstance(args[0], Size):
-        args = tuple(args[0])
-    if not args:
-        data = np.empty((0,), dtype=dt.numpy)
-    elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
-        data = np.empty(size_from_args(args, "new"), dtype=dt.numpy)
-    elif len(args) == 1 and isinstance(args[0], Tensor):
-        src = args[0]
-        if strict and src.dtype is not dt:
-            raise TypeError(f"expected {dt._legacy_name} (got {src.dtype._legacy_name}): "
-                            "legacy tensor types alias a tensor of their own dtype only")
-        _init_fields(t, src._data, src._vc)
-        t._base = src._base
-        return
-    elif len(args) == 1 and isinstance(args[0], (list, tuple, range, np.ndarray)):
-        data = array_from_data(args[0], dt)
-    elif len(args) == 1:
-        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
-    elif any(isinstance(a, (int, np.integer)) for a in args):
-        data = np.empty(size_from_args(args, "new"), dtype=dt.numpy)
-    else:
-        kinds = ", ".join(type(a).__name__ for a in args)
-        raise TypeError(f"new() received an invalid combination of arguments - got ({kinds})")
-    _init_fields(t, data, [0])
-
-
-class _LegacyTensorType(type):
-    """torch.FloatTensor and friends: constructors of one dtype, and isinstance checks
-    (isinstance(x, torch.FloatTensor) is true for float32 tensors)."""
-
-    def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
-
-    def __call__(cls, *args, device=None) -> Tensor:
-        t = _new(Tensor)
-        _legacy_init(t, args, cls.dtype, device, strict=True)
-        return t
-
-
-def _legacy_type(dt: _dtype.dtype) -> _LegacyTensorType:
-    attributes = {"dtype": dt, "is_cuda": False, "__module__": "torch"}
-    return _LegacyTensorType(dt._legacy_name, (), attributes)
-
-
-BoolTensor = _legacy_type(_dtype.bool)
-ByteTensor = _legacy_type(_dtype.uint8)
-CharTensor = _legacy_type(_dtype.int8)
-ShortTensor = _legacy_type(_dtype.int16)
-IntTensor = _legacy_type(_dtype.int32)
-LongTensor = _legacy_type(_dtype.int64)
-HalfTensor = _legacy_type(_dtype.float16)
-BFloat16Tensor = _legacy_type(_dtype.bfloat16)
-FloatTensor = _legacy_type(_dtype.float32)
-DoubleTensor = _legacy_type(_dtype.float64)
-
-
-_function.register_tensor_type(Tensor)

@@ -17,7 +17,7 @@ import numpy as np
 from . import _dtype
 from ._tensor import Tensor
 from .autograd.function import Function
-from .nn.functional.padding import ConstantPad
+from .ops.padding import ConstantPad
 from .ops.creation import _finish
 from .ops.pointwise import _with_out, scalar_type_name
 from .ops.shape import roll

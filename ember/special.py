@@ -12,12 +12,11 @@ import numpy as np
 
 from ._tensor import Tensor
 from .autograd.grad_mode import no_grad
-from .nn.functional.activation import _log_softmax_op as log_softmax
-from .nn.functional.activation import _softmax_op as softmax
 from .ops import _special_math as kernels
 from .ops.pointwise import _with_out, to_float
-from .ops.pointwise_binary import xlogy
-from .ops.pointwise_unary import (_i1 as i1, _in_float64, digamma, erf, erfc, erfinv, exp2,
+from .ops.softmax import log_softmax, softmax
+from .ops.pointwise.binary import xlogy
+from .ops.pointwise.unary import (_i1 as i1, _in_float64, digamma, erf, erfc, erfinv, exp2,
                                   expm1, i0, lgamma as gammaln, log1p, logit, polygamma, round,
                                   sigmoid, sinc)
 from .ops.reduction import logsumexp

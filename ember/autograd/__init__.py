@@ -1,16 +1,20 @@
-"""ember.autograd: backward, grad, Function, grad modes, anomaly detection, gradcheck
-(autograd.functional is loaded by ember/__init__.py, once Tensor exists)."""
+"""ember.autograd: backward, grad, Function, grad modes, anomaly detection, gradcheck.
+
+autograd.functional (which builds on ops) and autograd.profiler (on ember.profiler) sit
+in higher layers: ember/__init__.py loads them, which binds them here as in torch."""
 from __future__ import annotations
 
 import numpy as np
 
+from .._data_conversion import array_from_data
+from .._tensor import Tensor
 from . import engine
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .function import Function
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                         set_grad_enabled, is_inference_mode_enabled)
 from .gradcheck import gradcheck, gradgradcheck
-from . import graph, forward_ad, profiler  # noqa: F401  (namespaces torch code reaches for)
+from . import graph, forward_ad, tensor_methods  # noqa: F401  (tensor_methods binds)
 
 __all__ = ["backward", "grad", "Function", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "detect_anomaly", "set_detect_anomaly", "gradcheck",
@@ -27,7 +31,6 @@ def _as_tuple(x):
 
 def _root_grads(outputs, grad_outputs):
     """Default and check the gradients that seed the backward pass."""
-    from .._tensor import Tensor
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if not out.requires_grad:
@@ -40,8 +43,7 @@ def _root_grads(outputs, grad_outputs):
                                    "gradient=torch.ones_like(output).")
             g = Tensor._wrap(np.ones(out._data.shape, dtype=out._data.dtype))
         elif not isinstance(g, Tensor):
-            from .. import tensor as make_tensor
-            g = make_tensor(g, dtype=out.dtype)
+            g = Tensor._wrap(array_from_data(g, out.dtype))
         elif g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{g.shape} and output[{i}] has a shape of {out.shape}.")
@@ -111,8 +113,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
                                    "been used in the graph. Set allow_unused=True if this is "
                                    "the desired behavior.")
             if materialize_grads:
-                from .. import zeros_like
-                g = zeros_like(t)
+                g = Tensor._wrap(np.zeros_like(t._data))
         elif not create_graph:
             g = g.detach()
         result.append(g)

@@ -19,6 +19,7 @@ from .._dtype import from_numpy_dtype
 from . import anomaly_mode
 from .anomaly_mode import STATE as ANOMALY
 from .._modes import own as own_modes
+from .._tensor import Tensor
 from .graph import AccumulateGrad
 
 class _Passes(threading.local):
@@ -104,8 +105,7 @@ def _call_node(node, grads):
         for i, g in enumerate(grads):
             if g is None:
                 shape, np_dtype = node._output_meta[i]
-                from .. import zeros
-                grads[i] = zeros(shape, dtype=from_numpy_dtype(np_dtype))
+                grads[i] = Tensor._wrap(np.zeros(shape, dtype=np_dtype))
     if node.holomorphic and any(g is not None and g._data.dtype.kind == "c" for g in grads):
         out = _conjugated(type(node).backward(node, *_conjugated(grads)))
     else:

@@ -18,19 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import Tensor
 from .._modes import DEFAULT as DEFAULT_MODES, current as current_modes, own as own_modes
 from .anomaly_mode import STATE as ANOMALY_STATE
 from .graph import _FREED_MESSAGE, Node, SavedTensor
 
 
 _new = object.__new__
-Tensor = None   # ember._tensor registers the Tensor class here once it is defined
-
-
-def register_tensor_type(cls) -> None:
-    global Tensor, _wrap
-    Tensor = cls
-    _wrap = cls._wrap
+_wrap = Tensor._wrap
 
 
 class Function(Node):

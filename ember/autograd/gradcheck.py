@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._random import numpy_generator
+from .._tensor import Tensor
+
 
 class GradcheckError(RuntimeError):
     """Raised by gradcheck/gradgradcheck when analytical and numerical gradients differ."""
@@ -13,7 +16,6 @@ def _as_tuple(x):
 
 
 def _differentiable_outputs(fn, inputs):
-    from .._tensor import Tensor
     return [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor) and o.requires_grad]
 
 
@@ -43,11 +45,10 @@ def _numerical_jacobian(fn, inputs, wrt, out_index, eps):
 
 def _analytical_jacobian(fn, inputs, wrt, out_index):
     from . import grad
-    from .. import zeros_like
     out = _differentiable_outputs(fn, inputs)[out_index]
     rows = []
     for k in range(out.numel()):
-        seed = zeros_like(out)
+        seed = Tensor._wrap(np.zeros_like(out._data))
         seed._data.reshape(-1)[k] = 1
         (g,) = grad(out, inputs[wrt], seed, retain_graph=True, allow_unused=True)
         rows.append(np.zeros(inputs[wrt].numel()) if g is None
@@ -60,7 +61,6 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
               check_grad_dtypes=False, check_batched_grad=False, check_batched_forward_grad=False,
               check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None) -> bool:
     """True when the analytical gradients of `func` at `inputs` match finite differences."""
-    from .._tensor import Tensor
     inputs = _as_tuple(inputs)
     wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not wrt:
@@ -91,11 +91,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   raise_exception: bool = True, **kwargs) -> bool:
     """gradcheck applied to the gradient of `func` (checks second derivatives)."""
     from . import grad
-    from .. import randn_like
     inputs = _as_tuple(inputs)
     outputs = _differentiable_outputs(func, inputs)
     if grad_outputs is None:
-        grad_outputs = tuple(randn_like(o).requires_grad_(True) for o in outputs)
+        rng = numpy_generator(None)
+        grad_outputs = tuple(
+            Tensor._wrap(rng.standard_normal(o.shape).astype(o._data.dtype)).requires_grad_(True)
+            for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_inputs = len(inputs)
     diff_positions = [i for i, x in enumerate(inputs) if getattr(x, "requires_grad", False)]

@@ -15,6 +15,13 @@ import contextlib
 import enum
 import warnings
 
+from .._naming import set_public_module
+from ..nn.attention._switches import (allow_fp16_bf16_reduction_math_sdp, cudnn_sdp_enabled,
+                                      enable_cudnn_sdp, enable_flash_sdp, enable_math_sdp,
+                                      enable_mem_efficient_sdp, flash_sdp_enabled,
+                                      fp16_bf16_reduction_math_sdp_allowed, math_sdp_enabled,
+                                      mem_efficient_sdp_enabled)
+
 __all__ = ["is_built", "cuFFTPlanCacheAttrContextProp", "cuFFTPlanCache",
            "cuFFTPlanCacheManager", "cuBLASModule", "preferred_linalg_library",
            "preferred_blas_library", "cublas_workspace_size", "cublaslt_workspace_size",
@@ -249,61 +256,13 @@ cufft_plan_cache = cuFFTPlanCacheManager()
 
 
 # ---------------------------------------------------------------- scaled dot product attention
-# Which attention kernels F.scaled_dot_product_attention may use (torch.nn.attention.sdpa_kernel
-# sets the same flags).
-_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True,
-        "math_fp16_bf16_reduction": False}
-
-
-def flash_sdp_enabled() -> bool:
-    """Whether the flash-attention kernel may run (torch has a CPU one)."""
-    return _sdp["flash"]
-
-
-def enable_flash_sdp(enabled: bool) -> None:
-    """Allow or forbid the flash-attention kernel."""
-    _sdp["flash"] = bool(enabled)
-
-
-def mem_efficient_sdp_enabled() -> bool:
-    """Whether the memory-efficient attention kernel (CUDA only) may run."""
-    return _sdp["mem_efficient"]
-
-
-def enable_mem_efficient_sdp(enabled: bool) -> None:
-    """Allow or forbid the memory-efficient attention kernel."""
-    _sdp["mem_efficient"] = bool(enabled)
-
-
-def math_sdp_enabled() -> bool:
-    """Whether the reference (math) attention kernel may run; it is ember's only one."""
-    return _sdp["math"]
-
-
-def enable_math_sdp(enabled: bool) -> None:
-    """Allow or forbid the math attention kernel."""
-    _sdp["math"] = bool(enabled)
-
-
-def cudnn_sdp_enabled() -> bool:
-    """Whether the cuDNN attention kernel (CUDA only) may run."""
-    return _sdp["cudnn"]
-
-
-def enable_cudnn_sdp(enabled: bool) -> None:
-    """Allow or forbid the cuDNN attention kernel."""
-    _sdp["cudnn"] = bool(enabled)
-
-
-def fp16_bf16_reduction_math_sdp_allowed() -> bool:
-    """Whether the math kernel may reduce in fp16/bf16 for such inputs (ember computes
-    half-precision attention the same way either way; the flag is recorded)."""
-    return _sdp["math_fp16_bf16_reduction"]
-
-
-def allow_fp16_bf16_reduction_math_sdp(enabled: bool) -> None:
-    """Allow or forbid fp16/bf16 reductions in the math kernel (recorded only)."""
-    _sdp["math_fp16_bf16_reduction"] = bool(enabled)
+# Which attention kernels F.scaled_dot_product_attention may use: the switches live beside
+# it in nn.attention (torch.nn.attention.sdpa_kernel sets the same ones); torch names them
+# torch.backends.cuda.*.
+set_public_module(__name__, allow_fp16_bf16_reduction_math_sdp, cudnn_sdp_enabled,
+                  enable_cudnn_sdp, enable_flash_sdp, enable_math_sdp, enable_mem_efficient_sdp,
+                  flash_sdp_enabled, fp16_bf16_reduction_math_sdp_allowed, math_sdp_enabled,
+                  mem_efficient_sdp_enabled)
 
 
 def is_flash_attention_available() -> bool:
@@ -350,10 +309,15 @@ def sdp_kernel(enable_flash: bool = True, enable_math: bool = True,
                   "manager will be removed. Please see `torch.nn.attention.sdpa_kernel()` for "
                   "the new context manager, with updated signature.", FutureWarning,
                   stacklevel=3)
-    previous = dict(_sdp)
-    _sdp.update(flash=bool(enable_flash), math=bool(enable_math),
-                mem_efficient=bool(enable_mem_efficient), cudnn=bool(enable_cudnn))
+    switches = ((flash_sdp_enabled, enable_flash_sdp, enable_flash),
+                (math_sdp_enabled, enable_math_sdp, enable_math),
+                (mem_efficient_sdp_enabled, enable_mem_efficient_sdp, enable_mem_efficient),
+                (cudnn_sdp_enabled, enable_cudnn_sdp, enable_cudnn))
+    previous = [(enable, enabled()) for enabled, enable, _ in switches]
+    for _, enable, value in switches:
+        enable(value)
     try:
         yield {}
     finally:
-        _sdp.update(previous)
+        for enable, value in previous:
+            enable(value)

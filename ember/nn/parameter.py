@@ -16,7 +16,7 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
 def _alias(cls, data: Tensor | None):
     """A new `cls` instance viewing `data`'s memory, with no autograd history."""
     if data is None:
-        from .. import empty
+        from ..ops.creation import empty
         data = empty(0)
     if not isinstance(data, Tensor):
         raise TypeError(f"Parameter(): argument 'data' must be Tensor, not "
@@ -121,7 +121,7 @@ class UninitializedTensorMixin:
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Give the tensor uninitialized storage of `shape` (in its dtype unless `dtype` is
         given); it then becomes a plain Parameter / Tensor."""
-        from .. import empty
+        from ..ops.creation import empty
         self.data = empty(shape, device=device, dtype=dtype or self.dtype)
         self.__class__ = self.cls_to_become
 
@@ -202,7 +202,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
-        from .. import empty
+        from ..ops.creation import empty
         return Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
 
     def __init__(self, requires_grad: bool = True, device=None, dtype=None):
@@ -219,7 +219,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __new__(cls, requires_grad: bool = False, device=None, dtype=None,
                 persistent: bool = True):
-        from .. import empty
+        from ..ops.creation import empty
         if not persistent:
             raise NotImplementedError(
                 "UninitializedBuffer(persistent=False) is not supported by ember; register it "

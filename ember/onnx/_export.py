@@ -51,8 +51,7 @@ def _op_table() -> dict:
     from ..nn import functional as F
     from ..nn.modules.rnn import RNNBase
     from ..nn.utils import rnn as rnn_utils
-    from ..ops import (indexing, joining, linalg, pointwise, pointwise_binary,
-                       pointwise_unary, reduction, shape, sorting)
+    from ..ops import indexing, joining, linalg, pointwise, reduction, shape, sorting
     table = {}
 
     def add(name, fn, namespace, prefix=""):
@@ -68,8 +67,7 @@ def _op_table() -> dict:
             sig_fn = base
         table[fn] = (name, handler, sig_fn)
 
-    for module in (pointwise, pointwise_unary, pointwise_binary, reduction, shape, joining,
-                   indexing, linalg, sorting):
+    for module in (pointwise, reduction, shape, joining, indexing, linalg, sorting):
         for name in [*getattr(module, "__all__", ()), *getattr(module, "METHODS", ())]:
             add(name, getattr(module, name, None), vars(module))
     add("getitem", indexing.getitem, {})

@@ -10,9 +10,10 @@ import warnings
 
 from .._tensor import Tensor
 from . import (calculus, complex, creation, householder, indexing, linalg, lu, matrix_exp,
-               pointwise, random, reduction, shape, sorting, special_functions, spectral,
-               statistics, triangular)
+               pointwise, random, reduction, shape, softmax, sorting, special_functions,
+               spectral, statistics, triangular)
 from . import joining  # after shape, which it builds on
+from . import _inplace  # noqa: F401  (binds Tensor._inplace)
 
 
 def _reflected(fn):
@@ -44,7 +45,7 @@ def bind_inplace(module, names) -> None:
 
 for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, sorting,
                 creation, householder, matrix_exp, calculus, complex, lu, statistics,
-                triangular, spectral, special_functions):
+                triangular, spectral, special_functions, softmax):
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 

@@ -43,7 +43,7 @@ def geqrf(input: Tensor, *, out=None) -> tuple:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     if not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(f'"geqrf_cpu" not implemented for '
-                                  f"'{input.dtype._legacy_name[:-len('Tensor')]}'")
+                                  f"'{input.dtype.scalar_name}'")
     return return_types.geqrf(*Geqrf.apply(input))
 
 
@@ -65,7 +65,7 @@ def _check_householder_args(input: Tensor, tau: Tensor) -> None:
         raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
                            f"input.shape[:-2], but got {list(tau.shape[:-1])}")
     if tau.dtype != input.dtype:
-        names = (t.dtype._legacy_name[:-len("Tensor")] for t in (tau, input))
+        names = (t.dtype.scalar_name for t in (tau, input))
         raise RuntimeError("{}: tau dtype {} does not match input dtype {}".format(
             name, *names))
 

@@ -295,7 +295,7 @@ def _value_for(input: Tensor, key, value):
 
 def _check_same_dtype(input: Tensor, values) -> None:
     if isinstance(values, Tensor) and values.dtype is not input.dtype:
-        names = [t.dtype._legacy_name[:-len("Tensor")] for t in (input, values)]
+        names = [t.dtype.scalar_name for t in (input, values)]
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{names[0]} for the destination and {names[1]} for the source.")
 
@@ -610,14 +610,14 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     idx = index._data
     if idx.ndim > 1:
         raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
-                         f"{idx.ndim} with type: {index.dtype._legacy_name[:-6]} and size: "
+                         f"{idx.ndim} with type: {index.dtype.scalar_name} and size: "
                          f"{list(idx.shape)}")
     if idx.dtype.kind not in "iu":
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
-                           f"{index.dtype._legacy_name[:-6]}")
+                           f"{index.dtype.scalar_name}")
     if source.dtype is not input.dtype:
-        raise RuntimeError(f"index_reduce_(): self ({input.dtype._legacy_name[:-6]}) and source "
-                           f"({source.dtype._legacy_name[:-6]}) must have the same scalar type")
+        raise RuntimeError(f"index_reduce_(): self ({input.dtype.scalar_name}) and source "
+                           f"({source.dtype.scalar_name}) must have the same scalar type")
     dim = input._wrap_dim(dim)
     x, src = _as_1d(input), _as_1d(source)
     if x._data.ndim != src._data.ndim or any(

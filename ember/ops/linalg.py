@@ -14,7 +14,6 @@ import string
 
 import numpy as np
 
-from ._return_types import return_types
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
@@ -23,32 +22,26 @@ from .shape import _named
 from ..amp.policy import FP32, LOWER, autocast_op
 
 METHODS = ["matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "addr", "outer",
-           "ger", "dot", "vdot", "inner", "mv", "kron", "cross", "trace", "diag",
-           "det", "inverse", "logdet", "slogdet", "cholesky", "svd", "pinverse", "matrix_power",
-           "qr"]
+           "ger", "dot", "vdot", "inner", "mv", "kron", "cross", "trace", "diag"]
 INPLACE = ["addmm", "addmv", "addbmm", "baddbmm", "addr"]
 
 __all__ = ["matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "addr", "einsum",
            "outer", "ger", "dot", "vdot", "inner", "mv", "tensordot", "kron", "cross", "trace",
-           "diag", "chain_matmul", "cdist", "det", "inverse", "logdet", "slogdet",
-           "cholesky", "svd", "pinverse", "matrix_power", "qr"]
+           "diag", "chain_matmul", "cdist"]
 
-_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+_LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
 
 
-# torch's mm kernel names dtypes by their C++ types.
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
+class LinAlgError(RuntimeError):
+    """A matrix was singular or not positive-definite (torch.linalg.LinAlgError)."""
+
 
 
 def _check_same_dtype(a: Tensor, b: Tensor) -> None:
     """torch's words for mixed dtypes depend on the kernel matmul picks (dot, mv, bmm, mm)."""
     if a._data.dtype == b._data.dtype:
         return
-    sa, sb = (t.dtype._legacy_name[:-len("Tensor")] for t in (a, b))
+    sa, sb = (t.dtype.scalar_name for t in (a, b))
     if a.ndim == 1 and b.ndim == 1:
         message = f"dot : expected both vectors to have same dtype, but found {sa} and {sb}"
     elif b.ndim == 1:
@@ -57,7 +50,7 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
         message = f"expected scalar type {sa} but found {sb}"
     else:
         message = (f"expected m1 and m2 to have the same dtype, but got: "
-                   f"{_CPP_NAMES[a.dtype.name]} != {_CPP_NAMES[b.dtype.name]}")
+                   f"{a.dtype.cpp_name} != {b.dtype.cpp_name}")
     raise RuntimeError(message + ". Hint: convert one operand, e.g. b.to(a.dtype) "
                        "(float64 usually comes from NumPy arrays).")
 
@@ -185,8 +178,8 @@ def _check_vectors(input: Tensor, other: Tensor, name: str) -> None:
                            f"got {input.shape[0]} and {other.shape[0]} elements respectively")
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
-                           f"{input.dtype._legacy_name[:-6]} and "
-                           f"{other.dtype._legacy_name[:-6]}")
+                           f"{input.dtype.scalar_name} and "
+                           f"{other.dtype.scalar_name}")
 
 
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
@@ -684,68 +677,3 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     return Cdist.apply(x1, x2, float(p))
-
-
-# ---------------------------------------------------------------- torch.* linalg aliases
-# The decompositions live in ember/linalg.py (torch.linalg); these are torch's older
-# top-level names, also bound as Tensor methods.
-def det(input: Tensor) -> Tensor:
-    from .. import linalg
-    return linalg.det(input)
-
-
-@autocast_op(FP32)
-def inverse(input: Tensor, *, out=None) -> Tensor:
-    from .. import linalg
-    return linalg.inv(input, out=out)
-
-
-def slogdet(input: Tensor) -> tuple:
-    from .. import linalg
-    return return_types.slogdet(*linalg.slogdet(input))
-
-
-def logdet(input: Tensor) -> Tensor:
-    """log(det(A)): nan for a negative determinant, -inf for a singular matrix."""
-    from .. import linalg
-    sign, logabsdet = linalg.slogdet(input)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return logabsdet + Tensor._wrap(np.log(sign._data.astype(logabsdet._data.dtype)))
-
-
-@autocast_op(FP32)
-def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
-    from .. import linalg
-    return linalg.cholesky(input, upper=upper, out=out)
-
-
-@autocast_op(FP32)
-def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None) -> return_types.svd:
-    """Older torch.svd: returns V (not Vh). Without compute_uv, U and V are zero matrices
-    of full size (m x m, n x n)."""
-    from .. import linalg
-    if compute_uv:
-        U, S, Vh = linalg.svd(input, full_matrices=not some, out=out)
-        return return_types.svd(U, S, Vh.mT)
-    m, n = input.shape[-2:]
-    batch, dtype = tuple(input.shape[:-2]), input._data.dtype
-    return return_types.svd(Tensor._wrap(np.zeros(batch + (m, m), dtype=dtype)),
-                            linalg.svdvals(input, out=out),
-                            Tensor._wrap(np.zeros(batch + (n, n), dtype=dtype)))
-
-
-def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
-    from .. import linalg
-    return linalg.pinv(input, rtol=rcond)
-
-
-def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
-    from .. import linalg
-    return linalg.matrix_power(input, n, out=out)
-
-
-@autocast_op(FP32)
-def qr(input: Tensor, some: bool = True, *, out=None) -> return_types.qr:
-    """Older torch.qr: some=True is linalg.qr's 'reduced' mode, some=False 'complete'."""
-    from .. import linalg
-    return return_types.qr(*linalg.qr(input, "reduced" if some else "complete", out=out))

@@ -23,7 +23,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from .creation import eye
 from .joining import cat
-from .linalg import matmul
+from .linalg import LinAlgError, matmul
 from .shape import _named, tril, triu
 from .pointwise import _with_out
 from .triangular import _check_solve_dtype, _refuse_complex_grad, solve_triangular
@@ -162,7 +162,6 @@ def _raise_if_singular(info: Tensor, name: str) -> None:
     if bad.size:
         where = f"(Batch element {bad[0]}): " if info.ndim else ""
         index = flat[bad[0]]
-        from ..linalg import LinAlgError
         raise LinAlgError(f"{name}: {where}U[{index},{index}] is zero and using it on lu_solve "
                           "would result in a division by zero. If you still want to perform "
                           "the factorization, consider calling linalg.lu(A, pivot) or "
@@ -241,7 +240,7 @@ def _check_lu_solve_args(LU: Tensor, pivots: Tensor, B: Tensor, left: bool) -> N
         raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the "
                            "dimension of the matrix")
     if LU._data.dtype != B._data.dtype:
-        names = (t.dtype._legacy_name[:-len("Tensor")] for t in (LU, B))
+        names = (t.dtype.scalar_name for t in (LU, B))
         raise RuntimeError("linalg.lu_solve: Expected LU and B to have the same dtype, but "
                            "found LU of type {} and B of type {} instead".format(*names))
 

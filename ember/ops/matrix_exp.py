@@ -83,7 +83,7 @@ def matrix_exp(input: Tensor) -> Tensor:
                            "dimensions.")
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError("linalg.matrix_exp: Expected a floating point or complex tensor "
-                           f"as input. Got {input.dtype._legacy_name[:-len('Tensor')]}")
+                           f"as input. Got {input.dtype.scalar_name}")
     if input.shape[-1] != input.shape[-2]:
         raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but "
                            f"they are {input.shape[-2]} by {input.shape[-1]} matrices")

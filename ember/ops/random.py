@@ -28,7 +28,7 @@ def _require_float(dt: _dtype.dtype, kernel: str) -> None:
     """torch's refusal to sample floating-point distributions into other dtypes."""
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
-                                  f"'{dt._legacy_name[:-len('Tensor')]}'")
+                                  f"'{dt.scalar_name}'")
 
 
 def _make(data: np.ndarray, dtype: _dtype.dtype, requires_grad: bool) -> Tensor:

@@ -17,19 +17,19 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ._return_types import return_types
 from .indexing import index as _index
-from .pointwise import _with_out, to_float
+from .pointwise import to_float
 from .shape import _named
 from ..amp.policy import FP32, autocast_op
 
 METHODS = ["sum", "mean", "sum_to_size", "prod", "var", "std", "max", "min", "amax", "amin",
-           "aminmax", "argmax", "argmin", "logsumexp", "norm", "dist", "cumsum", "cumprod",
+           "aminmax", "argmax", "argmin", "logsumexp", "dist", "cumsum", "cumprod",
            "cummax", "cummin", "logcumsumexp", "any", "all", "count_nonzero", "nansum",
            "nanmean"]
 
 INPLACE = ["cumsum", "cumprod"]
 
 __all__ = ["sum", "mean", "sum_to_size", "prod", "var", "std", "var_mean", "std_mean", "max",
-           "min", "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "norm", "dist",
+           "min", "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "dist",
            "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "any", "all",
            "count_nonzero", "nansum", "nanmean", "return_types"]
 
@@ -93,7 +93,7 @@ def _accumulate_dtype(input: Tensor, dtype) -> np.dtype | None:
 
 def _type_name(input: Tensor) -> str:
     """torch's short scalar-type name used in messages: Long, Int, Bool, Float..."""
-    return input.dtype._legacy_name[:-len("Tensor")]
+    return input.dtype.scalar_name
 
 
 def take_along(input: Tensor, index: np.ndarray, axis: int, keepdim: bool = True) -> Tensor:
@@ -585,21 +585,6 @@ def _check_norm_input(input: Tensor, ord, axes) -> None:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
                                    f"dimension {a}because this dimension is empty and the "
                                    "operation does not have an identity")
-
-
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
-         dtype=None) -> Tensor:
-    """The vector p-norm over `dim` (all entries when None). p: a number, inf, -inf, 'fro'
-    (the 2-norm over all entries or over one or two dims) or 'nuc' (torch.linalg.matrix_norm)."""
-    if isinstance(p, str):
-        if p != "fro" or isinstance(dim, (tuple, list)) and len(dim) > 2:
-            from .. import linalg  # matrix norms ('nuc') and their checks
-            dims = (-2, -1) if dim is None else dim
-            return _with_out(linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype), out)
-        p = 2
-    axes = reduce_dims(input, dim)
-    _check_norm_input(input, p, axes)
-    return _with_out(VectorNorm.apply(input, float(p), axes, keepdim, dtype), out)
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:

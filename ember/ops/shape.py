@@ -17,7 +17,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from .indexing import Index, IndexPut, _named, index, put_into_zeros
 
-METHODS = ["view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "permute",
+METHODS = ["as_strided_", "view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "permute",
            "transpose", "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "flatten",
            "unflatten", "contiguous", "narrow", "select", "movedim", "moveaxis", "flip",
            "fliplr", "flipud", "roll", "rot90", "repeat", "tile", "repeat_interleave",
@@ -690,6 +690,13 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
                            f"offset {offset}, and itemsize {item} requiring a storage size of "
                            f"{needed} are out of bounds for storage of size {root._data.nbytes}")
     return AsStrided.apply(input, size, stride, offset)
+
+
+def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    """as_strided in place: self takes the view's size, strides and offset."""
+    view = as_strided(self, size, stride, storage_offset)
+    self._remember_buffer()
+    return _take_view_shape(self, view, "AsStridedBackward1")
 
 
 # ---------------------------------------------------------------- triangles

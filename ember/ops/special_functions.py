@@ -16,10 +16,11 @@ from .. import _dtype
 from .._tensor import Tensor
 from . import _special_math as kernels
 from .creation import arange
-from .pointwise import (_LOW_PRECISION, _float_result_type, _named, _unsupported, _with_out,
+from .indexing import _named
+from .pointwise import (_LOW_PRECISION, _float_result_type, _unsupported, _with_out,
                         data_of, where)
-from .pointwise_binary import binary
-from .pointwise_unary import _in_float64, erfc, lgamma, unary
+from .pointwise.binary import binary
+from .pointwise.unary import _in_float64, erfc, lgamma, unary
 
 METHODS = ["igamma", "igammac", "mvlgamma"]
 INPLACE = ["igamma", "igammac", "mvlgamma"]

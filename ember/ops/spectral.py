@@ -29,6 +29,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Function
+from .indexing import put_into_zeros
+from .padding import ConstantPad, pad
 from .pointwise import scalar_type_name
 
 METHODS = ["stft", "istft"]
@@ -149,7 +151,6 @@ def _call(op: str, input: Tensor, **args) -> str:
 
 def _full_window(window, win_length: int, n_fft: int, real_dtype) -> Tensor:
     """The window (ones when None) zero-padded on both sides to n_fft samples, centred."""
-    from ..nn.functional.padding import ConstantPad
     if window is None:
         window = Tensor._wrap(np.ones(win_length, dtype=real_dtype))
     left = (n_fft - win_length) // 2
@@ -177,7 +178,6 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
     if align_to_window:
         raise NotImplementedError("stft(align_to_window=True) is not supported by ember")
     if center:      # pad with reflections so that frame t is centred on sample t * hop_length
-        from ..nn.functional.padding import pad
         signal_dim = input.ndim
         extended = input.reshape((1,) * (3 - signal_dim) + tuple(input.shape))
         padded = pad(extended, [n_fft // 2, n_fft // 2], pad_mode)
@@ -236,11 +236,10 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
 
 def _overlap_add(frames: Tensor, hop_length: int) -> Tensor:
     """Sum (batch, frames, n) frames placed hop_length apart into (batch, signal) signals."""
-    from ..nn.functional.fold import fold
     batch, count, n = frames.shape
     length = n + hop_length * (count - 1)
-    signal = fold(frames.transpose(1, 2), (1, length), (1, n), stride=(1, hop_length))
-    return signal.reshape(batch, length)
+    positions = hop_length * np.arange(count)[:, None] + np.arange(n)      # (frames, n)
+    return put_into_zeros(frames, (slice(None), positions), (batch, length))
 
 
 def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
@@ -314,6 +313,5 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
         warnings.warn("The length of signal is shorter than the length parameter. Result is "
                       "being padded with zeros in the tail. Please check your center and "
                       "hop_length settings.")
-        from ..nn.functional.padding import ConstantPad
         signal = ConstantPad.apply(signal, ((0, 0), (0, length - signal.shape[-1])), 0)
     return signal if batched else signal.squeeze(0)

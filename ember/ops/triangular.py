@@ -117,7 +117,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
 def _check_same_dtype(b: Tensor, A: Tensor) -> None:
     if b._data.dtype != A._data.dtype:
-        names = (t.dtype._legacy_name[:-len("Tensor")] for t in (b, A))
+        names = (t.dtype.scalar_name for t in (b, A))
         raise RuntimeError("Expected b and A to have the same dtype, but found b of type {} and "
                            "A of type {} instead.".format(*names))
 

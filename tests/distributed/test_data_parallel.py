@@ -67,12 +67,12 @@ def test_final_callbacks_run_once_after_all_gradients():
     seen = []
 
     def queue(grad):
-        engine._final_callbacks.append(lambda: seen.append((w.grad is not None,
+        engine.queue_callback(lambda: seen.append((w.grad is not None,
                                                             v.grad is not None)))
     w.register_hook(queue)
     ((w * 2).sum() + (v * 3).sum()).backward()
     assert seen == [(True, True)]
-    assert engine._final_callbacks == []
+    assert engine._PASSES.final_callbacks == []
     (v * 3).sum().backward()  # no callback queued: nothing runs again
     assert seen == [(True, True)]
 
@@ -81,9 +81,9 @@ def test_final_callbacks_cleared_when_backward_fails():
     w = ember.ones(3, requires_grad=True)
 
     def fail(grad):
-        engine._final_callbacks.append(lambda: None)
+        engine.queue_callback(lambda: None)
         raise ValueError("hook failed")
     w.register_hook(fail)
     with pytest.raises(ValueError, match="hook failed"):
         (w * 2).sum().backward()
-    assert engine._final_callbacks == []
+    assert engine._PASSES.final_callbacks == []

@@ -242,6 +242,4 @@ def test_top_level_functions_pickle_under_torch_names():
 # Top-level functions ember defines under another name, with the reason.
 NOT_PICKLED_BY_TORCH_NAME = [
     "nonzero_static -> ember._tensor.Tensor.nonzero_static",    # the Tensor method itself
-    "log_softmax -> ember.nn.functional.activation._log_softmax_op",  # the op form of F's
-    "softmax -> ember.nn.functional.activation._softmax_op",
 ]

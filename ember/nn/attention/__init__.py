@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from enum import Enum
 
-from ...backends import cuda as _switches
+from . import _switches
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 

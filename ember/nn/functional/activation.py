@@ -20,7 +20,8 @@ from ..._modes import current as modes
 from ...ops._special_math import erf as _erf
 from ...ops import pointwise
 from ...ops.pointwise import float_math, zero_unless
-from ...ops.pointwise_unary import relu_array
+from ...ops.softmax import LogSoftmax, Softmax, softmax_like as _softmax_like
+from ...ops.pointwise.unary import relu_array
 from ...ops.creation import empty_like, zeros_like
 from ...amp.policy import LOWER, autocast_op
 from ._checks import require_floating
@@ -406,84 +407,6 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 
 # ---------------------------------------------------------------- softmax family
-def _along(fn, a: np.ndarray, axis: int) -> np.ndarray:
-    """Run a reduction-based kernel on `axis`, treating a 0-d array as one element."""
-    if a.ndim == 0:
-        return fn(a.reshape(1), 0).reshape(())
-    if a.size == 0:
-        return a.copy()
-    return fn(a, axis)
-
-
-def _softmax_kernel(a: np.ndarray, axis: int) -> np.ndarray:
-    e = a - a.max(axis=axis, keepdims=True)
-    np.exp(e, out=e)
-    e /= e.sum(axis=axis, keepdims=True)
-    return e
-
-
-def _log_softmax_kernel(a: np.ndarray, axis: int) -> np.ndarray:
-    shifted = a - a.max(axis=axis, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
-
-
-class Softmax(Function):
-    backward_name = "SoftmaxBackward0"
-    saves_outputs = True
-
-    @staticmethod
-    def forward(ctx, x, dim):
-        ctx.dim = dim
-        with np.errstate(invalid="ignore"):
-            return float_math(lambda a: _along(_softmax_kernel, a, dim), x._data)
-
-    @staticmethod
-    def backward(ctx, grad):
-        y = ctx.output(0)
-        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
-
-
-class LogSoftmax(Function):
-    backward_name = "LogSoftmaxBackward0"
-    saves_outputs = True
-
-    @staticmethod
-    def forward(ctx, x, dim):
-        ctx.dim = dim
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return float_math(lambda a: _along(_log_softmax_kernel, a, dim), x._data)
-
-    @staticmethod
-    def backward(ctx, grad):
-        y = ctx.output(0)
-        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
-
-
-def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
-                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def _softmax_like(fn_cls, name, input, dim, stacklevel, dtype, negate=False) -> Tensor:
-    if dim is None:
-        dim = _softmax_dim(name, input.ndim, stacklevel + 1)
-    if dtype is not None:
-        input = input.to(dtype)
-    dim = input._wrap_dim(dim)
-    if not (input.is_floating_point() or input.is_complex()):
-        kernel = "log_softmax" if fn_cls is LogSoftmax else "softmax"
-        last = "_lastdim" if dim == max(input.ndim - 1, 0) else ""
-        raise NotImplementedError(
-            f'"{kernel}{last}_kernel_impl" not implemented for '
-            f"'{input.dtype._legacy_name[:-len('Tensor')]}'. Hint: {name} needs a floating-point "
-            "input (use .float()); inside a loss, check the argument order: "
-            "criterion(output, target).")
-    if negate:
-        input = -input
-    return fn_cls.apply(input, dim)
-
-
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     return _softmax_like(Softmax, "softmax", input, dim, _stacklevel, dtype)
@@ -509,7 +432,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     if not logits.is_floating_point():
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
-                           f"{logits.dtype._legacy_name[:-len('Tensor')]}")
+                           f"{logits.dtype.scalar_name}")
     gumbels = -empty_like(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
@@ -517,17 +440,3 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     index = y_soft.max(dim, keepdim=True)[1]
     y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
-
-
-# torch.softmax(input, dim, dtype=None) and Tensor.softmax(dim, dtype=None): dim is required.
-def _softmax_op(input: Tensor, dim: int, dtype=None) -> Tensor:
-    return softmax(input, dim, dtype=dtype)
-
-
-def _log_softmax_op(input: Tensor, dim: int, dtype=None) -> Tensor:
-    return log_softmax(input, dim, dtype=dtype)
-
-
-_softmax_op.__name__, _log_softmax_op.__name__ = "softmax", "log_softmax"
-Tensor.softmax = _softmax_op
-Tensor.log_softmax = _log_softmax_op

@@ -7,8 +7,10 @@ import warnings
 
 import numpy as np
 
-from ... import bmm, baddbmm, cat, zeros, zeros_like
-from ... import bool as bool_
+from ...ops.linalg import bmm, baddbmm
+from ...ops.joining import cat
+from ...ops.creation import zeros, zeros_like
+from ..._dtype import bool as bool_
 from ..._tensor import Tensor
 from .activation import softmax
 from .dropout import dropout

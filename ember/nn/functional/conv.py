@@ -28,7 +28,6 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...amp.policy import LOWER, autocast_op
 from ..._modes import current as modes
-from ...ops.linalg import _CPP_NAMES
 from . import winograd
 from ._bias_grad import bias_grad
 
@@ -37,7 +36,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 
 # Columns larger than this are recomputed in backward rather than kept from forward.
 _CACHE_COLUMNS_BYTES = 32 * 1024 * 1024
-_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+_LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
 # Thin products over more than 4 _THIN_SLICE terms are computed in slices (see
 # _thin_product).
 _THIN_SLICE = 1024
@@ -327,8 +326,8 @@ def _check_input(input: Tensor, weight: Tensor, bias: Tensor | None, n: int, gro
     hint = (" Hint: the input and the layer's parameters have different dtypes; convert one "
             "side, e.g. model.float() or input.float().")
     if bias is not None and bias.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({_CPP_NAMES[input.dtype.name]}) and bias type "
-                           f"({_CPP_NAMES[bias.dtype.name]}) should be the same." + hint)
+        raise RuntimeError(f"Input type ({input.dtype.cpp_name}) and bias type "
+                           f"({bias.dtype.cpp_name}) should be the same." + hint)
     if input.dtype != weight.dtype:
         raise RuntimeError(f"expected scalar type {_short(input)} but found {_short(weight)}."
                            + hint)
@@ -336,7 +335,7 @@ def _check_input(input: Tensor, weight: Tensor, bias: Tensor | None, n: int, gro
 
 
 def _short(t: Tensor) -> str:
-    return t.dtype._legacy_name[:-len("Tensor")]
+    return t.dtype.scalar_name
 
 
 def _resolve_padding(padding, kernel, dilation, stride, n: int):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import broadcast_shapes
+from ...ops.shape import broadcast_shapes
 from ..._tensor import Tensor
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]

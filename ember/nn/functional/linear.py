@@ -12,7 +12,7 @@ from ._bias_grad import bias_grad
 
 __all__ = ["linear", "bilinear"]
 
-_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+_LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
 
 
 def _t(g):
@@ -97,7 +97,7 @@ def _plain_backward(g: np.ndarray, x: np.ndarray, w: np.ndarray, need_x: bool, n
 def _check_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """torch's messages differ between its mm and addmm kernels; ember repeats them."""
     def name(t: Tensor) -> str:
-        return t.dtype._legacy_name[:-len("Tensor")]
+        return t.dtype.scalar_name
 
     hint = (" Hint: the input and the layer's parameters have different dtypes (float64 "
             "usually comes from a NumPy array through torch.from_numpy); convert one side, "

@@ -32,7 +32,7 @@ __all__ = ["l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_ent
            "multi_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
            "hinge_embedding_loss", "cosine_embedding_loss"]
 
-_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+_LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
 
 
 # ---------------------------------------------------------------- reductions
@@ -73,7 +73,7 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 
 def _type_name(t: Tensor) -> str:
     """torch's scalar type name in messages: Float, Double, Long, ..."""
-    return t.dtype._legacy_name[:-len("Tensor")]
+    return t.dtype.scalar_name
 
 
 def _warn_target_size(input: Tensor, target: Tensor) -> None:

@@ -19,7 +19,7 @@ from ...ops.shape import _named
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm"]
 
-_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+_LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
 
 
 def _stats(x: np.ndarray, axes: tuple, scratch: np.ndarray):

@@ -25,7 +25,7 @@ from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
            "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
-_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
+_LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
 _CUBIC_A = -0.75     # torch's (and OpenCV's) bicubic convolution parameter
 
 

@@ -2,7 +2,7 @@
 MultiheadAttention, which torch keeps here too."""
 from __future__ import annotations
 
-from ... import empty
+from ...ops.creation import empty
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Sequence
 
-from ... import cat
+from ...ops.joining import cat
 from ..._tensor import Tensor
 from .. import functional as F
 from .container import ModuleList, Sequential

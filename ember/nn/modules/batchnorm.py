@@ -2,7 +2,8 @@
 BatchNorm1d/2d/3d over F.batch_norm."""
 from __future__ import annotations
 
-from ... import int64, ones, tensor, zeros
+from ..._dtype import int64
+from ...ops.creation import ones, tensor, zeros
 from ..._tensor import Tensor
 from .. import functional as F
 from ..functional.normalization import _sync_batch_norm

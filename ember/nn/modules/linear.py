@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ... import empty
+from ...ops.creation import empty
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init

@@ -461,12 +461,6 @@ class Module:
         from ...ops.creation import empty_like
         return self._apply(lambda t: empty_like(t), recurse=recurse)
 
-    def compile(self, *args, **kwargs) -> None:
-        """torch compiles the module's __call__ in place (its state_dict keys keep their
-        names, unlike torch.compile(module)); ember checks the options and runs eagerly."""
-        from ..._compile import compile as compile_fn
-        compile_fn(self.forward, *args, **kwargs)
-
     def type(self, dst_type) -> Module:
         return self._apply(lambda t: t.type(dst_type))
 

@@ -1,7 +1,7 @@
 """LayerNorm, GroupNorm, RMSNorm and LocalResponseNorm."""
 from __future__ import annotations
 
-from ... import empty
+from ...ops.creation import empty
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init

@@ -210,7 +210,7 @@ class RNNBase(Module):
 
     def _run(self, x: Tensor, state, lengths):
         """Run the layers; returns (output (T, B, D*H), final state (L*D, B, H) [, cell])."""
-        from ... import cat, stack
+        from ...ops.joining import cat, stack
         lstm = self.mode == "LSTM"
         h0 = state[0] if lstm else state
         c0 = state[1] if lstm else None

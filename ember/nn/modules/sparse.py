@@ -1,7 +1,7 @@
 """Embedding and EmbeddingBag: lookup tables over F.embedding / F.embedding_bag."""
 from __future__ import annotations
 
-from ... import empty
+from ...ops.creation import empty
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F

@@ -9,7 +9,8 @@ from __future__ import annotations
 import copy
 import warnings
 
-from ... import full, triu
+from ...ops.creation import full
+from ...ops.shape import triu
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init

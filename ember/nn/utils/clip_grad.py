@@ -36,7 +36,7 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     if not tensors:
-        from ... import tensor
+        from ...ops.creation import tensor
         return tensor(0.0)
     norms = np.stack([_norm(t._data, norm_type) for t in tensors])
     total = _norm(norms.astype(tensors[0]._data.dtype), norm_type)

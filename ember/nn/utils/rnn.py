@@ -111,7 +111,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
         steps_out = steps
     time_idx = np.concatenate([np.full(b, t) for t, b in enumerate(batch_sizes)])
     batch_idx = np.concatenate([np.arange(b) for b in batch_sizes])
-    from ... import full
+    from ...ops.creation import full
     padded = full((steps_out, batch) + tuple(data.shape[1:]), padding_value, dtype=data.dtype)
     padded = padded.index_put((Tensor._wrap(time_idx), Tensor._wrap(batch_idx)), data)
     lengths = (batch_sizes[:, None] > np.arange(batch)[None, :]).sum(0)
@@ -132,7 +132,7 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
                          f"{padding_side}.")
     sequences = list(sequences)
     longest = max(s.shape[0] for s in sequences)
-    from ... import stack
+    from ...ops.joining import stack
     from ..functional import pad
     padded = []
     for s in sequences:

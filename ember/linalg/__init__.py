@@ -1,12 +1,12 @@
 """torch.linalg: norms, inverses, determinants, solves and decompositions on numpy.linalg.
 
 Every function works on batches of matrices (the last two dimensions) and, except eig and
-eigvals (complex results, see ember/_linalg_eig.py), is differentiable; backward passes are
+eigvals (complex results, see _eig.py), is differentiable; backward passes are
 written in ember ops, so higher derivatives work too. Gathered here from elsewhere: the
 products (matmul, multi_dot, cross) from ember/ops/linalg.py, matrix_exp from
 ember/ops/matrix_exp.py, householder_product from ember/ops/householder.py, the triangular
-and LU solvers from ember/ops/triangular.py and ember/ops/lu.py, lstsq from
-ember/_linalg_lstsq.py.
+and LU solvers from ember/ops/triangular.py and ember/ops/lu.py, lstsq from _lstsq.py.
+torch's older top-level names (torch.det, torch.svd, torch.norm ...) are in _legacy.py.
 """
 from __future__ import annotations
 
@@ -14,23 +14,23 @@ import math
 
 import numpy as np
 
-from .ops._return_types import return_types
-from . import _dtype
-from ._tensor import Tensor
-from .autograd.function import Function
-from ._linalg_eig import eig, eigvals
-from ._linalg_lstsq import lstsq
-from .ops.householder import householder_product
-from .ops.joining import cat
-from .ops.linalg import _cross, _in_float32, matmul, multi_dot
-from .ops.matrix_exp import matrix_exp
-from .ops.pointwise import where
-from .ops.reduction import VectorNorm, _check_norm_input, reduce_dims
-from .ops.shape import _named, diagonal as _diagonal
-from .ops.lu import (_factor as _lu_factor_arrays, linalg_lu as lu, linalg_lu_factor as lu_factor,
+from ..ops._return_types import return_types
+from .._dtype import LOW_PRECISION_NUMPY
+from .._tensor import Tensor
+from ..autograd.function import Function
+from ._eig import eig, eigvals
+from ._lstsq import lstsq
+from ..ops.householder import householder_product
+from ..ops.joining import cat
+from ..ops.linalg import _cross, _in_float32, matmul, multi_dot
+from ..ops.matrix_exp import matrix_exp
+from ..ops.pointwise import where
+from ..ops.reduction import VectorNorm, _check_norm_input, reduce_dims
+from ..ops.shape import _named, diagonal as _diagonal
+from ..ops.lu import (_factor as _lu_factor_arrays, linalg_lu as lu, linalg_lu_factor as lu_factor,
                      linalg_lu_factor_ex as lu_factor_ex, linalg_lu_solve as lu_solve)
-from .ops.triangular import _refuse_complex_grad, solve_triangular
-from .amp.policy import FP32, LOWER, autocast_op
+from ..ops.triangular import _refuse_complex_grad, solve_triangular
+from ..amp.policy import FP32, LOWER, autocast_op
 
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "cond", "inv", "inv_ex", "det",
            "slogdet", "solve", "solve_ex", "solve_triangular", "lstsq", "cholesky",
@@ -40,40 +40,11 @@ __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "cond", "inv", "
            "vecdot", "vander", "diagonal", "matrix_exp", "householder_product"]
 
 
-class LinAlgError(RuntimeError):
-    """A matrix was singular or not positive-definite (torch.linalg.LinAlgError)."""
+from .._naming import set_public_module
+from ..ops.linalg import LinAlgError
+from ._checks import _check_float, _check_square, _const, _matrices, _type_name
 
-
-_LOW = (np.dtype(np.float16), _dtype.bfloat16.numpy)
-
-
-def _type_name(t: Tensor) -> str:
-    return t.dtype._legacy_name[:-len("Tensor")]
-
-
-def _check_float(t: Tensor, name: str) -> None:
-    if not (t.is_floating_point() or t.is_complex()):
-        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as "
-                           f"input. Got {_type_name(t)}")
-
-
-def _check_square(t: Tensor, name: str) -> None:
-    _check_float(t, name)
-    if t.ndim < 2:
-        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 "
-                           "dimensions.")
-    if t.shape[-1] != t.shape[-2]:
-        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they "
-                           f"are {t.shape[-2]} by {t.shape[-1]} matrices")
-
-
-def _const(array: np.ndarray, like: Tensor) -> Tensor:
-    """A gradient-free tensor in `like`'s dtype."""
-    return Tensor._wrap(np.asarray(array, dtype=like._data.dtype))
-
-
-def _matrices(t: Tensor) -> Tensor:
-    return t.unsqueeze(-1).unsqueeze(-1)
+set_public_module(__name__, LinAlgError)        # torch.linalg.LinAlgError, as torch names it
 
 
 # ---------------------------------------------------------------- norms
@@ -87,7 +58,7 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
 def _out(result: Tensor, out) -> Tensor:
     if out is None:
         return result
-    from .ops.pointwise import _with_out
+    from ..ops.pointwise import _with_out
     return _with_out(result, out)
 
 
@@ -416,7 +387,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False,
 
 def _in_float32_tuple(fn, a: np.ndarray) -> tuple:
     """Run a NumPy decomposition, 16-bit floats computed in float32 and rounded back."""
-    if a.dtype in _LOW:
+    if a.dtype in LOW_PRECISION_NUMPY:
         return tuple(np.asarray(r).astype(a.dtype) for r in fn(a.astype(np.float32)))
     return tuple(fn(a))
 
@@ -647,7 +618,7 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False,
                 out=None) -> Tensor:
     """Number of singular values above max(atol, rtol * largest singular value)."""
     _check_float(A, "matrix_rank")
-    data = A._data.astype(np.float32) if A._data.dtype in _LOW else A._data
+    data = A._data.astype(np.float32) if A._data.dtype in LOW_PRECISION_NUMPY else A._data
     S = np.abs(np.linalg.eigvalsh(data)) if hermitian else \
         np.linalg.svd(data, compute_uv=False)
     rank = (S > _tolerance(S, data.shape, atol, rtol)).sum(-1).astype(np.int64)

@@ -14,14 +14,15 @@ import warnings
 
 import numpy as np
 
-from .._device import check_device, device
-from .._random import numpy_generator
-from .._tensor import Tensor
-from ..nn import functional as F
-from ..nn.functional.dropout import _feature_dropout
-from .creation import as_tensor, empty, tensor
-from .pointwise import scalar_type_name
-from .shape import as_strided
+from ._device import check_device, device
+from ._random import numpy_generator
+from ._tensor import Tensor
+from .nn import functional as F
+from .nn.functional.dropout import _feature_dropout
+from .ops.complex import view_as_complex, view_as_real
+from .ops.creation import as_tensor, tensor
+from .ops.shape import as_strided
+from .ops.pointwise import scalar_type_name
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -52,7 +53,7 @@ _COPIES = [
     "unfold_copy", "detach_copy", "alias_copy", "as_strided_copy", "split_with_sizes_copy",
     "view_as_real_copy", "view_as_complex_copy"]
 _UTILITIES = [
-    "detach", "detach_", "is_signed", "typename", "binomial", "empty_strided", "asarray",
+    "detach", "detach_", "is_signed", "typename", "binomial", "asarray",
     "frombuffer", "get_default_device", "set_default_device", "get_float32_matmul_precision",
     "set_float32_matmul_precision", "set_warn_always", "is_warn_always_enabled"]
 __all__ = _NN_ALIASES + _INPLACE_FUNCTIONS + _COPIES + _UTILITIES
@@ -299,12 +300,10 @@ def as_strided_copy(input: Tensor, size, stride, storage_offset=None) -> Tensor:
 
 
 def view_as_real_copy(input: Tensor) -> Tensor:
-    from .complex import view_as_real
     return view_as_real(input).clone()
 
 
 def view_as_complex_copy(input: Tensor) -> Tensor:
-    from .complex import view_as_complex
     return view_as_complex(input).clone()
 
 
@@ -338,15 +337,6 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
                          f"{scalar_type_name(count.dtype)}")
     draws = numpy_generator(generator).binomial(count._data.astype(np.int64), prob._data)
     return Tensor._wrap(np.asarray(draws).astype(count._data.dtype))
-
-
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
-                  requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    """Uninitialised memory seen with the given strides (a view of a fresh buffer)."""
-    size, stride = tuple(size), tuple(stride)
-    span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
-    base = empty(span, dtype=dtype, device=device)
-    return as_strided(base, size, stride).requires_grad_(requires_grad)
 
 
 def asarray(obj, *, dtype=None, device=None, copy: bool | None = None,

@@ -11,12 +11,13 @@ import math
 import ml_dtypes
 import numpy as np
 
-from .._tensor import Tensor
-from ..autograd.function import Function
-from .._modes import current as modes
-from . import _special_math as special
-from .pointwise import (_named, _unsupported, _with_out, _zeros_like, float_math, to_float,
-                        where)
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ..._modes import current as modes
+from .. import _special_math as special
+from ..indexing import _named
+from ._common import _unsupported, _with_out, _zeros_like, float_math, to_float
+from .where import where
 
 _DIFFERENTIABLE = [
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
@@ -29,7 +30,7 @@ METHODS = _DIFFERENTIABLE + [
     "conj", "conj_physical", "resolve_conj", "resolve_neg", "angle", "positive", "isnan",
     "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit", "is_nonzero",
     "is_same_size", "is_conj", "is_neg", "is_inference"]
-# sqrt_ has a direct path in pointwise_binary; polygamma_ takes n first, unlike the others.
+# sqrt_ has a direct path in pointwise.binary; polygamma_ takes n first, unlike the others.
 INPLACE = [n for n in _DIFFERENTIABLE if n not in ("sqrt", "polygamma")]
 __all__ = METHODS + ["real", "imag"]
 
@@ -300,7 +301,7 @@ def _part(input: Tensor, index: int) -> Tensor:
     """input's real (index 0) or imaginary (1) part as a view; differentiable as torch's:
     a select of view_as_real, so a gradient g of the part reaches input as g or i g."""
     if input._requires_grad and modes().grad_enabled:
-        from .complex import view_as_real     # complex builds on this module
+        from ..complex import view_as_real    # complex builds on this module
         return view_as_real(input).select(-1, index)
     return input._make_view(input._data.imag if index else input._data.real)
 
@@ -359,7 +360,7 @@ def angle(input: Tensor, *, out=None) -> Tensor:
     """Argument of each element: pi for negative reals, 0 for the others."""
     if input.is_complex():
         if input._requires_grad and modes().grad_enabled:
-            from .pointwise_binary import atan2     # pointwise_binary builds on this module
+            from .binary import atan2     # binary builds on this module
             return _with_out(_named(atan2(imag(input), real(input)), "AngleBackward0"), out)
         return _with_out(Tensor._wrap(np.angle(input._data)), out)
     return _real_angle_op(input, out=out)

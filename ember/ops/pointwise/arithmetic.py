@@ -1,29 +1,22 @@
-"""Elementwise ops: arithmetic, unary math, comparisons, logical and bitwise ops.
-
-Binary ops promote their operands with torch's rules (`_dtype.result_type`) and
-broadcast with NumPy; the engine sums broadcast gradients back to each input's
-shape, so backward here is written as if shapes matched.
-
-The family spans three files: this one holds the shared helpers, arithmetic, `where`,
-comparisons and logical/bitwise ops, and gathers the other two (pointwise_unary: unary
-math; pointwise_binary: binary math, clamp/lerp/addcmul and the direct in-place ops)
-into one namespace, METHODS and INPLACE list.
-"""
+"""Arithmetic (add, sub, mul, div, neg, pow ...), dtype conversion (to, clone), and the
+comparison, logical and bitwise ops."""
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
-from .. import _dtype
-from .._memory_format import check_format, in_format, memory_order, preserve_format
-from .._tensor import Tensor
-from ..autograd.function import Function
-from .._modes import current as modes
-from .indexing import _named
-
-_LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
-_F32 = np.dtype(np.float32)
+from ... import _dtype
+from ..._device import check_device
+from ..._memory_format import (check_format, in_format, memory_order, preserve_format,
+                               suggested_format)
+from ..._tensor import Tensor, parse_to_args
+from ...autograd.function import Function
+from ..indexing import _named
+from ._common import (_LOW_PRECISION, _check_int_divisor, _float_result_type, _save_operands,
+                      _saved_operands, _scalar, _unsupported, _with_out, float_math, operands,
+                      scalar_type_name)
+from .unary import reciprocal
+from .where import where
 
 _OPS = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "neg", "pow", "square",
         "float_power", "clone", "subtract", "multiply", "divide", "negative", "eq", "ne", "lt",
@@ -36,122 +29,11 @@ _INPLACE = ["neg", "pow", "square", "float_power", "true_divide", "floor_divide"
             "greater_equal", "less", "less_equal", "not_equal", "logical_and", "logical_or",
             "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
             "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
-
-_SCALAR_TYPE_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-    "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-    "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+METHODS = _OPS
+INPLACE = _INPLACE
+__all__ = _OPS + ["rsub"]
 
 
-def scalar_type_name(dtype) -> str:
-    """torch's C++ name of a dtype ('Float', 'Long' ...), as its error messages print it."""
-    return _SCALAR_TYPE_NAMES[dtype.name if isinstance(dtype, _dtype.dtype) else
-                              np.dtype(dtype).name]
-
-
-def _unsupported(kernel: str, dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype)}\'')
-
-
-def data_of(x):
-    """The NumPy array (or Python scalar) behind an operand."""
-    return x._data if isinstance(x, Tensor) else x
-
-
-def _check_broadcast(a: np.ndarray, b: np.ndarray) -> None:
-    """torch's error for shapes that do not broadcast (NumPy would raise ValueError)."""
-    sa, sb = a.shape, b.shape
-    for i in range(1, min(len(sa), len(sb)) + 1):
-        if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
-            raise RuntimeError(f"The size of tensor a ({sa[-i]}) must match the size of tensor "
-                               f"b ({sb[-i]}) at non-singleton dimension "
-                               f"{max(len(sa), len(sb)) - i}")
-
-
-def operands(a, b, dtype: _dtype.dtype | None = None):
-    """a and b as NumPy operands already in their common torch dtype (or `dtype`)."""
-    if isinstance(a, Tensor):
-        x = a._data
-        if isinstance(b, Tensor):
-            y = b._data
-            if x.shape != y.shape:
-                _check_broadcast(x, y)
-            if dtype is None and x.dtype == y.dtype:
-                return x, y, x.dtype
-        elif dtype is None and type(b) in _WEAK_SCALARS and x.dtype in _NATIVE_FLOATS:
-            # A Python number never changes a float tensor's dtype; NumPy agrees for
-            # its native float types (weak scalars), so no promotion work is needed.
-            return x, b, x.dtype
-    if dtype is None:
-        dtype = _dtype.result_type(a, b)
-    target = dtype.numpy
-    return _cast(a, target), _cast(b, target), target
-
-
-_WEAK_SCALARS = (int, float)
-_NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _cast(x, target: np.dtype):
-    if isinstance(x, Tensor):
-        d = x._data
-        return d if d.dtype == target else d.astype(target)
-    if isinstance(x, np.ndarray):
-        return x if x.dtype == target else x.astype(target)
-    if isinstance(x, (complex, np.generic)) or target.kind == "b" or \
-            target == _dtype.bfloat16.numpy:
-        # NumPy would widen these with a Python scalar; a NumPy scalar is strong in NumPy
-        # but weak (a plain number) in torch.
-        return np.asarray(x, dtype=target)
-    return x
-
-
-def float_math(fn, x: np.ndarray, *args) -> np.ndarray:
-    """Apply a NumPy math function, computing 16-bit floats in float32 (NumPy has no fast
-    half-precision kernels) and rounding the result back."""
-    if x.dtype in _LOW_PRECISION:
-        return fn(x.astype(_F32), *args).astype(x.dtype)
-    return fn(x, *args)
-
-
-def zero_unless(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """values where `keep` (bool) holds and +0 elsewhere, NaN and inf included: the bits
-    ANDed with an all-ones/all-zeros mask. NumPy's masked selection (np.where, boolean
-    indexing) branches on every element and costs about ten times more on random masks."""
-    bits = np.dtype(f"u{values.itemsize}")
-    mask = keep.astype(bits)
-    np.negative(mask, out=mask)             # 1 -> all ones (unsigned wrap-around)
-    np.bitwise_and(values.view(bits), mask, out=mask)
-    return mask.view(values.dtype)
-
-
-def to_float(x: Tensor) -> np.ndarray:
-    """Integer and bool inputs of float-valued ops become the default dtype, as in torch."""
-    d = x._data
-    if d.dtype.kind in "biu":
-        return d.astype(_dtype.get_default_dtype().numpy)
-    return d
-
-
-def _float_result_type(*operands_) -> _dtype.dtype:
-    """result_type, with integer and bool results raised to the default float dtype."""
-    dt = _dtype.result_type(*operands_)
-    return dt if dt.is_floating_point or dt.is_complex else _dtype.get_default_dtype()
-
-
-def _save_operands(ctx, a, b) -> None:
-    """Keep both operands of a binary op for backward: Tensors saved, scalars as they are."""
-    ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                          b if isinstance(b, Tensor) else None)
-    ctx.scalars = (a, b)
-
-
-def _saved_operands(ctx):
-    a, b = ctx.saved_tensors
-    return (ctx.scalars[0] if a is None else a), (ctx.scalars[1] if b is None else b)
-
-
-# ---------------------------------------------------------------- dtype conversion
 class ToCopy(Function):
     backward_name = "ToCopyBackward0"
 
@@ -169,6 +51,18 @@ class ToCopy(Function):
 def to_dtype(x: Tensor, dtype: _dtype.dtype, memory_format=preserve_format) -> Tensor:
     """A copy of x converted to dtype and laid out in memory_format."""
     return ToCopy.apply(x, dtype, memory_format)
+
+
+def to(self: Tensor, *args, **kwargs) -> Tensor:
+    """to(dtype) / to(device[, dtype]) / to(other); returns self when nothing changes."""
+    copy = kwargs.pop("copy", False)
+    dtype, dev, fmt = parse_to_args(args, kwargs)
+    check_device(dev)
+    memory_order(fmt, self.ndim)     # the channels-last formats' rank
+    same_layout = fmt is preserve_format or suggested_format(self._data) is fmt
+    if (dtype is None or dtype is self.dtype) and same_layout and not copy:
+        return self
+    return to_dtype(self, dtype or self.dtype, fmt)
 
 
 class Clone(Function):
@@ -281,11 +175,6 @@ class Div(Function):
             return (grad * 0 if need_a else None), (grad * 0 if need_b else None), None
         return (grad / b if need_a else None), \
             (-grad * a / (b * b) if need_b else None), None
-
-
-def _check_int_divisor(y) -> None:
-    if np.any(np.asarray(y) == 0):
-        raise RuntimeError("ZeroDivisionError")
 
 
 def _floor_divide(x, y):
@@ -411,77 +300,9 @@ def reflected_div(input: Tensor, other) -> Tensor:
     """other / input for `number / tensor`: torch computes reciprocal(input) * number."""
     if isinstance(other, Tensor):
         return div(other, input)
-    from .pointwise_unary import reciprocal
     return mul(reciprocal(input), other)
 
 
-def _scalar(value, like) -> Tensor:
-    from .creation import scalar_tensor_like
-    return scalar_tensor_like(value, like)
-
-
-def _with_out(result: Tensor, out) -> Tensor:
-    """Support the `out=` keyword: copy the result into `out` (resized as torch does)."""
-    if out is None:
-        return result
-    if result._requires_grad and modes().grad_enabled:
-        op = result._grad_fn.name().split("Backward")[0].lower()
-        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-    if out.shape != result.shape:
-        out._data = np.empty(result._data.shape, dtype=out._data.dtype)
-    out._assign_result(result.detach())
-    return out
-
-
-def _compute(fn, x, y, target: np.dtype):
-    """fn(x, y) in the target dtype; 16-bit floats are computed in float32."""
-    with np.errstate(all="ignore"):
-        if target in _LOW_PRECISION:
-            return np.asarray(fn(_cast(x, _F32), _cast(y, _F32))).astype(target)
-        return np.asarray(fn(x, y)).astype(target, copy=False)
-
-
-def _zeros_like(input: Tensor) -> Tensor:
-    """Zeros shaped like a gradient (a constant: nothing to differentiate)."""
-    return Tensor._wrap(np.zeros_like(input._data))
-
-
-# ---------------------------------------------------------------- where
-class Where(Function):
-    backward_name = "WhereBackward0"
-
-    @staticmethod
-    def forward(ctx, condition, x, y):
-        ctx.save_for_backward(condition)
-        a, b, target = operands(x, y)
-        return np.where(condition._data, a, b).astype(target, copy=False)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (condition,) = ctx.saved_tensors
-        need_x, need_y = ctx.needs_input_grad[1:]
-        return (None, where(condition, grad, 0.0) if need_x else None,
-                where(condition, 0.0, grad) if need_y else None)
-
-
-def where(condition: Tensor, input=None, other=None, *, out=None):
-    """Elementwise choice: input where condition holds, other elsewhere (either may be a
-    number). With only a condition, the indices of its nonzero elements (nonzero)."""
-    if input is None and other is None:
-        return condition.nonzero(as_tuple=True)
-    kind = condition._data.dtype
-    if kind == np.uint8:
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
-                      "and will be removed in a future version of PyTorch. Use a boolean "
-                      "condition instead.", UserWarning, stacklevel=2)
-    elif kind != np.bool_:
-        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {scalar_type_name(kind)}")
-    return _with_out(Where.apply(condition, input, other), out)
-
-
-# ---------------------------------------------------------------- comparison, logic, bits
 def _nondiff_binary(name: str, np_fn, kinds: str | None = None, kernel: str | None = None,
                     tensor_other: bool = False):
     """A non-differentiable two-operand op on the operands' common dtype.
@@ -562,27 +383,3 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and the same values."""
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
-
-
-# ---------------------------------------------------------------- the rest of the family
-# Imported last: both modules build on the helpers above.
-from . import pointwise_binary, pointwise_unary  # noqa: E402
-from .pointwise_binary import *  # noqa: E402,F401,F403
-from .pointwise_unary import *  # noqa: E402,F401,F403
-from .pointwise_binary import (add_, addcdiv_, addcmul_, clamp_, copy_, div_,  # noqa: E402,F401
-                               fill_, lerp_, mul_, sqrt_, sub_, zero_)
-
-METHODS = [n for n in _OPS] + pointwise_unary.METHODS + pointwise_binary.METHODS
-INPLACE = _INPLACE + pointwise_unary.INPLACE + pointwise_binary.INPLACE
-__all__ = _OPS + ["rsub", "where"] + pointwise_unary.__all__ + pointwise_binary.__all__
-
-
-def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
-    return where(condition, self, other)
-
-
-# Bound here rather than through METHODS: Tensor.where takes self as the chosen values,
-# not as the condition, and real/imag are properties.
-Tensor.where = _where_method
-Tensor.real = property(pointwise_unary.real)
-Tensor.imag = property(pointwise_unary.imag)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops._return_types import return_types
-from ._tensor import Tensor
-from .autograd.function import Function
-from .ops.pointwise import scalar_type_name
-from .ops.shape import _named
+from ..ops._return_types import return_types
+from .._tensor import Tensor
+from ..autograd.function import Function
+from ..ops.pointwise import scalar_type_name
+from ..ops.shape import _named
+from ._checks import _check_square, _type_name
 
 
 _COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128,
@@ -37,7 +38,6 @@ class Eig(Function):
 
 
 def _check_input(A: Tensor, name: str) -> None:
-    from .linalg import _check_square, _type_name
     if A._data.dtype.kind in "biu":
         raise RuntimeError(f"Unknown Complex ScalarType for {_type_name(A)}")
     if A._data.dtype not in _COMPLEX_OF:

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from .._tensor import Tensor
-from ._return_types import return_types
-from ..autograd.function import Function
-from .._modes import current as modes
-from .pointwise import (_F32, _LOW_PRECISION, _cast, _check_broadcast, _check_int_divisor,
-                        _compute, _named, _nondiff_binary, _save_operands, _saved_operands,
-                        _scalar, _unsupported, _with_out, _zeros_like, add, data_of, div, mul,
-                        operands, pow, sub, where)
-from .pointwise_unary import sqrt
+from ... import _dtype
+from ..._tensor import Tensor
+from .._return_types import return_types
+from ...autograd.function import Function
+from ..._modes import current as modes
+from ..indexing import _named
+from ._common import (_F32, _LOW_PRECISION, _cast, _check_broadcast, _check_int_divisor,
+                      _compute, _save_operands, _saved_operands, _scalar, _unsupported,
+                      _with_out, _zeros_like, data_of, operands)
+from .arithmetic import _nondiff_binary, add, div, mul, pow, sub
+from .unary import sqrt
+from .where import where
 
 _OPS = ["maximum", "minimum", "fmax", "fmin", "remainder", "fmod", "atan2", "arctan2", "hypot",
         "copysign", "xlogy", "logaddexp", "logaddexp2", "clamp", "clip", "clamp_min",

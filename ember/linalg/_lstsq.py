@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops._return_types import return_types
-from ._tensor import Tensor
-from .ops.linalg import matmul
-from .ops.shape import _named
+from ..ops._return_types import return_types
+from .._tensor import Tensor
+from ..ops.linalg import matmul
+from ..ops.shape import _named
 
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -32,8 +32,8 @@ def _check_args(A: Tensor, B: Tensor, driver) -> None:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
-                           f"dtype, but got input's dtype {A.dtype._legacy_name[:-6]} and "
-                           f"other's dtype {B.dtype._legacy_name[:-6]}")
+                           f"dtype, but got input's dtype {A.dtype.scalar_name} and "
+                           f"other's dtype {B.dtype.scalar_name}")
     if A._data.dtype not in (np.float32, np.float64):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if driver is not None and driver not in _DRIVERS:
@@ -54,7 +54,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     dtype = A._data.dtype
     if rcond is None:
         rcond = float(np.finfo(dtype).eps * max(m, n))
-    from .linalg import pinv
+    from . import pinv     # the package's, complete by the time lstsq runs
     solution = _named(matmul(pinv(A, rtol=rcond), matrix_B), "LinalgLstsqBackward0")
     singular_values = np.linalg.svd(A._data, compute_uv=False)
     ranks = (singular_values > rcond * singular_values.max(-1, initial=0)[..., None]).sum(-1)

@@ -1,0 +1,89 @@
+"""Padding (F.pad, and torch.constant_pad_nd's primitive): constant padding (negative pads crop), and reflect/replicate/circular padding
+expressed as a gather with per-dimension index maps (its gradient is the scatter-add)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..amp.policy import autocast_float32
+from ..autograd.function import Function
+
+__all__ = ["pad"]
+
+_NUMPY_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+class ConstantPad(Function):
+    backward_name = "ConstantPadNdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, pads, value):
+        """pads: one (before, after) pair per dimension of x; negative values crop."""
+        data = x._data
+        ctx.pads = pads
+        grown = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
+        out = np.pad(data, grown, constant_values=value) if any(map(any, grown)) else data
+        return out[_crop(pads, out.shape)].copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        inverse = tuple((-lo, -hi) for lo, hi in ctx.pads)
+        return ConstantPad.apply(grad, inverse, 0), None, None
+
+
+def _crop(pads, shape) -> tuple:
+    return tuple(slice(-lo if lo < 0 else 0, n + hi if hi < 0 else n)
+                 for (lo, hi), n in zip(pads, shape))
+
+
+def _pairs(input: Tensor, pad) -> tuple:
+    """torch's pad list (last dim first, before/after) as one pair per dimension of input."""
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           "dimension but got padding length {} and input of dimension {}"
+                           .format(len(pad), input.ndim))
+    pairs = [(0, 0)] * input.ndim
+    for i in range(len(pad) // 2):
+        pairs[input.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    return tuple(pairs)
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
+    pairs = _pairs(input, pad)
+    if mode == "constant":
+        return ConstantPad.apply(input, pairs, 0 if value is None else value)
+    if mode not in _NUMPY_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "circular":
+        input = autocast_float32(input)     # torch's autocast pads reflect/replicate in float32
+    padded_dims = len(pad) // 2
+    if input.ndim - padded_dims not in (1, 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    for (lo, hi), n in zip(pairs, input.shape):
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
+                               f"{pairs.index((lo, hi))} of input {list(input.shape)}")
+    # Index maps: for each padded dim, which source position each output position reads.
+    key = []
+    dims = input.ndim
+    for d, ((lo, hi), n) in enumerate(zip(pairs, input.shape)):
+        if d < dims - padded_dims:
+            key.append(slice(None))
+            continue
+        idx = np.pad(np.arange(n), (lo, hi), mode=_NUMPY_MODES[mode])
+        shape = [1] * padded_dims
+        shape[d - (dims - padded_dims)] = -1
+        key.append(idx.reshape(shape))
+    out = input[tuple(key)]
+    if out._grad_fn is not None:
+        names = {"reflect": "Reflection", "replicate": "Replication", "circular": "Circular"}
+        out._grad_fn.backward_name = f"{names[mode]}Pad{padded_dims}DBackward0"
+    return out

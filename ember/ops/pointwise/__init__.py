@@ -1,0 +1,46 @@
+"""Elementwise ops: arithmetic, unary math, comparisons, logical and bitwise ops.
+
+Binary ops promote their operands with torch's rules (`_dtype.result_type`) and
+broadcast with NumPy; the engine sums broadcast gradients back to each input's
+shape, so backward here is written as if shapes matched.
+
+The family's files, each building on the ones before it:
+- _common.py: operand promotion and casting, float math for the low-precision types,
+  out= handling, saved operands;
+- where.py: torch.where;
+- unary.py: unary math;
+- arithmetic.py: add, sub, mul, div, pow, dtype conversion, comparisons, logical and
+  bitwise ops;
+- binary.py: binary math, clamp/lerp/addcmul and the direct in-place ops.
+This package gathers them into one namespace, METHODS and INPLACE list.
+"""
+from ..._tensor import Tensor
+from . import arithmetic, binary, unary
+from ._common import (_F32, _LOW_PRECISION, _cast, _check_broadcast, _check_int_divisor,  # noqa: F401
+                      _compute, _float_result_type, _save_operands, _saved_operands, _scalar,
+                      _unsupported, _with_out, _zeros_like, data_of, float_math, operands,
+                      scalar_type_name, to_float, zero_unless)
+from .arithmetic import *  # noqa: F401,F403
+from .arithmetic import (Add, Clone, Div, Mul, Neg, Pow, Sub, ToCopy, _nondiff_binary,  # noqa: F401
+                         clone, reflected_div, rsub, to, to_dtype)
+from .binary import *  # noqa: F401,F403
+from .binary import (add_, addcdiv_, addcmul_, clamp_, copy_, div_, fill_, lerp_,  # noqa: F401
+                     mul_, sqrt_, sub_, zero_)
+from .unary import *  # noqa: F401,F403
+from .where import Where, where  # noqa: F401
+
+METHODS = arithmetic.METHODS + unary.METHODS + binary.METHODS
+INPLACE = arithmetic.INPLACE + unary.INPLACE + binary.INPLACE
+__all__ = arithmetic.__all__ + ["where"] + unary.__all__ + binary.__all__
+
+
+def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
+    return where(condition, self, other)
+
+
+# Bound here rather than through METHODS: Tensor.where takes self as the chosen values,
+# not as the condition, Tensor.to has no torch.to twin, and real/imag are properties.
+Tensor.where = _where_method
+Tensor.to = to
+Tensor.real = property(unary.real)
+Tensor.imag = property(unary.imag)

@@ -1,0 +1,153 @@
+"""What the pointwise ops share: operand promotion and casting, float math for the
+low-precision types, out= handling and saved operands."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype
+from ..._dtype import scalar_type_name
+from ..._modes import current as modes
+from ..._tensor import Tensor
+
+_LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
+_F32 = np.dtype(np.float32)
+
+
+def _unsupported(kernel: str, dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype)}\'')
+
+
+def data_of(x):
+    """The NumPy array (or Python scalar) behind an operand."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _check_broadcast(a: np.ndarray, b: np.ndarray) -> None:
+    """torch's error for shapes that do not broadcast (NumPy would raise ValueError)."""
+    sa, sb = a.shape, b.shape
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+            raise RuntimeError(f"The size of tensor a ({sa[-i]}) must match the size of tensor "
+                               f"b ({sb[-i]}) at non-singleton dimension "
+                               f"{max(len(sa), len(sb)) - i}")
+
+
+def operands(a, b, dtype: _dtype.dtype | None = None):
+    """a and b as NumPy operands already in their common torch dtype (or `dtype`)."""
+    if isinstance(a, Tensor):
+        x = a._data
+        if isinstance(b, Tensor):
+            y = b._data
+            if x.shape != y.shape:
+                _check_broadcast(x, y)
+            if dtype is None and x.dtype == y.dtype:
+                return x, y, x.dtype
+        elif dtype is None and type(b) in _WEAK_SCALARS and x.dtype in _NATIVE_FLOATS:
+            # A Python number never changes a float tensor's dtype; NumPy agrees for
+            # its native float types (weak scalars), so no promotion work is needed.
+            return x, b, x.dtype
+    if dtype is None:
+        dtype = _dtype.result_type(a, b)
+    target = dtype.numpy
+    return _cast(a, target), _cast(b, target), target
+
+
+_WEAK_SCALARS = (int, float)
+_NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _cast(x, target: np.dtype):
+    if isinstance(x, Tensor):
+        d = x._data
+        return d if d.dtype == target else d.astype(target)
+    if isinstance(x, np.ndarray):
+        return x if x.dtype == target else x.astype(target)
+    if isinstance(x, (complex, np.generic)) or target.kind == "b" or \
+            target == _dtype.bfloat16.numpy:
+        # NumPy would widen these with a Python scalar; a NumPy scalar is strong in NumPy
+        # but weak (a plain number) in torch.
+        return np.asarray(x, dtype=target)
+    return x
+
+
+def float_math(fn, x: np.ndarray, *args) -> np.ndarray:
+    """Apply a NumPy math function, computing 16-bit floats in float32 (NumPy has no fast
+    half-precision kernels) and rounding the result back."""
+    if x.dtype in _LOW_PRECISION:
+        return fn(x.astype(_F32), *args).astype(x.dtype)
+    return fn(x, *args)
+
+
+def zero_unless(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """values where `keep` (bool) holds and +0 elsewhere, NaN and inf included: the bits
+    ANDed with an all-ones/all-zeros mask. NumPy's masked selection (np.where, boolean
+    indexing) branches on every element and costs about ten times more on random masks."""
+    bits = np.dtype(f"u{values.itemsize}")
+    mask = keep.astype(bits)
+    np.negative(mask, out=mask)             # 1 -> all ones (unsigned wrap-around)
+    np.bitwise_and(values.view(bits), mask, out=mask)
+    return mask.view(values.dtype)
+
+
+def to_float(x: Tensor) -> np.ndarray:
+    """Integer and bool inputs of float-valued ops become the default dtype, as in torch."""
+    d = x._data
+    if d.dtype.kind in "biu":
+        return d.astype(_dtype.get_default_dtype().numpy)
+    return d
+
+
+def _float_result_type(*operands_) -> _dtype.dtype:
+    """result_type, with integer and bool results raised to the default float dtype."""
+    dt = _dtype.result_type(*operands_)
+    return dt if dt.is_floating_point or dt.is_complex else _dtype.get_default_dtype()
+
+
+def _save_operands(ctx, a, b) -> None:
+    """Keep both operands of a binary op for backward: Tensors saved, scalars as they are."""
+    ctx.save_for_backward(a if isinstance(a, Tensor) else None,
+                          b if isinstance(b, Tensor) else None)
+    ctx.scalars = (a, b)
+
+
+def _saved_operands(ctx):
+    a, b = ctx.saved_tensors
+    return (ctx.scalars[0] if a is None else a), (ctx.scalars[1] if b is None else b)
+
+
+# ---------------------------------------------------------------- dtype conversion
+def _check_int_divisor(y) -> None:
+    if np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _scalar(value, like) -> Tensor:
+    from ..creation import scalar_tensor_like
+    return scalar_tensor_like(value, like)
+
+
+def _with_out(result: Tensor, out) -> Tensor:
+    """Support the `out=` keyword: copy the result into `out` (resized as torch does)."""
+    if out is None:
+        return result
+    if result._requires_grad and modes().grad_enabled:
+        op = result._grad_fn.name().split("Backward")[0].lower()
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if out.shape != result.shape:
+        out._data = np.empty(result._data.shape, dtype=out._data.dtype)
+    out._assign_result(result.detach())
+    return out
+
+
+def _compute(fn, x, y, target: np.dtype):
+    """fn(x, y) in the target dtype; 16-bit floats are computed in float32."""
+    with np.errstate(all="ignore"):
+        if target in _LOW_PRECISION:
+            return np.asarray(fn(_cast(x, _F32), _cast(y, _F32))).astype(target)
+        return np.asarray(fn(x, y)).astype(target, copy=False)
+
+
+def _zeros_like(input: Tensor) -> Tensor:
+    """Zeros shaped like a gradient (a constant: nothing to differentiate)."""
+    return Tensor._wrap(np.zeros_like(input._data))

@@ -1,0 +1,49 @@
+"""torch.where: elements of input where the condition holds, else of other."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..._dtype import scalar_type_name
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ._common import _with_out, operands
+
+__all__ = ["where"]
+
+
+class Where(Function):
+    backward_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, condition, x, y):
+        ctx.save_for_backward(condition)
+        a, b, target = operands(x, y)
+        return np.where(condition._data, a, b).astype(target, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (condition,) = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad[1:]
+        return (None, where(condition, grad, 0.0) if need_x else None,
+                where(condition, 0.0, grad) if need_y else None)
+
+
+def where(condition: Tensor, input=None, other=None, *, out=None):
+    """Elementwise choice: input where condition holds, other elsewhere (either may be a
+    number). With only a condition, the indices of its nonzero elements (nonzero)."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    kind = condition._data.dtype
+    if kind == np.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
+                      "and will be removed in a future version of PyTorch. Use a boolean "
+                      "condition instead.", UserWarning, stacklevel=2)
+    elif kind != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {scalar_type_name(kind)}")
+    return _with_out(Where.apply(condition, input, other), out)
+
+
+# ---------------------------------------------------------------- comparison, logic, bits
