@@ -57,8 +57,8 @@ KNOWN_GAPS = {
     "ember.distributed runs over MPI; torch's c10d, RPC and device-mesh modules are absent": (
         "distributed.*",),
     "defined elsewhere in ember (no module of torch's name)": (
-        "functional", "storage", "types", "nn.common_types", "nn.grad",
-        "nn.modules.utils", "nn.parallel.comm",
+        "functional", "storage", "types", "nn.grad",
+        "nn.parallel.comm",
         "nn.parallel.scatter_gather", "nn.utils.memory_format", "autograd.profiler_legacy",
         "autograd.profiler_util", "profiler.itt", "utils.backcompat", "utils.collect_env",
         "utils.deterministic", "utils.weak", "utils.data.datapipes", "utils.data.graph",

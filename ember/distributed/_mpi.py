@@ -25,7 +25,8 @@ _MAX_PAUSE = 1e-3
 
 
 def mpi():
-    """mpi4py's MPI module, imported (and MPI initialised) on first use."""
+    """mpi4py's MPI module, imported (and MPI initialised) on first use. Under ember's
+    launcher, the rank then records what its launcher must clean up if it fails."""
     global _MPI
     if _MPI is None:
         try:
@@ -34,6 +35,8 @@ def mpi():
             raise ImportError("ember.distributed runs on MPI through mpi4py, which is not "
                               "installed: pip install ember[distributed]") from error
         _MPI = MPI
+        from ._job_files import record_rank
+        record_rank(MPI.COMM_WORLD.Get_rank())
     return _MPI
 
 
@@ -151,7 +154,10 @@ def wait_requests(requests: list, seconds: float, what: str, statuses=None) -> N
 
 class Work:
     """A started communication; `wait()` blocks until it is done (async_op=True returns
-    it). `finish` runs once after completion: AVG's division, copying results back."""
+    it). `finish` runs once after completion: AVG's division, copying results back. It
+    may instead return `(requests, finish)`, a next stage to wait for (a receive that
+    learns the payload's size from a header first). An exception raised by `finish` is
+    the operation's error: `wait()` raises it."""
 
     def __init__(self, requests: list, timeout: float, what: str, finish=None,
                  result=None, statuses=None) -> None:
@@ -160,34 +166,47 @@ class Work:
         self._what = what
         self._finish = finish
         self._result = result if result is not None else []
-        self._statuses = statuses
+        self._statuses = statuses          # kept for source_rank()
+        self._stage_statuses = statuses    # filled by the current stage's requests
         self._done = False
+        self._exception = None
 
-    def _complete(self) -> None:
-        self._done = True
-        if self._finish is not None:
-            self._finish()
+    def _advance(self) -> None:
+        """The current requests completed: run `finish`, maybe starting a next stage."""
+        finish, self._finish = self._finish, None
+        try:
+            stage = finish() if finish is not None else None
+        except Exception as error:
+            stage, self._exception = None, error
+        if stage is None:
+            self._done = True
+        else:
+            self._requests, self._finish = stage
+            self._stage_statuses = None
 
     def is_completed(self) -> bool:
         """Whether the operation finished (checking does not block)."""
-        if not self._done and mpi().Request.Testall(self._requests, self._statuses):
-            self._complete()
+        while not self._done and mpi().Request.Testall(self._requests, self._stage_statuses):
+            self._advance()
         return self._done
 
     def wait(self, timeout=None) -> bool:
         """Block until done; RuntimeError after `timeout` (a timedelta; default: the
-        process group's timeout)."""
-        if not self._done:
-            seconds = self._timeout if timeout is None else timeout.total_seconds()
-            wait_requests(self._requests, seconds, self._what, self._statuses)
-            self._complete()
+        process group's timeout), or the operation's own error."""
+        seconds = self._timeout if timeout is None else timeout.total_seconds()
+        while not self._done:
+            wait_requests(self._requests, seconds, self._what, self._stage_statuses)
+            self._advance()
+        if self._exception is not None:
+            raise self._exception
         return True
 
     def is_success(self) -> bool:
-        return self.is_completed()
+        return self.is_completed() and self._exception is None
 
     def exception(self):
-        return None
+        """The error the operation ended with, or None."""
+        return self._exception
 
     def result(self) -> list:
         """The output tensors of the operation."""

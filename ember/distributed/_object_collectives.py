@@ -7,6 +7,7 @@ import pickle
 
 import numpy as np
 
+from . import _checks
 from .distributed_c10d import _member, _peer
 from ._mpi import wait_requests
 
@@ -39,6 +40,7 @@ def all_gather_object(object_list: list, obj, group=None) -> None:
     pg = _member(group, "all_gather_object")
     if pg is None:
         return
+    _checks.agree(pg, "all_gather_object")
     data = _to_bytes(obj)
     counts = _gathered_counts(pg, data, "all_gather_object")
     flat = np.empty(int(counts.sum()), np.uint8)
@@ -53,6 +55,7 @@ def gather_object(obj, object_gather_list: list | None = None, dst: int | None =
     if pg is None:
         return
     root = _peer(pg, dst, group_dst, default=0)
+    _checks.agree(pg, "gather_object", root=root)
     data = _to_bytes(obj)
     counts = _gathered_counts(pg, data, "gather_object")
     if pg.rank() != root:
@@ -73,6 +76,7 @@ def broadcast_object_list(object_list: list, src: int | None = None, group=None,
     if pg is None:
         return
     root = _peer(pg, src, group_src)
+    _checks.agree(pg, "broadcast_object_list", root=root)
     is_root = pg.rank() == root
     data = _to_bytes(list(object_list)) if is_root else None
     count = np.array([data.size if is_root else 0], np.int64)
@@ -98,6 +102,7 @@ def scatter_object_list(scatter_object_output_list: list, scatter_object_input_l
         raise ValueError("Expected argument scatter_object_output_list to be a list of size "
                          "at least 1.")
     root = _peer(pg, src, group_src)
+    _checks.agree(pg, "scatter_object_list", root=root)
     inputs = [_to_bytes(obj) for obj in scatter_object_input_list] if pg.rank() == root \
         else None
     counts = np.array([x.size for x in inputs], np.int64) if inputs else None

@@ -7,6 +7,10 @@ on the tensors' NumPy arrays through mpi4py's buffer calls (no copies unless a t
 non-contiguous or half precision), and is started nonblocking so that the group's
 `timeout` can end a wait that would otherwise hang.
 
+Before moving data, the ranks check that they agree on the operation and on their
+tensors' shapes and dtypes (`_checks.py`): a mismatch raises RuntimeError on every rank
+instead of giving garbage or hanging.
+
 Ranks given as `src`/`dst` are global ranks, as in torch; `group_src`/`group_dst` are
 ranks within `group`.
 """
@@ -15,15 +19,18 @@ from __future__ import annotations
 import os
 import sys
 import time
+import traceback
 import warnings
 from datetime import timedelta
 
 import numpy as np
 
+from . import _checks, _job_files
 from ._mpi import ReduceOp, Work, as_buffer, is_mpi_importable, mpi, mpi_op
 
 default_pg_timeout = timedelta(minutes=30)
 
+_MAX_TAG = 32767  # the largest tag every MPI library accepts (MPI_TAG_UB is at least this)
 ABORT_GRACE = 0.3  # seconds between printing an uncaught exception and MPI_Abort
 _NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to "
                     "call init_process_group.")
@@ -47,13 +54,25 @@ class Backend(str):
 
 class ProcessGroup:
     """A set of processes (global `ranks`) that run collectives together over one MPI
-    communicator. Processes outside the group hold it with `_comm = None`."""
+    communicator. Processes outside the group hold it with `_comm = None`.
 
-    def __init__(self, comm, ranks: list[int], backend: str, timeout: timedelta) -> None:
+    Point-to-point payloads travel on a second communicator, `_payloads`, each under a
+    tag of its own (`_next_payload_tag`), announced by a header sent on `_comm` under the
+    user's tag: receives then match in the order the user posted them."""
+
+    def __init__(self, comm, ranks: list[int], backend: str, timeout: timedelta,
+                 checked: bool = True) -> None:
         self._comm = comm
+        self._payloads = comm.Dup() if comm is not None else None
         self._ranks = ranks
         self._backend = backend
         self._timeout = timeout.total_seconds()
+        self._checked = checked  # agreement checks before communicating (_checks.py)
+        self._payload_tags = 0
+
+    def _next_payload_tag(self) -> int:
+        self._payload_tags = (self._payload_tags + 1) % (_MAX_TAG + 1)
+        return self._payload_tags
 
     def rank(self) -> int:
         return self._comm.Get_rank() if self._comm is not None else -1
@@ -173,7 +192,7 @@ def init_process_group(backend=None, init_method: str | None = None,
                          f"of {mpi_size}; let MPI assign them (leave rank and world_size "
                          "unset).")
     _STATE.default = ProcessGroup(world.Dup(), list(range(mpi_size)), name,
-                                  timeout or default_pg_timeout)
+                                  timeout or default_pg_timeout, _checks.enabled(world))
     _install_excepthook()
 
 
@@ -193,23 +212,13 @@ def _abort_on_uncaught_exception(exc_type, exc, tb) -> None:
     (_STATE.previous_excepthook or sys.__excepthook__)(exc_type, exc, tb)
     sys.stderr.flush()
     sys.stdout.flush()
-    _write_error_file(world.Get_rank(), exc_type, exc, tb)
+    _job_files.record_failure(world.Get_rank(),
+                              "".join(traceback.format_exception(exc_type, exc, tb)))
     if world.Get_size() > 1:
         # MPI_Abort makes mpiexec kill every process at once, its output forwarders too:
         # a moment first lets them pass this rank's traceback on to the terminal.
         time.sleep(ABORT_GRACE)
         world.Abort(1)
-
-
-def _write_error_file(rank: int, exc_type, exc, tb) -> None:
-    """Leave the traceback where the launcher looks (EMBER_ERROR_DIR): MPI_Abort can kill
-    the job before the failing rank's stderr has been forwarded to the terminal."""
-    folder = os.environ.get("EMBER_ERROR_DIR")
-    if not folder:
-        return
-    import traceback
-    with open(os.path.join(folder, f"rank{rank}.txt"), "w", encoding="utf-8") as f:
-        f.write("".join(traceback.format_exception(exc_type, exc, tb)))
 
 
 def _default_group() -> ProcessGroup:
@@ -230,7 +239,8 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
     for pg in targets:
         if pg._comm is not None:
             pg._comm.Free()
-            pg._comm = None
+            pg._payloads.Free()
+            pg._comm = pg._payloads = None
     if group is None or group is default:
         _STATE.default = None
         _STATE.groups = []
@@ -263,7 +273,7 @@ def new_group(ranks=None, timeout: timedelta | None = None, backend=None, pg_opt
     subgroup.Free()
     pg = ProcessGroup(None if comm == MPI.COMM_NULL else comm, ranks,
                       Backend(backend or default._backend),
-                      timeout or timedelta(seconds=default._timeout))
+                      timeout or timedelta(seconds=default._timeout), default._checked)
     _STATE.groups.append(pg)
     return pg
 
@@ -387,8 +397,11 @@ def _stack(tensors) -> np.ndarray:
 def barrier(group: ProcessGroup | None = None, async_op: bool = False, device_ids=None):
     """Wait until every process of the group reached the barrier."""
     pg = _member(group, "barrier")
-    if pg is not None:
-        return _start(pg, "barrier", [pg._comm.Ibarrier()], async_op)
+    if pg is None:
+        return None
+    # The check's all-gather is itself a barrier: no rank leaves it before all arrived.
+    requests = [] if _checks.agree(pg, "barrier") else [pg._comm.Ibarrier()]
+    return _start(pg, "barrier", requests, async_op)
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group: ProcessGroup | None = None,
@@ -398,8 +411,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group: ProcessGroup | None = None,
     pg = _member(group, "all_reduce")
     if pg is None:
         return None
+    reduction = mpi_op(op, array)
+    _checks.agree(pg, "all_reduce", tensor, op=op)
     buffer, write_back = as_buffer(array, reduce=True)
-    request = pg._comm.Iallreduce(mpi().IN_PLACE, buffer, mpi_op(op, array))
+    request = pg._comm.Iallreduce(mpi().IN_PLACE, buffer, reduction)
     finish = _finish_all(_averaged(buffer, pg, op), write_back, _bumped([tensor]))
     return _start(pg, "all_reduce", [request], async_op, finish, [tensor])
 
@@ -422,6 +437,7 @@ def broadcast(tensor, src: int | None = None, group: ProcessGroup | None = None,
     if pg is None:
         return None
     root = _peer(pg, src, group_src)
+    _checks.agree(pg, "broadcast", tensor, root=root)
     buffer, write_back = as_buffer(array, reduce=False)
     request = pg._comm.Ibcast(buffer, root=root)
     finish = _finish_all(write_back, _bumped([tensor]))
@@ -436,12 +452,14 @@ def reduce(tensor, dst: int | None = None, op=ReduceOp.SUM, group: ProcessGroup 
     if pg is None:
         return None
     root = _peer(pg, dst, group_dst)
+    reduction = mpi_op(op, array)
+    _checks.agree(pg, "reduce", tensor, root=root, op=op)
     buffer, write_back = as_buffer(array, reduce=True)
     if pg.rank() == root:
-        request = pg._comm.Ireduce(mpi().IN_PLACE, buffer, mpi_op(op, array), root=root)
+        request = pg._comm.Ireduce(mpi().IN_PLACE, buffer, reduction, root=root)
         finish = _finish_all(_averaged(buffer, pg, op), write_back, _bumped([tensor]))
     else:
-        request = pg._comm.Ireduce(buffer, None, mpi_op(op, array), root=root)
+        request = pg._comm.Ireduce(buffer, None, reduction, root=root)
         finish = None
     return _start(pg, "reduce", [request], async_op, finish, [tensor])
 
@@ -455,9 +473,11 @@ def all_gather_into_tensor(output_tensor, input_tensor, group: ProcessGroup | No
     pg = _member(group, "all_gather_into_tensor")
     if pg is None:
         return None
+    _checks.same_dtypes(output_tensor, input_tensor)
     if out_array.size != in_array.size * pg.size():
         raise ValueError("output tensor size must be equal to world_size times input tensor "
                          f"size (got {out_array.size} and {in_array.size} * {pg.size()})")
+    _checks.agree(pg, "all_gather_into_tensor", input_tensor)
     send, _ = as_buffer(in_array, reduce=False)
     receive, write_back = as_buffer(out_array, reduce=False)
     request = pg._comm.Iallgather(send, receive)
@@ -476,6 +496,9 @@ def all_gather(tensor_list: list, tensor, group: ProcessGroup | None = None,
     if len(tensor_list) != pg.size():
         raise ValueError(f"tensor_list must have {pg.size()} tensors (the group size), got "
                          f"{len(tensor_list)}")
+    _checks.same_dtypes(*tensor_list, tensor)
+    _checks.same_sizes("all_gather", tensor, tensor_list)
+    _checks.agree(pg, "all_gather", tensor)
     send, _ = as_buffer(array, reduce=False)
     flat = np.empty((pg.size(),) + array.shape, array.dtype)
     receive, _ = as_buffer(flat, reduce=False)
@@ -492,11 +515,19 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group: ProcessGroup | 
     pg = _member(group, "reduce_scatter_tensor")
     if pg is None:
         return None
+    _checks.same_dtypes(output, input)
     if in_array.size != out_array.size * pg.size():
         raise ValueError("input tensor must be the same size as output size times world size")
+    reduction = mpi_op(op, in_array)
+    _checks.agree(pg, "reduce_scatter_tensor", input, op=op)
+    return _reduce_scatter(pg, output, in_array, reduction, op, async_op)
+
+
+def _reduce_scatter(pg: ProcessGroup, output, in_array: np.ndarray, reduction, op,
+                    async_op: bool):
     send, _ = as_buffer(in_array, reduce=True)
-    receive, write_back = as_buffer(out_array, reduce=True)
-    request = pg._comm.Ireduce_scatter_block(send, receive, mpi_op(op, in_array))
+    receive, write_back = as_buffer(_tensor_array(output, "output"), reduce=True)
+    request = pg._comm.Ireduce_scatter_block(send, receive, reduction)
     finish = _finish_all(_averaged(receive, pg, op), write_back, _bumped([output]))
     return _start(pg, "reduce_scatter", [request], async_op, finish, [output])
 
@@ -504,14 +535,18 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group: ProcessGroup | 
 def reduce_scatter(output, input_list: list, op=ReduceOp.SUM,
                    group: ProcessGroup | None = None, async_op: bool = False):
     """Reduce the lists over the group; process i gets the reduced `input_list[i]`."""
-    from .._tensor import Tensor
+    out_array = _tensor_array(output, "output")
     pg = _member(group, "reduce_scatter")
     if pg is None:
         return None
     if len(input_list) != pg.size():
         raise ValueError(f"input_list must have {pg.size()} tensors (the group size), got "
                          f"{len(input_list)}")
-    return reduce_scatter_tensor(output, Tensor._wrap(_stack(input_list)), op, pg, async_op)
+    _checks.same_dtypes(output, *input_list)
+    _checks.same_sizes("reduce_scatter", output, input_list)
+    reduction = mpi_op(op, out_array)
+    _checks.agree(pg, "reduce_scatter", output, op=op)
+    return _reduce_scatter(pg, output, _stack(input_list), reduction, op, async_op)
 
 
 def gather(tensor, gather_list: list | None = None, dst: int | None = None,
@@ -523,15 +558,20 @@ def gather(tensor, gather_list: list | None = None, dst: int | None = None,
     if pg is None:
         return None
     root = _peer(pg, dst, group_dst, default=0)
+    is_root = pg.rank() == root
+    if not is_root and gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
+                         "ranks.")
+    if is_root:
+        if gather_list is None or len(gather_list) != pg.size():
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank, "
+                             f"with {pg.size()} tensors (the group size).")
+        _checks.same_dtypes(tensor, *gather_list)
+        _checks.same_sizes("gather", tensor, gather_list)
+    _checks.agree(pg, "gather", tensor, root=root)
     send, _ = as_buffer(array, reduce=False)
-    if pg.rank() != root:
-        if gather_list:
-            raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                             "ranks.")
+    if not is_root:
         return _start(pg, "gather", [pg._comm.Igather(send, None, root=root)], async_op)
-    if gather_list is None or len(gather_list) != pg.size():
-        raise ValueError("Argument ``gather_list`` must be specified on destination rank, with "
-                         f"{pg.size()} tensors (the group size).")
     flat = np.empty((pg.size(),) + array.shape, array.dtype)
     receive, _ = as_buffer(flat, reduce=False)
     request = pg._comm.Igather(send, receive, root=root)
@@ -553,13 +593,31 @@ def scatter(tensor, scatter_list: list | None = None, src: int | None = None,
         if scatter_list is None or len(scatter_list) != pg.size():
             raise ValueError("Argument ``scatter_list`` must be specified on source rank, "
                              f"with {pg.size()} tensors (the group size).")
+        _checks.same_dtypes(tensor, *scatter_list)
+        _checks.same_sizes("scatter", tensor, scatter_list)
         send, _ = as_buffer(_stack(scatter_list), reduce=False)
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    _checks.agree(pg, "scatter", tensor, root=root)
     receive, write_back = as_buffer(array, reduce=False)
     request = pg._comm.Iscatter(send, receive, root=root)
     finish = _finish_all(write_back, _bumped([tensor]))
     return _start(pg, "scatter", [request], async_op, finish, [tensor])
+
+
+def _split_rows(array: np.ndarray, splits, n: int) -> list[int]:
+    """How many dim-0 rows of `array` go to (or come from) each of the n processes."""
+    rows = array.shape[0] if array.ndim else 1
+    if splits is None:
+        if rows % n:
+            raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
+        return [rows // n] * n
+    splits = [int(s) for s in splits]
+    if len(splits) != n:
+        raise RuntimeError("Number of tensor splits not equal to group size")
+    if sum(splits) != rows:
+        raise RuntimeError("Split sizes doesn't match total dim 0 size")
+    return splits
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
@@ -572,19 +630,24 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     if pg is None:
         return None
     n = pg.size()
+    _checks.same_dtypes(output, input)
+    if out_array.shape[1:] != in_array.shape[1:]:
+        raise RuntimeError(f"all_to_all_single: output and input must have the same shape "
+                           f"after dim 0 (got {tuple(out_array.shape)} and "
+                           f"{tuple(in_array.shape)})")
+    send_rows = _split_rows(in_array, input_split_sizes, n)
+    receive_rows = _split_rows(out_array, output_split_sizes, n)
+    _checks.agree(pg, "all_to_all_single", input)
+    _checks.agree_splits(pg, input, send_rows, receive_rows)
+    row = int(np.prod(in_array.shape[1:]))
 
-    def counts(array, splits):
-        row = array[0].size if array.ndim and array.shape[0] else 0
-        if splits is None:
-            return [array.size // n] * n
-        return [int(s) * row for s in splits]
+    def counts_and_offsets(rows: list[int]):
+        counts = [r * row for r in rows]
+        return counts, list(np.cumsum([0] + counts[:-1]))
     send, _ = as_buffer(in_array, reduce=False)
     receive, write_back = as_buffer(out_array, reduce=False)
-    send_counts = counts(in_array, input_split_sizes)
-    receive_counts = counts(out_array, output_split_sizes)
-    request = pg._comm.Ialltoallv([send, (send_counts, list(np.cumsum([0] + send_counts[:-1])))],
-                                  [receive, (receive_counts,
-                                             list(np.cumsum([0] + receive_counts[:-1])))])
+    request = pg._comm.Ialltoallv([send, counts_and_offsets(send_rows)],
+                                  [receive, counts_and_offsets(receive_rows)])
     finish = _finish_all(write_back, _bumped([output]))
     return _start(pg, "all_to_all_single", [request], async_op, finish, [output])
 
@@ -607,7 +670,13 @@ def isend(tensor, dst: int | None = None, group: ProcessGroup | None = None, tag
         return None
     peer = _p2p_peer(pg, dst, group_dst, "destination")
     buffer, _ = as_buffer(array, reduce=False)
-    return _start(pg, "send", [pg._comm.Isend(buffer, dest=peer, tag=tag)], True)
+    if not pg._checked:
+        return _start(pg, "send", [pg._comm.Isend(buffer, dest=peer, tag=tag)], True)
+    payload_tag = pg._next_payload_tag()
+    header = _checks.send_header(tensor, payload_tag)
+    requests = [pg._comm.Isend(header, dest=peer, tag=tag),
+                pg._payloads.Isend(buffer, dest=peer, tag=payload_tag)]
+    return _start(pg, "send", requests, True)
 
 
 def irecv(tensor, src: int | None = None, group: ProcessGroup | None = None, tag: int = 0,
@@ -620,10 +689,30 @@ def irecv(tensor, src: int | None = None, group: ProcessGroup | None = None, tag
     MPI = mpi()
     peer = MPI.ANY_SOURCE if src is None and group_src is None else \
         _p2p_peer(pg, src, group_src, "source")
-    buffer, write_back = as_buffer(array, reduce=False)
-    request = pg._comm.Irecv(buffer, source=peer, tag=tag)
-    finish = _finish_all(write_back, _bumped([tensor]))
-    return _start(pg, "recv", [request], True, finish, [tensor], statuses=[MPI.Status()])
+    status = MPI.Status()
+    if not pg._checked:
+        buffer, write_back = as_buffer(array, reduce=False)
+        return _start(pg, "recv", [pg._comm.Irecv(buffer, source=peer, tag=tag)], True,
+                      _finish_all(write_back, _bumped([tensor])), [tensor], [status])
+    header = np.empty(_checks.HEADER_SIZE, np.int64)
+
+    def receive_payload():
+        """The header arrived: receive the payload it announces, checked against `tensor`."""
+        sender, payload_tag = status.Get_source(), _checks.payload_tag(header)
+        problem = _checks.receive_mismatch(header, tensor, pg._ranks[sender], get_rank())
+        if problem is None:
+            buffer, write_back = as_buffer(array, reduce=False)
+            return ([pg._payloads.Irecv(buffer, source=sender, tag=payload_tag)],
+                    _finish_all(write_back, _bumped([tensor])))
+        # Take the payload anyway, so that the sender is not left waiting for its receiver.
+        discard = np.empty(_checks.payload_nbytes(header), np.uint8)
+
+        def fail():
+            raise RuntimeError(problem)
+        return [pg._payloads.Irecv(discard, source=sender, tag=payload_tag)], fail
+
+    request = pg._comm.Irecv(header, source=peer, tag=tag)
+    return _start(pg, "recv", [request], True, receive_payload, [tensor], statuses=[status])
 
 
 def send(tensor, dst: int | None = None, group: ProcessGroup | None = None, tag: int = 0,

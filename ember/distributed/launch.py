@@ -12,7 +12,7 @@ from .run import dispatch, get_args_parser, started_by_mpi
 
 
 def parse_args(args: list[str]) -> argparse.Namespace:
-    parser = get_args_parser()
+    parser = get_args_parser(prog="python -m ember.distributed.launch")
     parser.add_argument("--use-env", "--use_env", action="store_true",
                         help="set LOCAL_RANK only, do not pass --local-rank to the script")
     return parser.parse_args(args)

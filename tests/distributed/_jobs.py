@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -34,12 +35,18 @@ class Job:
 
 
 def run(command: list[str], timeout: float = 40, env: dict | None = None,
-        cwd: str = SCRIPTS) -> Job:
+        cwd: str = SCRIPTS, terminate_when=None) -> Job:
+    """Run `command` to its end; with `terminate_when` (a function), send it SIGTERM as
+    soon as that returns true, as a user or a scheduler stopping a hung job would."""
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, cwd=cwd, start_new_session=True,
                                env=dict(os.environ, **(env or {})))
     try:
+        if terminate_when is not None:
+            while not terminate_when() and time.monotonic() - start < timeout:
+                time.sleep(0.05)
+            process.send_signal(signal.SIGTERM)
         stdout, stderr = process.communicate(timeout=timeout)
         seconds = time.monotonic() - start
         leftover = any(running(pid) for pid in _descendants(process.pid))
@@ -92,9 +99,15 @@ def _kill_tree(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def mpiexec(n: int, script: str, *args: str, timeout: float = 40) -> Job:
-    return run([MPIEXEC, "-n", str(n), PYTHON, os.path.join(SCRIPTS, script), *args],
-               timeout=timeout)
+def mpiexec(n: int, script: str, *args: str, timeout: float = 40, env: dict | None = None) -> Job:
+    """Run a script of scripts/ on n ranks; like ember's launcher, remove the shared
+    memory its ranks recorded, which MPI leaves behind when a rank fails."""
+    from ember.distributed import _job_files
+    with tempfile.TemporaryDirectory(prefix="ember-test-job-") as job:
+        command = [MPIEXEC, "-n", str(n), PYTHON, os.path.join(SCRIPTS, script), *args]
+        result = run(command, timeout=timeout, env={_job_files.JOB_DIR: job, **(env or {})})
+        _job_files.remove_segments(job)
+    return result
 
 
 def script_checks(script: str) -> list[str]:

@@ -4,6 +4,7 @@ per process count and reports each of its checks; the tests read those reports."
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 
@@ -40,6 +41,20 @@ def test_ddp(check):
     _report("ddp.py", 2, check)
 
 
+@pytest.mark.parametrize("check", script_checks("mismatch.py"))
+def test_mismatched_communication_raises(check):
+    _report("mismatch.py", 2, check)
+
+
+def test_agreement_checks_can_be_turned_off():
+    checks = ["check_state", "check_all_reduce_ops", "check_broadcast", "check_all_to_all_single",
+              "check_send_recv", "check_barrier"]
+    job = mpiexec(2, "collectives.py", *checks, env={"EMBER_DISTRIBUTED_CHECKS": "0"})
+    assert job.returncode == 0, job.stderr
+    assert {name: kind for name, (kind, _) in job.results().items()} == \
+        dict.fromkeys(checks, "PASS"), job.stdout
+
+
 def test_timeout_raises_instead_of_hanging():
     job = mpiexec(2, "timeout.py", timeout=30)
     assert "TIMEOUT after" in job.stdout, job.stdout + job.stderr
@@ -71,14 +86,17 @@ def _infos(directory) -> list[dict]:
     return [json.loads(path.read_text()) for path in sorted(directory.glob("rank*.json"))]
 
 
-def _launcher(directory, module: str, *args: str):
-    return run([PYTHON, "-m", module, *args], timeout=30, cwd=SCRIPTS,
+def _launcher(directory, command: list[str], *args: str, terminate_when=None):
+    return run([PYTHON, "-m", *command, *args], timeout=30, cwd=SCRIPTS,
+               terminate_when=terminate_when,
                env={"INFO_DIR": str(directory), "PYTHONPATH": os.path.dirname(os.path.dirname(
                    os.path.dirname(os.path.abspath(__file__))))})
 
 
-def test_run_launcher_sets_torchrun_environment(tmp_path):
-    job = _launcher(tmp_path, "ember.distributed.run", "--nproc-per-node", "2", "launched.py",
+def test_torchrun_sets_torchrun_environment_and_aliases_torch(tmp_path):
+    import importlib.util
+    assert importlib.util.find_spec("torch") is not None  # real torch is there to be found
+    job = _launcher(tmp_path, ["ember", "torchrun"], "--nproc-per-node", "2", "launched.py",
                     "--init", "x")
     assert job.returncode == 0, job.stderr
     infos = _infos(tmp_path)
@@ -86,35 +104,65 @@ def test_run_launcher_sets_torchrun_environment(tmp_path):
         [("0", "0", "2"), ("1", "1", "2")]
     assert all(i["argv"] == ["--init", "x"] and i["sum"] == 2.0 for i in infos)
     assert [i["rank"] for i in infos] == [0, 1]
+    assert [i["torch"] for i in infos] == ["ember", "ember"]
     assert infos[0]["MASTER_ADDR"] == "127.0.0.1" and infos[0]["MASTER_PORT"] == "29500"
     if "OMP_NUM_THREADS" not in os.environ:  # torchrun's default of 1 thread per process
         assert infos[0]["OMP_NUM_THREADS"] == "1" and "OMP_NUM_THREADS" in job.stderr
 
 
 def test_launch_passes_local_rank_argument(tmp_path):
-    job = _launcher(tmp_path, "ember.distributed.launch", "--nproc_per_node=2", "launched.py",
-                    "y")
+    job = _launcher(tmp_path, ["ember.distributed.launch"], "--nproc_per_node=2",
+                    "launched.py", "y")
     assert job.returncode == 0, job.stderr
     assert [i["argv"] for i in _infos(tmp_path)] == [["--local-rank=0", "y"],
                                                      ["--local-rank=1", "y"]]
+    assert [i["torch"] for i in _infos(tmp_path)] == ["ember", "ember"]
     assert "torch.distributed.launch is deprecated" in job.stderr
-    job = _launcher(tmp_path, "ember.distributed.launch", "--nproc_per_node=2", "--use-env",
+    job = _launcher(tmp_path, ["ember.distributed.launch"], "--nproc_per_node=2", "--use-env",
                     "launched.py")
     assert [i["argv"] for i in _infos(tmp_path)] == [[], []]
 
 
-@pytest.mark.parametrize("where", ["--crash", "--fail-early"])
-def test_launcher_failure_stops_all_ranks(tmp_path, where):
+def _both_ranks_started(directory):
+    return lambda: len(list(directory.glob("rank*.json"))) == 2
+
+
+@pytest.mark.parametrize("failure", ["--crash", "--fail-early", "--kill", "--mismatch",
+                                     "--hang"])
+def test_launcher_stops_failed_job_and_removes_its_shared_memory(tmp_path, failure):
     # --crash: rank 1 raises after init_process_group; --fail-early: before it, while
-    # rank 0 waits in its first all-reduce.
-    job = _launcher(tmp_path, "ember.distributed.run", "--nproc-per-node", "2", "launched.py",
-                    "--init", where)
-    assert job.returncode != 0
-    assert job.seconds < 10
-    assert "Traceback (most recent call last)" in job.stderr
-    assert "rank 1 failed" in job.stderr
-    assert "ember.distributed.run: the job failed" in job.stderr
+    # rank 0 waits in its first all-reduce; --kill: rank 1 dies of SIGKILL; --mismatch:
+    # the ranks all-reduce tensors of different sizes; --hang: the job waits until the
+    # launcher gets SIGTERM.
+    hang = failure == "--hang"
+    job = _launcher(tmp_path, ["ember.distributed.run"], "--nproc-per-node", "2",
+                    "launched.py", "--init", failure,
+                    terminate_when=_both_ranks_started(tmp_path) if hang else None)
+    assert job.seconds < 20
     assert not job.leftover
+    infos = _infos(tmp_path)
+    segments = {path for info in infos for path in info["segments"]}
+    assert len(infos) == 2 and segments  # MPI gave the job its shared memory...
+    assert not [path for path in segments if os.path.exists(path)]  # ...and it is gone
+    failed = "ember.distributed.run: the job failed"
+    if failure in ("--crash", "--fail-early"):
+        assert job.returncode != 0
+        assert "Traceback (most recent call last)" in job.stderr
+        assert "rank 1 failed" in job.stderr
+        assert f"{failed} (mpiexec exit code 1): the failing rank's error is above" \
+            in job.stderr
+    elif failure == "--kill":
+        assert job.returncode == 9
+        assert "Traceback" not in job.stderr
+        assert f"{failed} (mpiexec exit code 9): rank 1 (pid {infos[1]['pid']}) died of " \
+               "signal 9 (SIGKILL)" in job.stderr
+    elif failure == "--mismatch":
+        assert job.returncode == 1
+        assert "RuntimeError: Detected mismatch between collectives on ranks." in job.stderr
+    else:
+        assert job.returncode == -signal.SIGTERM
+        assert f"{failed} (mpiexec exit code 15): the launcher received SIGTERM and " \
+               "stopped the job" in job.stderr
 
 
 def test_single_process_without_mpiexec():

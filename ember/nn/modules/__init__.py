@@ -2,6 +2,8 @@
 
 Each family file lists its layers in __all__; add a family with one import line.
 """
+from types import ModuleType as _ModuleType
+
 from .module import Module  # noqa: F401
 from .container import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
@@ -25,3 +27,9 @@ from .upsampling import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .adaptive import *  # noqa: F401,F403
+
+# What `from .modules import *` (in ember.nn) takes: the layers and functions, not the
+# family submodules, whose names would hide ember.nn's own (nn.utils is not
+# nn.modules.utils).
+__all__ = [name for name, value in list(globals().items())
+           if not name.startswith("_") and not isinstance(value, _ModuleType)]

@@ -10,6 +10,7 @@ from .. import init
 from ..parameter import Parameter
 from .lazy import LazyModuleMixin, uninitialize_weight_and_bias
 from .module import Module
+from .utils import _ntuple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
@@ -17,13 +18,6 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
-
-
-def _ntuple(value, n: int) -> tuple:
-    """An int repeated n times; an iterable as a tuple (torch's _single/_pair/_triple)."""
-    if isinstance(value, (tuple, list)):
-        return tuple(value)
-    return (value,) * n
 
 
 class _ConvNd(Module):
@@ -37,9 +31,9 @@ class _ConvNd(Module):
                  padding_mode: str, device=None, dtype=None) -> None:
         super().__init__()
         n = self._dims
-        kernel_size, stride, dilation = (_ntuple(v, n) for v in (kernel_size, stride, dilation))
+        kernel_size, stride, dilation = (_ntuple(n)(v) for v in (kernel_size, stride, dilation))
         if not isinstance(padding, str):
-            padding = _ntuple(padding, n)
+            padding = _ntuple(n)(padding)
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
         if in_channels % groups != 0:
@@ -62,7 +56,7 @@ class _ConvNd(Module):
         self.padding = padding
         self.dilation = dilation
         self.transposed = transposed
-        self.output_padding = _ntuple(output_padding, n)
+        self.output_padding = _ntuple(n)(output_padding)
         self.groups = groups
         self.padding_mode = padding_mode
         self._reversed_padding_repeated_twice = self._pad_list()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..._tensor import Tensor
 from .. import functional as F
-from .conv import _ntuple
+from .utils import _ntuple, _single
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
@@ -57,9 +57,9 @@ class AvgPool1d(_AvgPoolNd):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
         super().__init__()
-        self.kernel_size = _ntuple(kernel_size, 1)
-        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
-        self.padding = _ntuple(padding, 1)
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
 
@@ -140,11 +140,11 @@ class _FractionalMaxPoolNd(Module):
                  return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
         super().__init__()
         n = self._dims
-        self.kernel_size = _ntuple(kernel_size, n)
+        self.kernel_size = _ntuple(n)(kernel_size)
         self.return_indices = return_indices
         self.register_buffer("_random_samples", _random_samples)
-        self.output_size = _ntuple(output_size, n) if output_size is not None else None
-        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        self.output_size = _ntuple(n)(output_size) if output_size is not None else None
+        self.output_ratio = _ntuple(n)(output_ratio) if output_ratio is not None else None
         if output_size is None and output_ratio is None:
             raise ValueError(f"{type(self).__name__} requires specifying either an output "
                              "size, or a pooling ratio")
@@ -237,9 +237,9 @@ class _MaxUnpoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0) -> None:
         super().__init__()
         n = self._dims
-        self.kernel_size = _ntuple(kernel_size, n)
-        self.stride = _ntuple(stride if stride is not None else kernel_size, n)
-        self.padding = _ntuple(padding, n)
+        self.kernel_size = _ntuple(n)(kernel_size)
+        self.stride = _ntuple(n)(stride if stride is not None else kernel_size)
+        self.padding = _ntuple(n)(padding)
 
     def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
         return type(self)._functional(input, indices, self.kernel_size, self.stride,

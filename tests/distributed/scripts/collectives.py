@@ -1,5 +1,8 @@
 """Every collective on the ranks this script is started with, checked against NumPy.
-Rank r contributes `_values(r)`; the expectations are computed from all ranks' values."""
+Rank r contributes `_values(r)`; the expectations are computed from all ranks' values.
+The arguments, if any, name the checks to run."""
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -27,6 +30,8 @@ def _close(tensor, expected, **tol) -> None:
 
 def check_state():
     assert dist.is_available() and dist.is_initialized()
+    # agreement checks are on unless the job turned them off (EMBER_DISTRIBUTED_CHECKS=0)
+    assert dist.group.WORLD._checked == (os.environ.get("EMBER_DISTRIBUTED_CHECKS") != "0")
     assert dist.get_backend() == "mpi"
     assert 0 <= dist.get_rank() < dist.get_world_size()
     assert dist.get_process_group_ranks(dist.group.WORLD) == list(range(dist.get_world_size()))
@@ -244,5 +249,5 @@ CHECKS = [check_state, check_all_reduce_ops, check_all_reduce_integer_and_half,
 
 if __name__ == "__main__":
     dist.init_process_group("mpi")
-    run_checks(CHECKS)
+    run_checks(CHECKS, only=sys.argv[1:])
     dist.destroy_process_group()
