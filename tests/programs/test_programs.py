@@ -192,3 +192,18 @@ def test_program(name, torch_oracle, tmp_path):
                *SINGLE_PROCESS[name], *EMBER_ONLY.get(name, [])]
     ember = finish(start(command, tmp_path), f"ember run {name}")
     assert_same_outcome(ember, torch_oracle.result(name))
+
+
+def test_ddp_under_torchrun(tmp_path):
+    """ddp.py on two processes: `ember torchrun` (MPI) against torch's torchrun (gloo)."""
+    pytest.importorskip("mpi4py")
+    pytest.importorskip("torch")
+    script, args = os.path.join(HERE, "ddp.py"), ["--steps", "8"]
+    (tmp_path / "ember").mkdir()
+    (tmp_path / "torch").mkdir()
+    ember = start([sys.executable, "-m", "ember", "torchrun", "--nproc-per-node", "2", script,
+                   *args], tmp_path / "ember")
+    torch = start([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                   "--nproc-per-node", "2", script, *args], tmp_path / "torch")
+    assert_same_outcome(finish(ember, "ember torchrun ddp.py"), finish(torch, "torchrun ddp.py"))
+    assert (tmp_path / "ember" / "ddp.pt").exists() and (tmp_path / "torch" / "ddp.pt").exists()
