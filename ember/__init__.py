@@ -67,6 +67,7 @@ from . import distributed  # noqa: F401  (imports mpi4py only when first used)
 from .nn.functional.activation import (_log_softmax_op as log_softmax,  # noqa: F401
                                       _softmax_op as softmax)
 from . import utils  # noqa: F401
+from . import multiprocessing  # noqa: F401  (torch imports it eagerly; needs nn)
 from .serialization import save, load  # noqa: F401
 from ._compile import compile  # noqa: F401  (runs eagerly; torch's wrappers)
 from ._determinism import *  # noqa: F401,F403

@@ -6,16 +6,24 @@ the whole array of the tensor's root (its `_base`, or the tensor itself), so eve
 one base reports the same storage. resize_, set_ and as_strided_ can leave a root's array
 covering only part of its buffer (or another tensor's buffer); such a root keeps the full
 buffer in its `_storage_buffer` slot (left unset on every other tensor).
+
+share_memory_ moves a storage into a shared-memory segment (_shared_memory.py) in place:
+it copies the bytes there and points every tensor and storage object on the old memory
+at the same places in the new (the arrays are rebuilt; the Python objects stay).
 """
 from __future__ import annotations
 
+import gc
 import math
+import sys
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _shared_memory
 from ._device import CPU
+from ._modes import current as modes
 
 __all__ = ["UntypedStorage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
            "ShortStorage", "IntStorage", "LongStorage", "HalfStorage", "BFloat16Storage",
@@ -70,6 +78,96 @@ def _window(buffer: np.ndarray, dtype: np.dtype, offset: int, size: tuple,
     return np.lib.stride_tricks.as_strided(flat, size, tuple(s * item for s in stride))
 
 
+def _reference_counts(holder) -> tuple:
+    """How many references hold `holder._data` and the array owning its memory (None when
+    it owns its memory), counted by the same steps each time."""
+    array = holder._data
+    owner = array.base
+    return sys.getrefcount(array), None if owner is None else sys.getrefcount(owner)
+
+
+# The counts when one object alone holds an array, and that array alone its owner.
+# Measured rather than written down, as what getrefcount sees varies between versions.
+_ALONE = _reference_counts(SimpleNamespace(_data=np.empty(1)))
+_ALONE_ON_OWNER = _reference_counts(SimpleNamespace(_data=np.empty(2)[1:]))
+
+
+def _sole_user(root) -> bool:
+    """Whether nothing but `root` reaches its memory: no view, alias or other array of
+    it (told by CPython's reference counts), so that rebinding `root` alone moves every
+    user of the storage."""
+    if getattr(root, "_storage_buffer", None) is not None:
+        return False
+    counts = _reference_counts(root)    # first: the names below add references
+    owner = root._data.base
+    if owner is None:
+        return counts == _ALONE
+    return type(owner) is np.ndarray and owner.base is None and counts == _ALONE_ON_OWNER
+
+
+def _users_within(start: int, end: int) -> list:
+    """The live tensors and untyped storages whose memory lies in the addresses
+    [start, end). ember keeps no list of a storage's users, so this scans every object
+    the garbage collector tracks (some milliseconds): share_memory_ is a set-up step."""
+    from ._tensor import Tensor
+    read_data = Tensor.__dict__["_data"].__get__   # the slot itself (lazy modules hide it)
+    found = []
+    for obj in gc.get_objects():
+        kind = type(obj)    # (isinstance would ask proxies for their __class__)
+        if issubclass(kind, Tensor):
+            try:
+                data = read_data(obj)
+            except AttributeError:      # a tensor still being built
+                continue
+        elif kind is UntypedStorage:
+            data = obj._bytes
+        else:
+            continue
+        if data.size:
+            low, high = np.lib.array_utils.byte_bounds(data)
+            if start <= low and high <= end:
+                found.append(obj)
+    return found
+
+
+def _rebind(user, old_start: int, new: np.ndarray) -> None:
+    """Point a tensor's or storage's arrays at the same places in `new`, the moved copy
+    of the storage that started at address `old_start`."""
+    if type(user) is UntypedStorage:
+        begin = _address(user._bytes) - old_start
+        user._bytes = new[begin:begin + user._bytes.size]
+        return
+    data = user._data
+    offset = _address(data) - old_start if data.size else 0
+    moved = np.ndarray(data.shape, data.dtype, new, offset, data.strides)
+    moved.flags.writeable = data.flags.writeable   # expand's views stay read-only
+    user._data = moved
+    buffer = getattr(user, "_storage_buffer", None)
+    if buffer is not None:
+        begin = _address(buffer) - old_start
+        user._storage_buffer = new[begin:begin + buffer.size]
+
+
+def share_storage(old: np.ndarray, sole_user=None) -> np.ndarray:
+    """Move the storage whose bytes are `old` into a shared-memory segment, in place:
+    every tensor on it (its root, views, aliases) and every storage object of it now
+    sees the shared copy, which is returned. `sole_user` is a tensor known to be the
+    storage's only user (see _sole_user), sparing the scan for the others. Already
+    shared: `old` itself."""
+    if _shared_memory.segment_of(old) is not None:
+        return old
+    new = _shared_memory.shared_bytes(_shared_memory.new_segment(old.size), old.size)
+    new[...] = old
+    start = _address(old) if old.size else 0
+    if sole_user is not None:
+        users = [sole_user]
+    else:
+        users = _users_within(start, start + old.size) if old.size else []
+    for user in users:
+        _rebind(user, start, new)
+    return new
+
+
 _warned_typed_storage = False
 
 
@@ -98,9 +196,13 @@ class _StorageBase:
         return iter(self.tolist())
 
     def is_shared(self) -> bool:
-        return False
+        return _shared_memory.segment_of(self.untyped()._bytes) is not None
 
     def share_memory_(self):
+        """Move the storage into shared memory in place (tensors on it follow); a no-op
+        when it is already there."""
+        untyped = self.untyped()
+        untyped._bytes = share_storage(untyped._bytes)
         return self
 
     def is_pinned(self, device=None) -> bool:
@@ -338,6 +440,22 @@ class StorageMethods:
                 and self.storage_offset() == tensor.storage_offset()
                 and self.shape == tensor.shape and self.stride() == tensor.stride())
 
+    def share_memory_(self):
+        """Move this tensor's storage into shared memory, in place: the tensor, its views
+        and every other tensor on the storage keep aliasing it, now in memory that forked
+        and spawned processes can share. A no-op when already shared; returns self."""
+        if self._base is not None:
+            share_storage(storage_bytes(self))
+        else:
+            sole = _sole_user(self)     # asked before storage_bytes adds a reference
+            share_storage(storage_bytes(self), self if sole else None)
+        return self
+
+    def is_shared(self) -> bool:
+        """Whether the storage is in shared memory (share_memory_, or received from
+        another process)."""
+        return _shared_memory.segment_of(storage_bytes(self)) is not None
+
     def storage_offset(self) -> int:
         return (_address(self._data) - _address(storage_bytes(self))) // self._data.itemsize
 
@@ -387,7 +505,6 @@ class StorageMethods:
         unless given) or a storage (all of it as 1-D unless a size is given); set_() leaves
         self empty. self keeps its own version counter and is not a view, as in torch."""
         from ._tensor import Tensor, _C_TYPE_NAMES
-        from .autograd.grad_mode import STATE as GRAD_STATE
         from .serialization._pickling import _contiguous_strides
         self._check_inplace()
         dtype = self._data.dtype
@@ -397,7 +514,7 @@ class StorageMethods:
             if source.dtype is not self.dtype:
                 raise RuntimeError(f"Could not set tensor of type {_C_TYPE_NAMES[source.dtype]} "
                                    f"to a tensor of type {_C_TYPE_NAMES[self.dtype]}")
-            if source._requires_grad and GRAD_STATE.enabled:
+            if source._requires_grad and modes().grad_enabled:
                 raise NotImplementedError("set_: a source tensor that requires grad is not "
                                           "supported by ember (torch records no usable "
                                           "gradient for it)")

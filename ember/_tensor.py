@@ -13,7 +13,7 @@ from . import _dtype, _layout, _memory_format
 from ._device import CPU, check_device, device as _device_cls
 from ._size import Size
 from ._storage import StorageMethods, storage_bytes
-from .autograd.grad_mode import STATE as GRAD_STATE
+from ._modes import current as modes
 from .autograd import function as _function
 from .autograd.graph import AccumulateGrad
 
@@ -337,7 +337,7 @@ class Tensor(StorageMethods):
     # ------------------------------------------------------------------ in-place machinery
     def _check_inplace(self) -> None:
         """torch's refusals for in-place ops on tensors autograd depends on."""
-        if not GRAD_STATE.enabled:
+        if not modes().grad_enabled:
             return
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
@@ -356,7 +356,7 @@ class Tensor(StorageMethods):
         gets a snapshot of self's current value, since self's memory is overwritten.
         """
         self._check_inplace()
-        recording = GRAD_STATE.enabled and (self._requires_grad or any(
+        recording = modes().grad_enabled and (self._requires_grad or any(
             isinstance(a, Tensor) and a._requires_grad for a in args))
         if recording and self._base is not None:
             return self._inplace_on_view(compute, args)
@@ -599,12 +599,6 @@ class Tensor(StorageMethods):
     def is_pinned(self, device=None) -> bool:
         return False
 
-    def share_memory_(self) -> "Tensor":
-        return self
-
-    def is_shared(self) -> bool:
-        return False
-
     # double(), float(), ..., bool(): self.to(that dtype), keeping the memory layout
     # unless memory_format says otherwise.
     double = _cast_method("double", _dtype.float64)
@@ -639,7 +633,7 @@ class Tensor(StorageMethods):
 
     def apply_(self, fn) -> "Tensor":
         """Apply a Python function to every element in place (slow; CPU tensors only)."""
-        if self._requires_grad and GRAD_STATE.enabled:
+        if self._requires_grad and modes().grad_enabled:
             raise RuntimeError("apply_ is only implemented on CPU tensors that don't require "
                                "grad")
         flat = self._data.reshape(-1) if self._data.flags.c_contiguous else None

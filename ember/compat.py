@@ -18,6 +18,11 @@ The real torch and ember cannot share one process under the same name: `install(
 refuses with a RuntimeError when any `torch` or `torchvision` module is already
 imported (the objects already handed out would be real torch's, and mixing the two
 gives baffling type errors). `uninstall()` removes the finder and the aliases.
+
+A process that multiprocessing starts with 'spawn' or 'forkserver' re-imports the main
+script without the finder. `install()` therefore also puts a folder of two stand-in
+modules, `torch` and `torchvision`, on sys.path (which such a process inherits): the
+first `import torch` there installs the alias and hands back ember.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
 
 __all__ = ["install", "uninstall", "is_installed", "ALIASES", "ember_module_name",
@@ -32,6 +38,9 @@ __all__ = ["install", "uninstall", "is_installed", "ALIASES", "ember_module_name
 
 # torch's top-level package names and the ember packages that stand in for them.
 ALIASES = {"torch": "ember", "torchvision": "ember.vision"}
+# Modules named torch and torchvision that install the alias where the finder is absent:
+# in processes started by multiprocessing's spawn, which inherit sys.path.
+_ALIAS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_alias_path")
 
 
 def ember_module_name(fullname: str) -> str | None:
@@ -107,12 +116,16 @@ def install() -> None:
                            f"install() before anything imports torch, or run the script with "
                            f"`ember run script.py`.")
     sys.meta_path.insert(0, _FINDER)
+    if _ALIAS_PATH not in sys.path:
+        sys.path.insert(0, _ALIAS_PATH)
 
 
 def uninstall() -> None:
     """Undo install(): forget the aliases so `import torch` finds the real torch again."""
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
+    if _ALIAS_PATH in sys.path:
+        sys.path.remove(_ALIAS_PATH)
     for name in _aliased_names():
         module = sys.modules[name]
         if getattr(module, "__name__", "").partition(".")[0] == "ember":

@@ -67,7 +67,7 @@ KNOWN_GAPS = {
     "ember.jit is one module; its `annotations` is the __future__ feature": ("jit.annotations",),
     "GPU kernel-language overrides (Triton, CuteDSL); ember has none": (
         "backends.python_native",),
-    "not written yet": ("multiprocessing", "quasirandom", "distributions.wishart"),
+    "not written yet": ("quasirandom", "distributions.wishart"),
 }
 GAPS = [path for paths in KNOWN_GAPS.values() for path in paths]
 

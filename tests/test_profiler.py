@@ -15,7 +15,6 @@ import torch.profiler
 import ember
 import ember.autograd.profiler as autograd_profiler
 import ember.profiler
-from ember.autograd import function as ember_function
 from ember.autograd import engine as ember_engine
 
 LIBS = {"torch": (torch, torch.profiler), "ember": (ember, ember.profiler)}
@@ -275,7 +274,7 @@ def test_start_stop_api():
     prof.stop()
     ember.ones(2).add(1)                    # after stop(): not recorded
     assert [e.name for e in prof.events()] == ["aten::add"]
-    assert ember_function._profiler is None
+    assert ember._modes.current().recorder is None
 
 
 def test_results_before_start_raise():
@@ -315,7 +314,7 @@ def test_two_profilers_at_once_not_supported():
         with pytest.raises(NotImplementedError, match="two profilers"):
             with ember.profiler.profile():
                 pass
-    assert ember_function._profiler is None
+    assert ember._modes.current().recorder is None
 
 
 def test_hooks_removed_after_profiling_even_on_error():
@@ -323,7 +322,7 @@ def test_hooks_removed_after_profiling_even_on_error():
     with pytest.raises(ValueError):
         with ember.profiler.profile():
             raise ValueError("boom")
-    assert ember_function._profiler is None
+    assert ember._modes.current().recorder is None
     assert ember_engine._call_node is call_node
 
 

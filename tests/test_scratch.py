@@ -36,8 +36,7 @@ def test_threads_get_their_own_scratch():
 
 def _conv_grads(seed):
     """Output, input gradient and recomputed-column weight gradient of a padded 2-d
-    convolution, at the NumPy level (ember's grad mode is process-wide, so autograd
-    itself is not run from two threads here)."""
+    convolution, at the NumPy level where the scratch columns are used."""
     from ember.nn.functional.conv import (Geometry, conv_forward, conv_input_grad,
                                           conv_weight_grad)
     rng = np.random.default_rng(seed)

@@ -12,7 +12,7 @@ import functools
 import warnings
 
 from .. import _dtype
-from .policy import STATE
+from .._modes import current as modes, own as own_modes
 
 __all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
            "set_autocast_enabled", "set_autocast_dtype", "is_autocast_cache_enabled",
@@ -20,8 +20,6 @@ __all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_auto
 
 _DEVICE_TYPES = ("cpu", "cuda")
 _SUPPORTED_DTYPES = (_dtype.bfloat16, _dtype.float16)
-# CUDA autocast can never switch on here; only its dtype setting is kept.
-_CUDA = {"dtype": _dtype.float16}
 
 
 def is_autocast_available(device_type: str) -> bool:
@@ -36,38 +34,39 @@ def _check_device(device_type: str) -> None:
 def is_autocast_enabled(device_type: str = "cuda") -> bool:
     """Whether autocast is on for `device_type` (torch's default device_type is 'cuda')."""
     _check_device(device_type)
-    return device_type == "cpu" and STATE.enabled
+    return device_type == "cpu" and modes().autocast_enabled
 
 
 def set_autocast_enabled(device_type: str, enabled: bool) -> None:
     _check_device(device_type)
     if device_type == "cpu":
-        STATE.enabled = bool(enabled)
+        own_modes().autocast_enabled = bool(enabled)
 
 
 def get_autocast_dtype(device_type: str) -> _dtype.dtype:
     _check_device(device_type)
-    return STATE.dtype if device_type == "cpu" else _CUDA["dtype"]
+    state = modes()
+    return state.autocast_dtype if device_type == "cpu" else state.autocast_cuda_dtype
 
 
 def set_autocast_dtype(device_type: str, dtype: _dtype.dtype) -> None:
     _check_device(device_type)
     if device_type == "cpu":
-        STATE.dtype = dtype
+        own_modes().autocast_dtype = dtype
     else:
-        _CUDA["dtype"] = dtype
+        own_modes().autocast_cuda_dtype = dtype
 
 
 def is_autocast_cache_enabled() -> bool:
-    return STATE.cache_enabled
+    return modes().autocast_cache_enabled
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
-    STATE.cache_enabled = bool(enabled)
+    own_modes().autocast_cache_enabled = bool(enabled)
 
 
 def clear_autocast_cache() -> None:
-    STATE.cache.clear()
+    modes().autocast_cache.clear()
 
 
 class autocast:
@@ -104,13 +103,14 @@ class autocast:
         self.prev_fastdtype = get_autocast_dtype(self.device)
         set_autocast_enabled(self.device, self._enabled)
         set_autocast_dtype(self.device, self.fast_dtype)
-        STATE.nesting += 1
+        own_modes().autocast_nesting += 1
         set_autocast_cache_enabled(self._cache_enabled)
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb) -> bool:
-        STATE.nesting -= 1
-        if STATE.nesting == 0:
+        state = own_modes()
+        state.autocast_nesting -= 1
+        if state.autocast_nesting == 0:
             clear_autocast_cache()
         set_autocast_enabled(self.device, self.prev)
         set_autocast_dtype(self.device, self.prev_fastdtype)

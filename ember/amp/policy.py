@@ -12,7 +12,8 @@ tests/amp/test_autocast.py). As in torch, float64 tensors are never cast, and th
 own body runs with autocast switched off, so a float32-list loss built from matmuls
 does not cast its insides to bfloat16.
 
-With autocast off, a decorated op costs one attribute check before the real call.
+With autocast off, a decorated op costs one check of this thread's mode state before the
+real call. As in torch, autocast is per thread.
 This module imports nothing heavy: the op modules import it while ember loads.
 """
 from __future__ import annotations
@@ -20,27 +21,12 @@ from __future__ import annotations
 import functools
 
 from .. import _dtype
+from .._modes import current as modes, own as own_modes
 
 LOWER = "lower_precision_fp"
 FP32 = "fp32"
 PROMOTE = "promote"
 KEEP = "keep"
-
-
-class _AutocastState:
-    """Thread-global autocast settings of the CPU device (the only one ember computes on)."""
-
-    __slots__ = ("enabled", "dtype", "cache_enabled", "nesting", "cache")
-
-    def __init__(self):
-        self.enabled = False
-        self.dtype = _dtype.bfloat16
-        self.cache_enabled = True
-        self.nesting = 0
-        self.cache = {}     # id(weight) -> (weight, its cast): leaf weights cast once a region
-
-
-STATE = _AutocastState()
 
 
 def _eligible(t) -> bool:
@@ -52,13 +38,14 @@ def _eligible(t) -> bool:
 def _cast_tensor(t, target: _dtype.dtype):
     if t.dtype is target or not _eligible(t):
         return t
-    cacheable = (STATE.cache_enabled and target is STATE.dtype and t.dtype is _dtype.float32
-                 and t.requires_grad and t.is_leaf)
+    state = modes()
+    cacheable = (state.autocast_cache_enabled and target is state.autocast_dtype
+                 and t.dtype is _dtype.float32 and t.requires_grad and t.is_leaf)
     if not cacheable:
         return t.to(target)
-    hit = STATE.cache.get(id(t))
+    hit = state.autocast_cache.get(id(t))
     if hit is None:
-        hit = STATE.cache[id(t)] = (t, t.to(target))
+        hit = state.autocast_cache[id(t)] = (t, t.to(target))
     return hit[1]
 
 
@@ -82,7 +69,7 @@ def _tensors(values):
 
 def _widest(args, kwargs) -> _dtype.dtype:
     """PROMOTE's target: float32 if any eligible input is float32, else the autocast dtype."""
-    target = STATE.dtype
+    target = modes().autocast_dtype
     for t in _tensors((*args, *kwargs.values())):
         if not _eligible(t) or t.dtype is target:
             continue
@@ -94,15 +81,16 @@ def _widest(args, kwargs) -> _dtype.dtype:
 
 def _run_autocast(kind: str, fn, args, kwargs):
     if kind != KEEP:
-        target = (STATE.dtype if kind == LOWER else _dtype.float32 if kind == FP32
+        target = (modes().autocast_dtype if kind == LOWER else _dtype.float32 if kind == FP32
                   else _widest(args, kwargs))
         args = tuple(_cast(a, target) for a in args)
         kwargs = {k: _cast(v, target) for k, v in kwargs.items()}
-    STATE.enabled = False       # the op's own body runs uncast, as below torch's dispatcher
+    state = own_modes()         # autocast is on, so this thread owns its state already
+    state.autocast_enabled = False  # the op's own body runs uncast, as below torch's dispatcher
     try:
         return fn(*args, **kwargs)
     finally:
-        STATE.enabled = True
+        state.autocast_enabled = True
 
 
 def autocast_op(kind: str):
@@ -113,7 +101,7 @@ def autocast_op(kind: str):
     def decorate(fn):
         @functools.wraps(fn)
         def op(*args, **kwargs):
-            if not STATE.enabled:
+            if not modes().autocast_enabled:
                 return fn(*args, **kwargs)
             return _run_autocast(kind, fn, args, kwargs)
         return op
@@ -122,4 +110,4 @@ def autocast_op(kind: str):
 
 def autocast_float32(t):
     """`t` cast as a float32-list op would cast it, for ops on that list only in some modes."""
-    return _cast_tensor(t, _dtype.float32) if STATE.enabled else t
+    return _cast_tensor(t, _dtype.float32) if modes().autocast_enabled else t

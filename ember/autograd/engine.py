@@ -11,18 +11,33 @@
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode
 from .anomaly_mode import STATE as ANOMALY
-from .grad_mode import STATE as GRAD_STATE
+from .._modes import own as own_modes
 from .graph import AccumulateGrad
 
-# Functions to call once when the running backward pass has propagated every gradient
-# (torch's queue_callback; DistributedDataParallel waits for its all-reduces there).
-_final_callbacks: list = []
-_depth = [0]    # backward passes running (a backward can start another one inside it)
+class _Passes(threading.local):
+    """This thread's running backward passes (a backward can start another one inside
+    it, e.g. a checkpoint's), and the functions to call once the outermost has propagated
+    every gradient (torch's queue_callback; DistributedDataParallel waits for its
+    all-reduces there). Per thread, as two threads' backward passes are separate."""
+
+    def __init__(self):
+        self.depth = 0
+        self.final_callbacks = []
+
+
+_PASSES = _Passes()
+
+
+def queue_callback(callback) -> None:
+    """Call `callback()` once the running backward pass has finished propagating."""
+    _PASSES.final_callbacks.append(callback)
 
 
 def _discover(roots) -> dict:
@@ -157,9 +172,11 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
     ready = [node for node in dict.fromkeys(root_nodes) if deps[node] == 0]
     # The whole pass (backward functions, hooks, gradient sums) runs with grad mode =
     # create_graph, as torch's engine does.
-    prev = GRAD_STATE.enabled
-    GRAD_STATE.enabled = create_graph
-    _depth[0] += 1
+    modes = own_modes()
+    prev = modes.grad_enabled
+    modes.grad_enabled = create_graph
+    passes = _PASSES
+    passes.depth += 1
     try:
         while ready:
             node = ready.pop()
@@ -177,14 +194,14 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
                     node._free()
             _send_gradients(node, outs, buffers, deps, ready)
             outs = None   # hold no gradient past its delivery (see AccumulateGrad)
-        if _depth[0] == 1:      # a nested pass (e.g. a checkpoint's) leaves them queued
-            while _final_callbacks:
-                _final_callbacks.pop(0)()
+        if passes.depth == 1:   # a nested pass (e.g. a checkpoint's) leaves them queued
+            while passes.final_callbacks:
+                passes.final_callbacks.pop(0)()
     finally:
-        if _depth[0] == 1:
-            _final_callbacks.clear()
-        _depth[0] -= 1
-        GRAD_STATE.enabled = prev
+        if passes.depth == 1:
+            passes.final_callbacks.clear()
+        passes.depth -= 1
+        modes.grad_enabled = prev
     return captured
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._modes import DEFAULT as DEFAULT_MODES, current as current_modes, own as own_modes
 from .anomaly_mode import STATE as ANOMALY_STATE
-from .grad_mode import STATE as GRAD_STATE
 from .graph import _FREED_MESSAGE, Node, SavedTensor
 
 
@@ -31,15 +31,6 @@ def register_tensor_type(cls) -> None:
     global Tensor, _wrap
     Tensor = cls
     _wrap = cls._wrap
-
-
-_profiler = None    # the recorder of the running ember.profiler, None when none runs
-
-
-def set_profiler(recorder) -> None:
-    """ember.profiler installs its recorder while it records, and None when it stops."""
-    global _profiler
-    _profiler = recorder
 
 
 class Function(Node):
@@ -92,30 +83,33 @@ class Function(Node):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        if _profiler is not None and _profiler.wants():
-            return _profiler.time_op(cls, args, kwargs)
+        modes = current_modes()
+        if modes.recorder is not None and modes.recorder.wants():
+            return modes.recorder.time_op(cls, args, kwargs)
         ctx = _new(cls)
-        if GRAD_STATE.enabled:
+        if modes.grad_enabled:
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad:
-                    return cls._apply_recording(ctx, args, kwargs)
+                    return cls._apply_recording(ctx, args, kwargs, modes)
         # Fast path: nothing to record. Forward still runs with grad mode off, so a user
         # Function's forward never records history of its own.
         if not cls._is_primitive:
             ctx.needs_input_grad = (False,) * len(args)
-        if GRAD_STATE.enabled:
-            GRAD_STATE.enabled = False
+        if modes.grad_enabled:
+            if modes is DEFAULT_MODES:
+                modes = own_modes()
+            modes.grad_enabled = False
             try:
                 out = cls.forward(ctx, *args, **kwargs)
             finally:
-                GRAD_STATE.enabled = True
+                modes.grad_enabled = True
         else:
             out = cls.forward(ctx, *args, **kwargs)
         result = _wrap(out) if type(out) is np.ndarray else _wrap_outputs(out, None)
         return _mark_views(result, args[0]) if cls.is_view else result
 
     @classmethod
-    def _apply_recording(cls, ctx, args, kwargs):
+    def _apply_recording(cls, ctx, args, kwargs, modes):
         """Run forward and record ctx as the graph node of the outputs."""
         edges, metas, needs = [], [], []
         for a in args:
@@ -134,11 +128,13 @@ class Function(Node):
         ctx._edges = edges          # set before forward: it may read needs_input_grad
         ctx._input_meta = metas
         ctx.needs_input_grad = tuple(needs)
-        GRAD_STATE.enabled = False
+        if modes is DEFAULT_MODES:
+            modes = own_modes()
+        modes.grad_enabled = False
         try:
             out = cls.forward(ctx, *args, **kwargs)
         finally:
-            GRAD_STATE.enabled = True
+            modes.grad_enabled = True
         if ANOMALY_STATE.enabled:
             ctx._record_trace()
         if type(out) is np.ndarray and "_non_differentiable" not in ctx.__dict__:

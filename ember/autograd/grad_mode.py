@@ -1,30 +1,22 @@
 """Grad-mode switches: no_grad, enable_grad, set_grad_enabled, inference_mode.
 
-The state is one global flag read on every op (the fast path checks it first).
+The mode lives in this thread's mode state (ember._modes), read on every op (the fast
+path checks it first): as in torch, a switch in one thread leaves the others alone.
 Each switch works as a context manager and as a function decorator.
 """
 from __future__ import annotations
 
 import functools
 
-
-class _GradState:
-    __slots__ = ("enabled", "inference")
-
-    def __init__(self):
-        self.enabled = True
-        self.inference = False
-
-
-STATE = _GradState()
+from .._modes import current, own
 
 
 def is_grad_enabled() -> bool:
-    return STATE.enabled
+    return current().grad_enabled
 
 
 def is_inference_mode_enabled() -> bool:
-    return STATE.inference
+    return current().inference
 
 
 class _GradModeSwitch:
@@ -40,12 +32,13 @@ class _GradModeSwitch:
         return super().__new__(cls)
 
     def __enter__(self):
-        self._prev = STATE.enabled
-        STATE.enabled = self._target
+        state = own()
+        self._prev = state.grad_enabled
+        state.grad_enabled = self._target
         return self
 
     def __exit__(self, *exc):
-        STATE.enabled = self._prev
+        own().grad_enabled = self._prev
         return False
 
     def __call__(self, fn):
@@ -75,16 +68,17 @@ class set_grad_enabled(_GradModeSwitch):
     works as a context manager that restores the previous mode."""
 
     def __init__(self, mode: bool):
-        self._prev = STATE.enabled
+        state = own()
+        self._prev = state.grad_enabled
         self._target = bool(mode)
-        STATE.enabled = self._target
+        state.grad_enabled = self._target
 
     def __enter__(self):
         return self
 
     def __call__(self, fn):
         # Used as a decorator: the mode set by the constructor applies only inside fn.
-        STATE.enabled = self._prev
+        own().grad_enabled = self._prev
         return super().__call__(fn)
 
     @staticmethod
@@ -100,12 +94,13 @@ class inference_mode(_GradModeSwitch):
         self._target = not mode
 
     def __enter__(self):
-        self._prev_inference = STATE.inference
-        STATE.inference = self.mode
+        state = own()
+        self._prev_inference = state.inference
+        state.inference = self.mode
         return super().__enter__()
 
     def __exit__(self, *exc):
-        STATE.inference = self._prev_inference
+        own().inference = self._prev_inference
         return super().__exit__(*exc)
 
     @staticmethod

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ..autograd.grad_mode import STATE as GRAD_STATE
+from .._modes import current as modes
 from ..amp.policy import PROMOTE, autocast_op
 
 METHODS = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
@@ -301,7 +301,7 @@ def _check_same_dtype(input: Tensor, values) -> None:
 
 
 def _recording(input: Tensor, value) -> bool:
-    return GRAD_STATE.enabled and (input._requires_grad or
+    return modes().grad_enabled and (input._requires_grad or
                                    isinstance(value, Tensor) and value._requires_grad)
 
 
@@ -440,7 +440,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
             warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
                           "will be removed in a future PyTorch release. Use torch.scatter_reduce "
                           "instead for more reduction options.", UserWarning, stacklevel=2)
-        if GRAD_STATE.enabled and (input.requires_grad or
+        if modes().grad_enabled and (input.requires_grad or
                                    isinstance(src, Tensor) and src.requires_grad):
             raise RuntimeError("derivative for aten::scatter is not implemented")
         _, key, shape = _scatter_key(input, dim, index, "scatter")
@@ -641,7 +641,7 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
     shape = self._data.shape
     if len(shape) < 2:
         raise RuntimeError("dimensions must larger than 1")
-    if GRAD_STATE.enabled and self._requires_grad and self._grad_fn is None:
+    if modes().grad_enabled and self._requires_grad and self._grad_fn is None:
         # torch writes through a diagonal view, hence its words for views
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")

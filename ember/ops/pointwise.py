@@ -19,7 +19,7 @@ from .. import _dtype
 from .._memory_format import check_format, in_format, memory_order, preserve_format
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ..autograd.grad_mode import STATE as GRAD_STATE
+from .._modes import current as modes
 from .indexing import _named
 
 _LOW_PRECISION = (np.dtype(np.float16), _dtype.bfloat16.numpy)
@@ -424,7 +424,7 @@ def _with_out(result: Tensor, out) -> Tensor:
     """Support the `out=` keyword: copy the result into `out` (resized as torch does)."""
     if out is None:
         return result
-    if result._requires_grad and GRAD_STATE.enabled:
+    if result._requires_grad and modes().grad_enabled:
         op = result._grad_fn.name().split("Backward")[0].lower()
         raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")

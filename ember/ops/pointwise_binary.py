@@ -14,7 +14,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ._return_types import return_types
 from ..autograd.function import Function
-from ..autograd.grad_mode import STATE as GRAD_STATE
+from .._modes import current as modes
 from .pointwise import (_F32, _LOW_PRECISION, _cast, _check_broadcast, _check_int_divisor,
                         _compute, _named, _nondiff_binary, _save_operands, _saved_operands,
                         _scalar, _unsupported, _with_out, _zeros_like, add, data_of, div, mul,
@@ -435,7 +435,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=Non
 # ---------------------------------------------------------------- in-place ops
 def _recording(*operands_) -> bool:
     """Whether autograd must record an op over these operands."""
-    return GRAD_STATE.enabled and any(isinstance(o, Tensor) and o._requires_grad
+    return modes().grad_enabled and any(isinstance(o, Tensor) and o._requires_grad
                                       for o in operands_)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ..autograd.grad_mode import STATE as GRAD_STATE
+from .._modes import current as modes
 from . import _special_math as special
 from .pointwise import (_named, _unsupported, _with_out, _zeros_like, float_math, to_float,
                         where)
@@ -299,7 +299,7 @@ def positive(input: Tensor) -> Tensor:
 def _part(input: Tensor, index: int) -> Tensor:
     """input's real (index 0) or imaginary (1) part as a view; differentiable as torch's:
     a select of view_as_real, so a gradient g of the part reaches input as g or i g."""
-    if input._requires_grad and GRAD_STATE.enabled:
+    if input._requires_grad and modes().grad_enabled:
         from .complex import view_as_real     # complex builds on this module
         return view_as_real(input).select(-1, index)
     return input._make_view(input._data.imag if index else input._data.real)
@@ -358,7 +358,7 @@ _real_angle_op = unary("Angle", _real_angle, grad=_zero_grad)
 def angle(input: Tensor, *, out=None) -> Tensor:
     """Argument of each element: pi for negative reals, 0 for the others."""
     if input.is_complex():
-        if input._requires_grad and GRAD_STATE.enabled:
+        if input._requires_grad and modes().grad_enabled:
             from .pointwise_binary import atan2     # pointwise_binary builds on this module
             return _with_out(_named(atan2(imag(input), real(input)), "AngleBackward0"), out)
         return _with_out(Tensor._wrap(np.angle(input._data)), out)

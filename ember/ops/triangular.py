@@ -15,7 +15,7 @@ import numpy as np
 from ._return_types import return_types
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ..autograd.grad_mode import STATE as GRAD_STATE
+from .._modes import current as modes
 from .creation import eye
 from .linalg import matmul
 from .pointwise import _unsupported, _with_out
@@ -36,7 +36,7 @@ def _check_solve_dtype(t: Tensor, kernel: str) -> None:
 def _refuse_complex_grad(name: str, *tensors: Tensor) -> None:
     """Refuse (rather than get wrong) gradients whose rules are written for real matrices
     only: a complex input that will be differentiated raises NotImplementedError."""
-    if GRAD_STATE.enabled and any(t.is_complex() and t.requires_grad for t in tensors):
+    if modes().grad_enabled and any(t.is_complex() and t.requires_grad for t in tensors):
         raise NotImplementedError(f"ember does not differentiate {name} of complex tensors")
 
 

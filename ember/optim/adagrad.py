@@ -33,7 +33,10 @@ class Adagrad(Optimizer):
                 state["sum"] = _state_zeros(p, group["initial_accumulator_value"])
 
     def share_memory(self) -> None:
-        """No-op: ember's state lives in ordinary process memory."""
+        """Move the accumulated sums into shared memory (for Hogwild-style training)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
 
     def step(self, closure: Callable | None = None):
         loss = self._eval_closure(closure)

@@ -13,6 +13,7 @@ import re
 import threading
 import time
 
+from .._modes import own as own_modes
 from ..autograd import engine, function
 from ..autograd.graph import AccumulateGrad
 from ._flops import count_flops
@@ -163,7 +164,7 @@ def start(recorder: Recorder) -> None:
         raise NotImplementedError("ember's profiler does not support running two profilers at "
                                   "once: stop the first one before starting another.")
     _active[0] = recorder
-    function.set_profiler(recorder)
+    own_modes().recorder = recorder        # this thread's ops, as torch records them
     # The engine has no profiling hook of its own: its node runner is swapped for the
     # duration of the recording, so backward passes cost nothing extra otherwise.
     engine._call_node = _profiled_call_node
@@ -171,7 +172,7 @@ def start(recorder: Recorder) -> None:
 
 
 def stop() -> None:
-    function.set_profiler(None)
+    own_modes().recorder = None
     engine._call_node = _engine_call_node
     AccumulateGrad.accumulate = _accumulate_grad
     _active[0] = None

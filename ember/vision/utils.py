@@ -7,6 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._pil import pil_image
+from . import _unavailable
 
 __all__ = ["make_grid", "save_image"]
 
@@ -76,3 +77,10 @@ def save_image(tensor: Tensor | list, fp, format: str | None = None, **kwargs) -
     array = np.clip(grid * 255 + 0.5, 0, 255).astype(np.uint8).transpose(1, 2, 0)
     image = pil_image().fromarray(np.ascontiguousarray(array))
     image.save(fp, format=format)
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["draw_bounding_boxes", "draw_segmentation_masks", "draw_keypoints",
+                "flow_to_image"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
+__all__ += _UNAVAILABLE

@@ -260,4 +260,4 @@ def test_weight_cast_is_cached_within_a_region():
         with ember.autocast("cpu", cache_enabled=False):
             c = ember.mm(w, w)
         assert c.grad_fn.next_functions[0][0] is not a.grad_fn.next_functions[0][0]
-    assert not ember.amp.policy.STATE.cache
+    assert not ember._modes.current().autocast_cache

@@ -290,8 +290,7 @@ def test_final_callbacks_wait_for_the_outermost_backward_pass():
     x = ember.ones(3, requires_grad=True)
     y = checkpoint(lambda t: (t * 2).sin(), x, use_reentrant=True).sum()
     seen = []
-    y.register_hook(lambda g: engine._final_callbacks.append(
-        lambda: seen.append(x.grad is not None)))
+    y.register_hook(lambda g: engine.queue_callback(lambda: seen.append(x.grad is not None)))
     y.backward()
-    assert seen == [True] and engine._final_callbacks == []
+    assert seen == [True] and engine._PASSES.final_callbacks == []
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos(2 * np.ones(3)), rtol=1e-6)

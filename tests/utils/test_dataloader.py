@@ -4,6 +4,8 @@ import gc
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 import warnings
 
@@ -262,6 +264,65 @@ def test_worker_killed_mid_epoch_reported():
         for batch in loader:
             delivered.append(batch["i"].tolist())
     assert delivered == [[0, 1], [2, 3], [4, 5]]
+
+
+def kill_and_wait(process):
+    os.kill(process.pid, signal.SIGKILL)
+    process.join()
+
+
+def test_sending_to_a_killed_worker_reported():
+    """A worker killed after answering: the main process takes the waiting answer, then
+    writes the next task to the dead worker's pipe (BrokenPipeError before the fix)."""
+    iterator = iter(ember.utils.data.DataLoader(Probe(12), num_workers=1, prefetch_factor=2))
+    next(iterator)
+    assert iterator._conns[0].poll(10)          # an answer waits in the pipe
+    kill_and_wait(iterator._workers[0])
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited "
+                                           r"unexpectedly.*killed by signal SIGKILL"):
+        next(iterator)
+
+
+def test_new_epoch_on_a_killed_persistent_worker_reported():
+    loader = ember.utils.data.DataLoader(Probe(4), num_workers=1, persistent_workers=True)
+    list(loader)
+    kill_and_wait(loader._iterator._workers[0])
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited "
+                                           r"unexpectedly.*killed by signal SIGKILL"):
+        iter(loader)
+
+
+SIGTERM_IN_CLEANUP = """
+import os, signal
+import ember
+from ember.utils.data import DataLoader, TensorDataset
+from ember.utils.data._utils import shared_memory
+
+def terminate_during_cleanup(worker_id):
+    # multiprocessing's exit handler terminates daemonic workers; make its SIGTERM land
+    # while the worker removes its blocks (the race behind the leak warning at exit)
+    unlink = shared_memory.BlockPool._unlink
+    def interrupted(block):
+        os.kill(os.getpid(), signal.SIGTERM)
+        unlink(block)
+    shared_memory.BlockPool._unlink = staticmethod(interrupted)
+
+loader = DataLoader(TensorDataset(ember.randn(64, 8)), batch_size=8, num_workers=2,
+                    worker_init_fn=terminate_during_cleanup)
+for epoch in range(2):
+    kept = list(loader)     # batches kept alive: each worker holds several blocks
+"""
+
+
+def test_sigterm_during_cleanup_leaks_nothing(tmp_path):
+    script = tmp_path / "sigterm_in_cleanup.py"
+    script.write_text(SIGTERM_IN_CLEANUP)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=60, env={**os.environ, "PYTHONPATH": root})
+    assert result.returncode == 0, result.stderr
+    assert "leaked" not in result.stderr and "resource_tracker" not in result.stderr, \
+        result.stderr
 
 
 class BigText(ember.utils.data.Dataset):

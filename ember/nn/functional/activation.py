@@ -16,7 +16,7 @@ import numpy as np
 from ..._random import numpy_generator
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...autograd.grad_mode import STATE as GRAD_STATE
+from ..._modes import current as modes
 from ...ops._special_math import erf as _erf
 from ...ops import pointwise
 from ...ops.pointwise import float_math, zero_unless
@@ -59,7 +59,7 @@ def _mask(condition: Tensor, like: Tensor) -> Tensor:
 
 def _gate(grad: Tensor, keep: Tensor) -> Tensor:
     """grad where `keep` holds and +0 elsewhere, NaN and inf gradients included."""
-    if GRAD_STATE.enabled:                  # create_graph: stay differentiable
+    if modes().grad_enabled:                  # create_graph: stay differentiable
         return grad.masked_fill(~keep, 0)
     return Tensor._wrap(zero_unless(grad._data, keep._data))
 

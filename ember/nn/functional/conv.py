@@ -27,7 +27,7 @@ from ..._scratch import ThreadScratch
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...amp.policy import LOWER, autocast_op
-from ...autograd.grad_mode import STATE as GRAD_STATE
+from ..._modes import current as modes
 from ...ops.linalg import _CPP_NAMES
 from . import winograd
 from ._bias_grad import bias_grad
@@ -238,9 +238,9 @@ class Conv(Function):
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         gb = None
         if need_b:
-            gb = grad.sum((0,) + tuple(range(2, grad.ndim))) if GRAD_STATE.enabled else \
+            gb = grad.sum((0,) + tuple(range(2, grad.ndim))) if modes().grad_enabled else \
                 Tensor._wrap(bias_grad(grad._data, 1))
-        if not GRAD_STATE.enabled and winograd.applies(x.shape, w.shape, ctx.geo):
+        if not modes().grad_enabled and winograd.applies(x.shape, w.shape, ctx.geo):
             # No graph to record: both gradients in one pass over the batch.
             gx, gw = winograd.backward(
                 _compute_dtype(x._data), _compute_dtype(grad._data), _compute_dtype(w._data),

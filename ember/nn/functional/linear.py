@@ -6,7 +6,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...autograd.grad_mode import STATE as GRAD_STATE
+from ..._modes import current as modes
 from ...amp.policy import KEEP, LOWER, autocast_op
 from ._bias_grad import bias_grad
 
@@ -72,7 +72,7 @@ class Linear(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
-        if not GRAD_STATE.enabled and grad._data.dtype not in _LOW_PRECISION:
+        if not modes().grad_enabled and grad._data.dtype not in _LOW_PRECISION:
             return _plain_backward(grad._data, x._data, weight._data, need_x, need_w,
                                    need_b and ctx.has_bias)
         out_features = weight.shape[0]

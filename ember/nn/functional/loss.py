@@ -20,7 +20,7 @@ from ... import _dtype
 from ..._parallel import MIN_PARALLEL_VALUES, parallel_for, split, threads
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...autograd.grad_mode import STATE as GRAD_STATE
+from ..._modes import current as modes
 from ...ops.pointwise import operands, to_dtype
 from ...amp.policy import FP32, autocast_op
 from .activation import log_softmax
@@ -540,7 +540,7 @@ class CrossEntropy(Function):
         need_input, need_target = ctx.needs_input_grad[:2]
         scale = _grad_scale(grad, denom, reduction)
         grad_input = grad_target = None
-        if GRAD_STATE.enabled:
+        if modes().grad_enabled:
             # create_graph: rebuild softmax from ember ops so the gradient is differentiable.
             input, target = ctx.saved_tensors
             z = input - Tensor._wrap(shift.astype(input._data.dtype))

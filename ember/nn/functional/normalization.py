@@ -13,7 +13,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...autograd.grad_mode import STATE as GRAD_STATE
+from ..._modes import current as modes
 from ...autograd.grad_mode import no_grad
 from ...ops.shape import _named
 
@@ -65,9 +65,9 @@ class Normalize(Function):
     def backward(ctx, grad, _grad_mean, _grad_var):
         x, weight = ctx.saved_tensors
         axes = ctx.axes
-        if not GRAD_STATE.enabled and _constant_over(weight, axes, x.ndim):
+        if not modes().grad_enabled and _constant_over(weight, axes, x.ndim):
             return _plain_backward(ctx, grad._data, weight, x._data.dtype) + (None, None)
-        if GRAD_STATE.enabled:
+        if modes().grad_enabled:
             # Recording the backward: rebuild the statistics from x differentiably.
             mean = x.mean(axes, keepdim=True)
             centered = x - mean

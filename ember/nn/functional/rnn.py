@@ -23,7 +23,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...autograd.grad_mode import STATE as GRAD_STATE
+from ..._modes import current as modes
 
 __all__: list = []
 
@@ -45,7 +45,7 @@ class _Recurrent(Function):
     @staticmethod
     def refuse_double_backward(ctx) -> None:
         """The BPTT below is plain NumPy: refuse create_graph rather than drop terms."""
-        if GRAD_STATE.enabled:
+        if modes().grad_enabled:
             raise NotImplementedError(
                 f"{ctx.name()}: double backward (create_graph=True) through ember's fused "
                 "recurrent layers is not supported; use the cells (LSTMCell, GRUCell, RNNCell) "

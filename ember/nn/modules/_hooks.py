@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...autograd.grad_mode import STATE as GRAD_STATE
+from ..._modes import current as modes
 from ...autograd.graph import RemovableHandle, add_hook
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
@@ -112,7 +112,7 @@ class BackwardHook:
     def _wrap(args, on_node):
         """Pass the tensors among args through the identity; returns (args, indices)."""
         indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        if not (GRAD_STATE.enabled and any(args[i].requires_grad for i in indices)):
+        if not (modes().grad_enabled and any(args[i].requires_grad for i in indices)):
             return args, None
         wrapped = BackwardHookFunction.apply(*(args[i] for i in indices))
         on_node(next(t.grad_fn for t in wrapped if t.grad_fn is not None))

@@ -236,7 +236,7 @@ class DistributedDataParallel(_Wrapper):
     def _queue_finalize(self) -> None:
         if not self._finalize_queued:
             self._finalize_queued = True
-            engine._final_callbacks.append(self._finalize)
+            engine.queue_callback(self._finalize)
 
     def _on_output_grad(self, grad) -> None:
         if self._syncing:

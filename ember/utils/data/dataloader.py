@@ -319,8 +319,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             worker_id = self._pending.popleft()
             self._unpack(worker_id, self._receive(worker_id))
         first_tasks = self._plan_epoch()
-        for worker_id, conn in enumerate(self._conns):
-            conn.send(("reset", self._reader.take_released(worker_id)))
+        for worker_id in range(self._num_workers):
+            self._send(worker_id, ("reset", self._reader.take_released(worker_id)))
             self._send_tasks(worker_id, first_tasks[worker_id])
 
     def _next_task(self) -> tuple[int | None, object]:
@@ -338,10 +338,18 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._pending.append(worker_id)
         return worker_id, index
 
+    def _send(self, worker_id: int, message) -> None:
+        """Send `message` to a worker; one that died (its pipe broken) is reported as
+        such, whether or not the loss was noticed before."""
+        try:
+            self._conns[worker_id].send(message)
+        except OSError:     # BrokenPipeError: its end of the pipe is closed
+            self._workers[worker_id].join(SHUTDOWN_GRACE)
+            self._fail_dead_workers(worker_id)
+
     def _send_tasks(self, worker_id: int, indices: list) -> None:
         for index in indices:
-            self._conns[worker_id].send(
-                ("task", index, self._reader.take_released(worker_id)))
+            self._send(worker_id, ("task", index, self._reader.take_released(worker_id)))
 
     def _try_put_index(self) -> None:
         worker_id, index = self._next_task()
@@ -359,15 +367,19 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     return conn.recv()
                 except (EOFError, OSError):  # its end of the pipe closed: it is gone
                     process.join(SHUTDOWN_GRACE)
-                    self._fail_dead_workers()
+                    self._fail_dead_workers(worker_id)
             if not process.is_alive():
-                self._fail_dead_workers()
+                self._fail_dead_workers(worker_id)
             if deadline is not None and time.monotonic() >= deadline:
                 self._shutdown_workers()
                 raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
 
-    def _fail_dead_workers(self):
+    def _fail_dead_workers(self, suspect: int | None = None):
+        """Stop and raise the error naming the dead workers (`suspect`, whose pipe
+        broke, if no other is found dead)."""
         dead = [p for p in self._workers if not p.is_alive()]
+        if not dead and suspect is not None:
+            dead = [self._workers[suspect]]
         self._shutdown_workers()
         raise RuntimeError(_died_message(dead))
 

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from .._pil import pil_image
 from .vision import VisionDataset
+from .. import _unavailable
 
 IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
 
@@ -129,3 +130,8 @@ class ImageFolder(DatasetFolder):
                          transform=transform, target_transform=target_transform,
                          is_valid_file=is_valid_file, allow_empty=allow_empty)
         self.imgs = self.samples
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["accimage_loader"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -12,6 +12,7 @@ from ..._tensor import Tensor
 from .._pil import pil_image
 from .utils import no_download, not_found
 from .vision import VisionDataset
+from .. import _unavailable
 
 # IDX ("SN3 pascalvincent") element types, stored big-endian
 _SN3_TYPES = {8: np.uint8, 9: np.int8, 11: np.int16, 12: np.int32, 13: np.float32,
@@ -145,3 +146,8 @@ class KMNIST(MNIST):
                  ("t10k-images-idx3-ubyte.gz", "5c965bf0a639b31b8f53240b1b52f4d7"),
                  ("t10k-labels-idx1-ubyte.gz", "7320c461ea6c1c855c0b718fb2a4b134")]
     classes = ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"]
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["EMNIST", "QMNIST", "get_int"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 
+from .. import _unavailable
+
 
 def calculate_md5(fpath: str, chunk_size: int = 1024 * 1024) -> str:
     md5 = hashlib.md5(usedforsecurity=False)
@@ -37,3 +39,10 @@ def not_found(message: str, folder: str, files: list) -> RuntimeError:
     """torchvision's 'not found' message plus where ember looked."""
     return RuntimeError(f"{message}. ember looked for these files under {folder}:\n"
                         f"{_listing(files)}")
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["check_md5", "download_url", "list_dir", "list_files",
+                "download_file_from_google_drive", "extract_archive",
+                "download_and_extract_archive", "iterable_to_str", "verify_str_arg"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

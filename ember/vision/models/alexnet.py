@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from ... import flatten, nn
 from ..._tensor import Tensor
-from ._utils import check_no_weights
+from ._api import WeightsEnum, register_model
+from ._utils import REFERENCES, build, handle_legacy_interface, imagenet_weights
 
-__all__ = ["AlexNet", "alexnet"]
+__all__ = ["AlexNet", "AlexNet_Weights", "alexnet"]
 
 
 class AlexNet(nn.Module):
@@ -31,6 +32,22 @@ class AlexNet(nn.Module):
         return self.classifier(flatten(x, 1))
 
 
-def alexnet(*, weights=None, progress: bool = True, **kwargs) -> AlexNet:
-    check_no_weights("alexnet", weights, kwargs)
-    return AlexNet(**kwargs)
+class AlexNet_Weights(WeightsEnum):
+    """Pretrained weights for alexnet."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "alexnet-owt-7be5be79.pth", num_params=61_100_840, acc=(56.522, 79.066), ops=0.714,
+        file_size=233.087, recipe=f"{REFERENCES}#alexnet-and-vgg",
+        docs=("These weights reproduce closely the results of the paper using a simplified "
+              "training recipe."),
+        min_size=(63, 63))
+    DEFAULT = IMAGENET1K_V1
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", AlexNet_Weights.IMAGENET1K_V1))
+def alexnet(*, weights: AlexNet_Weights | None = None, progress: bool = True,
+            **kwargs) -> AlexNet:
+    """AlexNet (Krizhevsky et al., 2012), torchvision's variant; weights: AlexNet_Weights."""
+    weights = AlexNet_Weights.verify(weights)
+    return build(AlexNet, weights, progress, kwargs)

@@ -2,14 +2,18 @@
 all the layers before it. torchvision's names (features.denseblock1.denselayer1...)."""
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
+from functools import partial
 
 from ... import cat, flatten, nn
 from ..._tensor import Tensor
 from ...nn import functional as F
-from ._utils import check_no_weights
+from ._api import WeightsEnum, register_model
+from ._utils import build, handle_legacy_interface, imagenet_weights
 
-__all__ = ["DenseNet", "densenet121", "densenet161", "densenet169", "densenet201"]
+__all__ = ["DenseNet", "DenseNet121_Weights", "DenseNet161_Weights", "DenseNet169_Weights",
+           "DenseNet201_Weights", "densenet121", "densenet161", "densenet169", "densenet201"]
 
 
 class _DenseLayer(nn.Module):
@@ -108,23 +112,98 @@ class DenseNet(nn.Module):
         return self.classifier(flatten(out, 1))
 
 
-def _densenet(arch: str, growth_rate: int, block_config: tuple, num_init_features: int,
-              weights, progress: bool, **kwargs) -> DenseNet:
-    check_no_weights(arch, weights, kwargs)
-    return DenseNet(growth_rate, block_config, num_init_features, **kwargs)
+class DenseNet121_Weights(WeightsEnum):
+    """Pretrained weights for densenet121."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "densenet121-a639ec97.pth", num_params=7_978_856, acc=(74.434, 91.972), ops=2.834,
+        file_size=30.845, recipe="https://github.com/pytorch/vision/pull/116",
+        docs="These weights are ported from LuaTorch.", min_size=(29, 29))
+    DEFAULT = IMAGENET1K_V1
 
 
-def densenet121(*, weights=None, progress: bool = True, **kwargs) -> DenseNet:
-    return _densenet("densenet121", 32, (6, 12, 24, 16), 64, weights, progress, **kwargs)
+class DenseNet161_Weights(WeightsEnum):
+    """Pretrained weights for densenet161."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "densenet161-8d451a50.pth", num_params=28_681_000, acc=(77.138, 93.56), ops=7.728,
+        file_size=110.369, recipe="https://github.com/pytorch/vision/pull/116",
+        docs="These weights are ported from LuaTorch.", min_size=(29, 29))
+    DEFAULT = IMAGENET1K_V1
 
 
-def densenet161(*, weights=None, progress: bool = True, **kwargs) -> DenseNet:
-    return _densenet("densenet161", 48, (6, 12, 36, 24), 96, weights, progress, **kwargs)
+class DenseNet169_Weights(WeightsEnum):
+    """Pretrained weights for densenet169."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "densenet169-b2777c0a.pth", num_params=14_149_480, acc=(75.6, 92.806), ops=3.36,
+        file_size=54.708, recipe="https://github.com/pytorch/vision/pull/116",
+        docs="These weights are ported from LuaTorch.", min_size=(29, 29))
+    DEFAULT = IMAGENET1K_V1
 
 
-def densenet169(*, weights=None, progress: bool = True, **kwargs) -> DenseNet:
-    return _densenet("densenet169", 32, (6, 12, 32, 32), 64, weights, progress, **kwargs)
+class DenseNet201_Weights(WeightsEnum):
+    """Pretrained weights for densenet201."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "densenet201-c1103571.pth", num_params=20_013_928, acc=(76.896, 93.37), ops=4.291,
+        file_size=77.373, recipe="https://github.com/pytorch/vision/pull/116",
+        docs="These weights are ported from LuaTorch.", min_size=(29, 29))
+    DEFAULT = IMAGENET1K_V1
 
 
-def densenet201(*, weights=None, progress: bool = True, **kwargs) -> DenseNet:
-    return _densenet("densenet201", 32, (6, 12, 48, 32), 64, weights, progress, **kwargs)
+# The published checkpoints predate the ban on "." in module names: they name a dense
+# layer's parameters "norm.1.weight" where the module now calls them "norm1.weight".
+_OLD_LAYER_KEY = re.compile(r"^(.*denselayer\d+\.(?:norm|relu|conv))\."
+                            r"((?:[12])\.(?:weight|bias|running_mean|running_var))$")
+
+
+def _rename_old_keys(state_dict: dict) -> dict:
+    """The checkpoint with "norm.1" style keys renamed to the module's "norm1"."""
+    renamed = {}
+    for key, value in state_dict.items():
+        match = _OLD_LAYER_KEY.match(key)
+        renamed[match.group(1) + match.group(2) if match else key] = value
+    return renamed
+
+
+def _densenet(growth_rate: int, block_config: tuple, num_init_features: int,
+              weights: WeightsEnum | None, progress: bool, kwargs: dict) -> DenseNet:
+    return build(partial(DenseNet, growth_rate, block_config, num_init_features), weights,
+                 progress, kwargs, adapt_state=_rename_old_keys)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", DenseNet121_Weights.IMAGENET1K_V1))
+def densenet121(*, weights: DenseNet121_Weights | None = None, progress: bool = True,
+                **kwargs) -> DenseNet:
+    """DenseNet-121 (growth rate 32, blocks (6, 12, 24, 16)); weights: DenseNet121_Weights."""
+    weights = DenseNet121_Weights.verify(weights)
+    return _densenet(32, (6, 12, 24, 16), 64, weights, progress, kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", DenseNet161_Weights.IMAGENET1K_V1))
+def densenet161(*, weights: DenseNet161_Weights | None = None, progress: bool = True,
+                **kwargs) -> DenseNet:
+    """DenseNet-161 (growth rate 48, blocks (6, 12, 36, 24)); weights: DenseNet161_Weights."""
+    weights = DenseNet161_Weights.verify(weights)
+    return _densenet(48, (6, 12, 36, 24), 96, weights, progress, kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", DenseNet169_Weights.IMAGENET1K_V1))
+def densenet169(*, weights: DenseNet169_Weights | None = None, progress: bool = True,
+                **kwargs) -> DenseNet:
+    """DenseNet-169 (growth rate 32, blocks (6, 12, 32, 32)); weights: DenseNet169_Weights."""
+    weights = DenseNet169_Weights.verify(weights)
+    return _densenet(32, (6, 12, 32, 32), 64, weights, progress, kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", DenseNet201_Weights.IMAGENET1K_V1))
+def densenet201(*, weights: DenseNet201_Weights | None = None, progress: bool = True,
+                **kwargs) -> DenseNet:
+    """DenseNet-201 (growth rate 32, blocks (6, 12, 48, 32)); weights: DenseNet201_Weights."""
+    weights = DenseNet201_Weights.verify(weights)
+    return _densenet(32, (6, 12, 48, 32), 64, weights, progress, kwargs)

@@ -8,9 +8,11 @@ from ... import flatten, nn
 from ..._tensor import Tensor
 from ...nn import functional as F
 from ..ops.misc import Conv2dNormActivation
-from ._utils import check_no_weights, init_conv_and_norm_, make_divisible
+from ._api import WeightsEnum, register_model
+from ._utils import (MODIFIED_NEW_RECIPE, REFERENCES, build, handle_legacy_interface,
+                     imagenet_weights, init_mobilenet_, make_divisible)
 
-__all__ = ["MobileNetV2", "InvertedResidual", "mobilenet_v2"]
+__all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
 
 
 class InvertedResidual(nn.Module):
@@ -78,16 +80,31 @@ class MobileNetV2(nn.Module):
         self.classifier = nn.Sequential(nn.Dropout(p=dropout),
                                         nn.Linear(self.last_channel, num_classes))
         for m in self.modules():
-            init_conv_and_norm_(m)
-            if isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+            init_mobilenet_(m)
 
     def forward(self, x: Tensor) -> Tensor:
         x = F.adaptive_avg_pool2d(self.features(x), (1, 1))
         return self.classifier(flatten(x, 1))
 
 
-def mobilenet_v2(*, weights=None, progress: bool = True, **kwargs) -> MobileNetV2:
-    check_no_weights("mobilenet_v2", weights, kwargs)
-    return MobileNetV2(**kwargs)
+class MobileNet_V2_Weights(WeightsEnum):
+    """Pretrained weights for mobilenet_v2."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "mobilenet_v2-b0353104.pth", num_params=3_504_872, acc=(71.878, 90.286), ops=0.301,
+        file_size=13.555, recipe=f"{REFERENCES}#mobilenetv2")
+    IMAGENET1K_V2 = imagenet_weights(
+        "mobilenet_v2-7ebf99e0.pth", num_params=3_504_872, acc=(72.154, 90.822), ops=0.301,
+        file_size=13.598,
+        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning",
+        docs=MODIFIED_NEW_RECIPE, resize_size=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", MobileNet_V2_Weights.IMAGENET1K_V1))
+def mobilenet_v2(*, weights: MobileNet_V2_Weights | None = None, progress: bool = True,
+                 **kwargs) -> MobileNetV2:
+    """MobileNetV2; weights: MobileNet_V2_Weights."""
+    weights = MobileNet_V2_Weights.verify(weights)
+    return build(MobileNetV2, weights, progress, kwargs)

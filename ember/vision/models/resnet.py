@@ -2,15 +2,21 @@
 also ResNeXt and Wide ResNet, which only change the bottleneck width and groups."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 from ... import flatten, nn
 from ..._tensor import Tensor
-from ._utils import check_no_weights
+from ._api import WeightsEnum, register_model
+from ._utils import (BLOG, NEW_RECIPE, REFERENCES, build, handle_legacy_interface,
+                     imagenet_weights)
 
-__all__ = ["ResNet", "BasicBlock", "Bottleneck", "resnet18", "resnet34", "resnet50",
-           "resnet101", "resnet152", "resnext50_32x4d", "resnext101_32x8d", "wide_resnet50_2",
-           "wide_resnet101_2"]
+__all__ = ["ResNet", "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights",
+           "ResNet101_Weights", "ResNet152_Weights", "ResNeXt50_32X4D_Weights",
+           "ResNeXt101_32X8D_Weights", "ResNeXt101_64X4D_Weights", "Wide_ResNet50_2_Weights",
+           "Wide_ResNet101_2_Weights", "resnet18", "resnet34", "resnet50", "resnet101",
+           "resnet152", "resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d",
+           "wide_resnet50_2", "wide_resnet101_2"]
 
 
 def conv3x3(in_planes: int, out_planes: int, stride: int = 1, groups: int = 1,
@@ -151,47 +157,226 @@ class ResNet(nn.Module):
         return self.fc(flatten(self.avgpool(x), 1))
 
 
-def _resnet(arch: str, block: type, layers: list, weights, progress: bool,
-            **kwargs) -> ResNet:
-    check_no_weights(arch, weights, kwargs)
-    return ResNet(block, layers, **kwargs)
+class ResNet18_Weights(WeightsEnum):
+    """Pretrained weights for resnet18."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "resnet18-f37072fd.pth", num_params=11_689_512, acc=(69.758, 89.078), ops=1.814,
+        file_size=44.661, recipe=f"{REFERENCES}#resnet")
+    DEFAULT = IMAGENET1K_V1
 
 
-def resnet18(*, weights=None, progress: bool = True, **kwargs) -> ResNet:
-    return _resnet("resnet18", BasicBlock, [2, 2, 2, 2], weights, progress, **kwargs)
+class ResNet34_Weights(WeightsEnum):
+    """Pretrained weights for resnet34."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "resnet34-b627a593.pth", num_params=21_797_672, acc=(73.314, 91.42), ops=3.664,
+        file_size=83.275, recipe=f"{REFERENCES}#resnet")
+    DEFAULT = IMAGENET1K_V1
 
 
-def resnet34(*, weights=None, progress: bool = True, **kwargs) -> ResNet:
-    return _resnet("resnet34", BasicBlock, [3, 4, 6, 3], weights, progress, **kwargs)
+class ResNet50_Weights(WeightsEnum):
+    """Pretrained weights for resnet50."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "resnet50-0676ba61.pth", num_params=25_557_032, acc=(76.13, 92.862), ops=4.089,
+        file_size=97.781, recipe=f"{REFERENCES}#resnet")
+    IMAGENET1K_V2 = imagenet_weights(
+        "resnet50-11ad3fa6.pth", num_params=25_557_032, acc=(80.858, 95.434), ops=4.089,
+        file_size=97.79,
+        recipe="https://github.com/pytorch/vision/issues/3995#issuecomment-1013906621",
+        docs=NEW_RECIPE, resize_size=232)
+    DEFAULT = IMAGENET1K_V2
 
 
-def resnet50(*, weights=None, progress: bool = True, **kwargs) -> ResNet:
-    return _resnet("resnet50", Bottleneck, [3, 4, 6, 3], weights, progress, **kwargs)
+class ResNet101_Weights(WeightsEnum):
+    """Pretrained weights for resnet101."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "resnet101-63fe2227.pth", num_params=44_549_160, acc=(77.374, 93.546), ops=7.801,
+        file_size=170.511, recipe=f"{REFERENCES}#resnet")
+    IMAGENET1K_V2 = imagenet_weights(
+        "resnet101-cd907fc2.pth", num_params=44_549_160, acc=(81.886, 95.78), ops=7.801,
+        file_size=170.53, recipe="https://github.com/pytorch/vision/issues/3995#new-recipe",
+        docs=NEW_RECIPE, resize_size=232)
+    DEFAULT = IMAGENET1K_V2
 
 
-def resnet101(*, weights=None, progress: bool = True, **kwargs) -> ResNet:
-    return _resnet("resnet101", Bottleneck, [3, 4, 23, 3], weights, progress, **kwargs)
+class ResNet152_Weights(WeightsEnum):
+    """Pretrained weights for resnet152."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "resnet152-394f9c45.pth", num_params=60_192_808, acc=(78.312, 94.046), ops=11.514,
+        file_size=230.434, recipe=f"{REFERENCES}#resnet")
+    IMAGENET1K_V2 = imagenet_weights(
+        "resnet152-f82ba261.pth", num_params=60_192_808, acc=(82.284, 96.002), ops=11.514,
+        file_size=230.474, recipe="https://github.com/pytorch/vision/issues/3995#new-recipe",
+        docs=NEW_RECIPE, resize_size=232)
+    DEFAULT = IMAGENET1K_V2
 
 
-def resnet152(*, weights=None, progress: bool = True, **kwargs) -> ResNet:
-    return _resnet("resnet152", Bottleneck, [3, 8, 36, 3], weights, progress, **kwargs)
+class ResNeXt50_32X4D_Weights(WeightsEnum):
+    """Pretrained weights for resnext50_32x4d."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "resnext50_32x4d-7cdf4587.pth", num_params=25_028_904, acc=(77.618, 93.698), ops=4.23,
+        file_size=95.789, recipe=f"{REFERENCES}#resnext")
+    IMAGENET1K_V2 = imagenet_weights(
+        "resnext50_32x4d-1a0047aa.pth", num_params=25_028_904, acc=(81.198, 95.34), ops=4.23,
+        file_size=95.833, recipe="https://github.com/pytorch/vision/issues/3995#new-recipe",
+        docs=NEW_RECIPE, resize_size=232)
+    DEFAULT = IMAGENET1K_V2
 
 
-def resnext50_32x4d(*, weights=None, progress: bool = True, **kwargs) -> ResNet:
-    return _resnet("resnext50_32x4d", Bottleneck, [3, 4, 6, 3], weights, progress,
-                   groups=32, width_per_group=4, **kwargs)
+class ResNeXt101_32X8D_Weights(WeightsEnum):
+    """Pretrained weights for resnext101_32x8d."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "resnext101_32x8d-8ba56ff5.pth", num_params=88_791_336, acc=(79.312, 94.526), ops=16.414,
+        file_size=339.586, recipe=f"{REFERENCES}#resnext")
+    IMAGENET1K_V2 = imagenet_weights(
+        "resnext101_32x8d-110c445d.pth", num_params=88_791_336, acc=(82.834, 96.228), ops=16.414,
+        file_size=339.673,
+        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-fixres",
+        docs=NEW_RECIPE, resize_size=232)
+    DEFAULT = IMAGENET1K_V2
 
 
-def resnext101_32x8d(*, weights=None, progress: bool = True, **kwargs) -> ResNet:
-    return _resnet("resnext101_32x8d", Bottleneck, [3, 4, 23, 3], weights, progress,
-                   groups=32, width_per_group=8, **kwargs)
+class ResNeXt101_64X4D_Weights(WeightsEnum):
+    """Pretrained weights for resnext101_64x4d."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "resnext101_64x4d-173b62eb.pth", num_params=83_455_272, acc=(83.246, 96.454), ops=15.46,
+        file_size=319.318, recipe="https://github.com/pytorch/vision/pull/5935",
+        docs=("These weights were trained from scratch by using TorchVision's `new training "
+              "recipe "
+              f"<{BLOG}>`_."),
+        resize_size=232)
+    DEFAULT = IMAGENET1K_V1
 
 
-def wide_resnet50_2(*, weights=None, progress: bool = True, **kwargs) -> ResNet:
-    return _resnet("wide_resnet50_2", Bottleneck, [3, 4, 6, 3], weights, progress,
-                   width_per_group=128, **kwargs)
+class Wide_ResNet50_2_Weights(WeightsEnum):
+    """Pretrained weights for wide_resnet50_2."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "wide_resnet50_2-95faca4d.pth", num_params=68_883_240, acc=(78.468, 94.086), ops=11.398,
+        file_size=131.82, recipe="https://github.com/pytorch/vision/pull/912#issue-445437439")
+    IMAGENET1K_V2 = imagenet_weights(
+        "wide_resnet50_2-9ba9bcbe.pth", num_params=68_883_240, acc=(81.602, 95.758), ops=11.398,
+        file_size=263.124,
+        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-fixres",
+        docs=NEW_RECIPE, resize_size=232)
+    DEFAULT = IMAGENET1K_V2
 
 
-def wide_resnet101_2(*, weights=None, progress: bool = True, **kwargs) -> ResNet:
-    return _resnet("wide_resnet101_2", Bottleneck, [3, 4, 23, 3], weights, progress,
-                   width_per_group=128, **kwargs)
+class Wide_ResNet101_2_Weights(WeightsEnum):
+    """Pretrained weights for wide_resnet101_2."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "wide_resnet101_2-32ee1156.pth", num_params=126_886_696, acc=(78.848, 94.284), ops=22.753,
+        file_size=242.896, recipe="https://github.com/pytorch/vision/pull/912#issue-445437439")
+    IMAGENET1K_V2 = imagenet_weights(
+        "wide_resnet101_2-d733dc28.pth", num_params=126_886_696, acc=(82.51, 96.02), ops=22.753,
+        file_size=484.747, recipe="https://github.com/pytorch/vision/issues/3995#new-recipe",
+        docs=NEW_RECIPE, resize_size=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+def _resnet(block: type, layers: list, weights: WeightsEnum | None, progress: bool,
+            kwargs: dict, **needed) -> ResNet:
+    return build(partial(ResNet, block, layers), weights, progress, kwargs, **needed)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet18_Weights.IMAGENET1K_V1))
+def resnet18(*, weights: ResNet18_Weights | None = None, progress: bool = True,
+             **kwargs) -> ResNet:
+    """ResNet-18 (He et al., 2015); weights: ResNet18_Weights."""
+    weights = ResNet18_Weights.verify(weights)
+    return _resnet(BasicBlock, [2, 2, 2, 2], weights, progress, kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet34_Weights.IMAGENET1K_V1))
+def resnet34(*, weights: ResNet34_Weights | None = None, progress: bool = True,
+             **kwargs) -> ResNet:
+    """ResNet-34; weights: ResNet34_Weights."""
+    weights = ResNet34_Weights.verify(weights)
+    return _resnet(BasicBlock, [3, 4, 6, 3], weights, progress, kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet50_Weights.IMAGENET1K_V1))
+def resnet50(*, weights: ResNet50_Weights | None = None, progress: bool = True,
+             **kwargs) -> ResNet:
+    """ResNet-50 (the V1.5 bottleneck, stride in the 3x3); weights: ResNet50_Weights."""
+    weights = ResNet50_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 4, 6, 3], weights, progress, kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet101_Weights.IMAGENET1K_V1))
+def resnet101(*, weights: ResNet101_Weights | None = None, progress: bool = True,
+              **kwargs) -> ResNet:
+    """ResNet-101; weights: ResNet101_Weights."""
+    weights = ResNet101_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet152_Weights.IMAGENET1K_V1))
+def resnet152(*, weights: ResNet152_Weights | None = None, progress: bool = True,
+              **kwargs) -> ResNet:
+    """ResNet-152; weights: ResNet152_Weights."""
+    weights = ResNet152_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 8, 36, 3], weights, progress, kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNeXt50_32X4D_Weights.IMAGENET1K_V1))
+def resnext50_32x4d(*, weights: ResNeXt50_32X4D_Weights | None = None, progress: bool = True,
+                    **kwargs) -> ResNet:
+    """ResNeXt-50 32x4d (Xie et al., 2016): 32 groups of width 4 in each bottleneck;
+    weights: ResNeXt50_32X4D_Weights."""
+    weights = ResNeXt50_32X4D_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 4, 6, 3], weights, progress, kwargs, groups=32,
+                   width_per_group=4)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNeXt101_32X8D_Weights.IMAGENET1K_V1))
+def resnext101_32x8d(*, weights: ResNeXt101_32X8D_Weights | None = None,
+                     progress: bool = True, **kwargs) -> ResNet:
+    """ResNeXt-101 32x8d; weights: ResNeXt101_32X8D_Weights."""
+    weights = ResNeXt101_32X8D_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, kwargs, groups=32,
+                   width_per_group=8)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNeXt101_64X4D_Weights.IMAGENET1K_V1))
+def resnext101_64x4d(*, weights: ResNeXt101_64X4D_Weights | None = None,
+                     progress: bool = True, **kwargs) -> ResNet:
+    """ResNeXt-101 64x4d; weights: ResNeXt101_64X4D_Weights."""
+    weights = ResNeXt101_64X4D_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, kwargs, groups=64,
+                   width_per_group=4)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", Wide_ResNet50_2_Weights.IMAGENET1K_V1))
+def wide_resnet50_2(*, weights: Wide_ResNet50_2_Weights | None = None, progress: bool = True,
+                    **kwargs) -> ResNet:
+    """Wide ResNet-50-2 (Zagoruyko & Komodakis, 2016): bottlenecks twice as wide;
+    weights: Wide_ResNet50_2_Weights."""
+    weights = Wide_ResNet50_2_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 4, 6, 3], weights, progress, kwargs, width_per_group=128)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", Wide_ResNet101_2_Weights.IMAGENET1K_V1))
+def wide_resnet101_2(*, weights: Wide_ResNet101_2_Weights | None = None,
+                     progress: bool = True, **kwargs) -> ResNet:
+    """Wide ResNet-101-2; weights: Wide_ResNet101_2_Weights."""
+    weights = Wide_ResNet101_2_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, kwargs, width_per_group=128)

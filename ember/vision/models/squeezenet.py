@@ -1,11 +1,15 @@
 """SqueezeNet 1.0 and 1.1 (Iandola et al., 2016): Fire modules, no fully connected layer."""
 from __future__ import annotations
 
+from functools import partial
+
 from ... import cat, flatten, nn
 from ..._tensor import Tensor
-from ._utils import check_no_weights
+from ._api import WeightsEnum, register_model
+from ._utils import build, handle_legacy_interface, imagenet_weights
 
-__all__ = ["SqueezeNet", "Fire", "squeezenet1_0", "squeezenet1_1"]
+__all__ = ["SqueezeNet", "SqueezeNet1_0_Weights", "SqueezeNet1_1_Weights", "squeezenet1_0",
+           "squeezenet1_1"]
 
 
 class Fire(nn.Module):
@@ -68,11 +72,40 @@ class SqueezeNet(nn.Module):
         return flatten(self.classifier(self.features(x)), 1)
 
 
-def squeezenet1_0(*, weights=None, progress: bool = True, **kwargs) -> SqueezeNet:
-    check_no_weights("squeezenet1_0", weights, kwargs)
-    return SqueezeNet("1_0", **kwargs)
+class SqueezeNet1_0_Weights(WeightsEnum):
+    """Pretrained weights for squeezenet1_0."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "squeezenet1_0-b66bff10.pth", num_params=1_248_424, acc=(58.092, 80.42), ops=0.819,
+        file_size=4.778, recipe="https://github.com/pytorch/vision/pull/49#issuecomment-277560717",
+        min_size=(21, 21))
+    DEFAULT = IMAGENET1K_V1
 
 
-def squeezenet1_1(*, weights=None, progress: bool = True, **kwargs) -> SqueezeNet:
-    check_no_weights("squeezenet1_1", weights, kwargs)
-    return SqueezeNet("1_1", **kwargs)
+class SqueezeNet1_1_Weights(WeightsEnum):
+    """Pretrained weights for squeezenet1_1."""
+
+    IMAGENET1K_V1 = imagenet_weights(
+        "squeezenet1_1-b8a52dc0.pth", num_params=1_235_496, acc=(58.178, 80.624), ops=0.349,
+        file_size=4.729, recipe="https://github.com/pytorch/vision/pull/49#issuecomment-277560717",
+        min_size=(17, 17))
+    DEFAULT = IMAGENET1K_V1
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", SqueezeNet1_0_Weights.IMAGENET1K_V1))
+def squeezenet1_0(*, weights: SqueezeNet1_0_Weights | None = None, progress: bool = True,
+                  **kwargs) -> SqueezeNet:
+    """SqueezeNet 1.0; weights: SqueezeNet1_0_Weights."""
+    weights = SqueezeNet1_0_Weights.verify(weights)
+    return build(partial(SqueezeNet, "1_0"), weights, progress, kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", SqueezeNet1_1_Weights.IMAGENET1K_V1))
+def squeezenet1_1(*, weights: SqueezeNet1_1_Weights | None = None, progress: bool = True,
+                  **kwargs) -> SqueezeNet:
+    """SqueezeNet 1.1: 2.4x less computation than 1.0 at the same accuracy;
+    weights: SqueezeNet1_1_Weights."""
+    weights = SqueezeNet1_1_Weights.verify(weights)
+    return build(partial(SqueezeNet, "1_1"), weights, progress, kwargs)

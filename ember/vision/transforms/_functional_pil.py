@@ -5,6 +5,7 @@ import numpy as np
 
 from .._pil import is_pil_image, pil_image
 from . import _functional_tensor as F_t
+from .. import _unavailable
 
 
 def assert_pil(img) -> None:
@@ -115,3 +116,10 @@ def rgb_to_grayscale(img, num_output_channels: int):
     if num_output_channels == 3:
         return pil_image().merge("RGB", (gray, gray, gray))
     return gray
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["get_image_size", "get_image_num_channels", "adjust_gamma", "affine",
+                "perspective", "to_grayscale", "invert", "posterize", "solarize",
+                "adjust_sharpness", "autocontrast", "equalize"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from .. import _unavailable
 
 # ITU-R 601-2 luma weights as torchvision writes them for tensors.
 _LUMA = (0.2989, 0.587, 0.114)
@@ -386,3 +387,10 @@ def rotation_matrix(angle: float, center: list) -> list:
     matrix[2] = matrix[0] * -cx + matrix[1] * -cy + cx
     matrix[5] = matrix[3] * -cx + matrix[4] * -cy + cy
     return matrix
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["get_image_size", "get_image_num_channels", "adjust_gamma", "affine", "rotate",
+                "perspective", "invert", "posterize", "solarize", "adjust_sharpness",
+                "autocontrast", "equalize", "normalize", "erase", "elastic_transform"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

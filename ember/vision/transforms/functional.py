@@ -14,6 +14,7 @@ from ..._tensor import Tensor
 from .._pil import is_pil_image, pil_image
 from . import _functional_pil as F_pil
 from . import _functional_tensor as F_t
+from .. import _unavailable
 
 __all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_num_channels",
            "to_tensor", "pil_to_tensor", "to_pil_image", "convert_image_dtype", "normalize",
@@ -426,3 +427,11 @@ def erase(img: Tensor, i: int, j: int, h: int, w: int, v, inplace: bool = False)
         img = img.clone()
     img[..., i:i + h, j:j + w] = v
     return img
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["perspective", "five_crop", "ten_crop", "adjust_gamma", "affine", "invert",
+                "posterize", "solarize", "adjust_sharpness", "autocontrast", "equalize",
+                "elastic_transform"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
+__all__ += _UNAVAILABLE

@@ -17,6 +17,7 @@ from ..._tensor import Tensor
 from ...nn import Module
 from . import functional as F
 from .functional import InterpolationMode
+from .. import _unavailable
 
 __all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtype",
            "Normalize", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop",
@@ -580,8 +581,8 @@ class RandomTransforms:
         self.transforms = transforms
 
     def __call__(self, *args, **kwargs):
-        raise NotImplementedError(f"{type(self).__name__} must implement __call__ (RandomTransforms "
-                                  "is an abstract base)")
+        raise NotImplementedError(f"{type(self).__name__} must implement __call__ "
+                                  "(RandomTransforms is an abstract base)")
 
     def __repr__(self) -> str:
         return _format_list(self.__class__.__name__, self.transforms)
@@ -615,3 +616,11 @@ class RandomChoice(RandomTransforms):
 
     def __repr__(self) -> str:
         return f"{super().__repr__()}(p={self.p})"
+
+
+# torchvision names ember does not implement: importable, NotImplementedError when used
+_UNAVAILABLE = ["RandomPerspective", "FiveCrop", "TenCrop", "LinearTransformation", "RandomAffine",
+                "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness",
+                "RandomAutocontrast", "RandomEqualize", "ElasticTransform"]
+globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
+__all__ += _UNAVAILABLE

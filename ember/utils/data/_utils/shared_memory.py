@@ -11,6 +11,12 @@ the main process: every array of a batch is a view of one per-batch "owner" arra
 weak reference to the owner notes when it is gone (the block's id then rides along with
 the worker's next task). A batch the user keeps alive keeps its block; the worker makes
 a new block when none is free, so a block is never overwritten while still in use.
+
+A worker's blocks are registered with multiprocessing's resource tracker, which warns at
+exit about any left behind. SIGTERM (multiprocessing terminates daemonic workers at the
+main process's exit) makes a worker exit through its cleanup; while a block is being made
+or the blocks removed, it waits until that is done (`sigterm_deferred`), so that no block
+is left half made or half removed.
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ import os
 import pickle
 import select
 import struct
+import sys
 import weakref
 from multiprocessing import resource_tracker
 from multiprocessing.shared_memory import SharedMemory
@@ -36,6 +43,30 @@ from ...._tensor import Tensor
 ALIGN = 64
 READ_SIZE = 1 << 16  # bytes asked of each read from a worker's pipe
 _HEADER = struct.Struct("<Q")  # a message's length, before its pickle
+
+
+_sigterm = {"deferring": 0, "pending": False}
+
+
+def exit_on_sigterm(signum, frame) -> None:
+    """A worker's SIGTERM handler: exit now (through the worker's cleanup), or as soon as
+    the block work under way is done."""
+    if _sigterm["deferring"]:
+        _sigterm["pending"] = True
+    else:
+        sys.exit(0)
+
+
+@contextlib.contextmanager
+def sigterm_deferred():
+    """Hold a SIGTERM back until the block work in this block is finished."""
+    _sigterm["deferring"] += 1
+    try:
+        yield
+    finally:
+        _sigterm["deferring"] -= 1
+    if _sigterm["pending"] and not _sigterm["deferring"]:
+        sys.exit(0)
 
 
 def _aligned(n: int) -> int:
@@ -134,14 +165,15 @@ class BlockPool:
         fitting = [s for s in candidates if self.blocks[s].size >= nbytes]
         if fitting:
             return fitting[0]
-        block = SharedMemory(create=True, size=max(nbytes, ALIGN))
-        if candidates:
-            slot = candidates.pop()
-            self._unlink(self.blocks[slot])
-            self.blocks[slot] = block
-        else:
-            slot = len(self.blocks)
-            self.blocks.append(block)
+        with sigterm_deferred():     # made, registered and listed as one step
+            block = SharedMemory(create=True, size=max(nbytes, ALIGN))
+            if candidates:
+                slot = candidates.pop()
+                self._unlink(self.blocks[slot])
+                self.blocks[slot] = block
+            else:
+                slot = len(self.blocks)
+                self.blocks.append(block)
         return slot
 
     def pack(self, batch) -> tuple[int | None, str | None, tuple | bytes]:
@@ -190,9 +222,10 @@ class BlockPool:
             block.unlink()
 
     def close(self) -> None:
-        for block in self.blocks:
-            self._unlink(block)
-        self.blocks, self.free = [], set()
+        with sigterm_deferred():
+            for block in self.blocks:
+                self._unlink(block)
+            self.blocks, self.free = [], set()
 
 
 class _ArrayUnpickler(pickle.Unpickler):

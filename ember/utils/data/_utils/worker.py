@@ -125,7 +125,7 @@ def worker_loop(pipes: tuple, is_iterable: bool, dataset, auto_collation: bool, 
     ("error", ExceptionWrapper) or ("end",) once an iterable dataset is exhausted."""
     global _worker_info
     conn = Channel(*pipes)  # (tasks in, answers out)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the cleanup below
+    signal.signal(signal.SIGTERM, shared_memory.exit_on_sigterm)  # run the cleanup below
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C
     watchdog = _Watchdog()
     pool = shared_memory._current_pool = BlockPool()

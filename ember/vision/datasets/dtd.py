@@ -1,0 +1,6 @@
+"""torchvision.datasets.dtd: not implemented in ember; the names import and raise
+NotImplementedError naming themselves when used."""
+from .. import _unavailable
+
+__all__ = ["DTD"]
+globals().update(_unavailable.stand_ins(__name__, __all__))

@@ -1,0 +1,6 @@
+"""torchvision.datasets.fgvc_aircraft: not implemented in ember; the names import and raise
+NotImplementedError naming themselves when used."""
+from .. import _unavailable
+
+__all__ = ["FGVCAircraft"]
+globals().update(_unavailable.stand_ins(__name__, __all__))

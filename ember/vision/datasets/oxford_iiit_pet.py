@@ -1,0 +1,6 @@
+"""torchvision.datasets.oxford_iiit_pet: not implemented in ember; the names import and raise
+NotImplementedError naming themselves when used."""
+from .. import _unavailable
+
+__all__ = ["OxfordIIITPet"]
+globals().update(_unavailable.stand_ins(__name__, __all__))

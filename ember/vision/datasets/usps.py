@@ -1,0 +1,6 @@
+"""torchvision.datasets.usps: not implemented in ember; the names import and raise
+NotImplementedError naming themselves when used."""
+from .. import _unavailable
+
+__all__ = ["USPS"]
+globals().update(_unavailable.stand_ins(__name__, __all__))

@@ -1,0 +1,6 @@
+"""torchvision.models.detection.generalized_rcnn: not implemented in ember; the names import and
+raise NotImplementedError naming themselves when used."""
+from ..._unavailable import stand_ins
+
+_NAMES = ["GeneralizedRCNN"]
+globals().update(stand_ins(__name__, _NAMES))

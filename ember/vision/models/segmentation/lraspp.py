@@ -1,0 +1,9 @@
+"""torchvision.models.segmentation.lraspp: not implemented in ember; the names import and raise
+NotImplementedError naming themselves when used."""
+from ..._unavailable import stand_ins
+from .._api import UNAVAILABLE_MODELS
+
+__all__ = ["LRASPP", "LRASPP_MobileNet_V3_Large_Weights", "lraspp_mobilenet_v3_large"]
+_INTERNAL = ["LRASPPHead"]
+_BUILDERS = ["lraspp_mobilenet_v3_large"]
+globals().update(stand_ins(__name__, __all__ + _INTERNAL, UNAVAILABLE_MODELS, _BUILDERS))

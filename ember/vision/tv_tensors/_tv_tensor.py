@@ -1,0 +1,6 @@
+"""torchvision.tv_tensors._tv_tensor: not implemented in ember; the names import and raise
+NotImplementedError naming themselves when used."""
+from .. import _unavailable
+
+__all__ = ["TVTensor"]
+globals().update(_unavailable.stand_ins(__name__, __all__))
