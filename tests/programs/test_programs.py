@@ -207,3 +207,13 @@ def test_ddp_under_torchrun(tmp_path):
                    "--nproc-per-node", "2", script, *args], tmp_path / "torch")
     assert_same_outcome(finish(ember, "ember torchrun ddp.py"), finish(torch, "torchrun ddp.py"))
     assert (tmp_path / "ember" / "ddp.pt").exists() and (tmp_path / "torch" / "ddp.pt").exists()
+
+
+def test_hogwild(tmp_path):
+    """hogwild.py: ember's workers start with 'spawn' (each re-imports torch, aliased to
+    ember, as torch's example does); torch's with 'fork', to spare the oracle the import."""
+    pytest.importorskip("torch")
+    script, args = os.path.join(HERE, "hogwild.py"), ["--steps", "8", "--num-processes", "2"]
+    ember = start([sys.executable, "-m", "ember", "run", script, *args], tmp_path)
+    torch = start([sys.executable, script, *args, "--start-method", "fork"], tmp_path)
+    assert_same_outcome(finish(ember, "ember run hogwild.py"), finish(torch, "python hogwild.py"))
