@@ -172,6 +172,8 @@ class TorchPickler(pickle._Pickler):
                                                       obj.__dict__)
             return REBUILD_PARAMETER, (plain, obj.requires_grad, OrderedDict())
         if isinstance(obj, Tensor):
+            if obj.is_sparse:       # a sparse tensor says why it cannot be saved
+                return obj.__reduce_ex__(self.proto)
             storage, offset, stride = self._storages.locate(obj._data)
             return REBUILD_TENSOR_V2, (storage, offset, tuple(obj.shape), stride,
                                        obj.requires_grad, OrderedDict())
