@@ -37,6 +37,7 @@ SINGLE_PROCESS = {
     "gpt.py": ["--steps", "10"],
     "time_series.py": ["--steps", "3"],
     "data_parallel.py": ["--steps", "10"],
+    "gcn.py": ["--steps", "10"],
 }
 # Arguments given to ember's run only: torch.compile takes a minute in torch (inductor
 # compiles C++), while it is what ember's run should exercise.
