@@ -7,10 +7,10 @@ with 0, print the same output shape and see their loss fall. The values differ: 
 random streams are not torch's.
 
 The torch side is the oracle and costs most (importing torch, then torch._dynamo on the
-first optimizer step, takes seconds per process), so the single-process programs run
-under torch one after another in one background interpreter, each through runpy as
-`python program.py` would run it, started once per test session and shared by the
-pytest-xdist workers. The multi-process programs start their own torch processes.
+first optimizer step, takes seconds per process), so the programs run under torch one
+after another in one background interpreter, each through runpy as `python program.py`
+would run it, started once per test session and shared by the pytest-xdist workers. Only
+the DDP program, which torchrun starts, has torch processes of its own.
 """
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 TIMEOUT = 300
 
-# program -> the arguments of a short run
-SINGLE_PROCESS = {
+# program -> the arguments of a short run (`python -m ember run program.py args`)
+PROGRAMS = {
     "mnist_cnn.py": ["--steps", "10", "--save-model"],
     "word_language_model.py": ["--steps", "12"],
     "vae.py": ["--steps", "8"],
@@ -38,10 +38,14 @@ SINGLE_PROCESS = {
     "time_series.py": ["--steps", "3"],
     "data_parallel.py": ["--steps", "10"],
     "gcn.py": ["--steps", "10"],
+    "hogwild.py": ["--steps", "8", "--num-processes", "2"],
 }
-# Arguments given to ember's run only: torch.compile takes a minute in torch (inductor
-# compiles C++), while it is what ember's run should exercise.
+# Arguments given to one side only. ember's run compiles gpt.py's model: torch.compile takes
+# a minute in torch (inductor compiles C++). hogwild.py's workers start with 'spawn' under
+# ember (each re-imports torch, aliased to ember, as torch's example does) and with 'fork'
+# under torch, where they inherit the oracle's imported torch.
 EMBER_ONLY = {"gpt.py": ["--compile"]}
+TORCH_ONLY = {"hogwild.py": ["--start-method", "fork"]}
 
 # Runs each program of a JSON job list under real torch in this one interpreter, as
 # `python program.py args` would, writing <name>.json (exit code, stdout, stderr) as it goes.
@@ -90,7 +94,7 @@ class Run:
 
 
 class TorchOracle:
-    """The torch runs of the single-process programs, made by one background process
+    """The torch runs of PROGRAMS, made by one background process
     that the first test to need it starts (pytest-xdist workers share its folder)."""
 
     def __init__(self, folder: str):
@@ -102,7 +106,8 @@ class TorchOracle:
         except FileExistsError:
             return
         os.close(marker)
-        jobs = [(name, os.path.join(HERE, name), args) for name, args in SINGLE_PROCESS.items()]
+        jobs = [(name, os.path.join(HERE, name), args + TORCH_ONLY.get(name, []))
+                for name, args in PROGRAMS.items()]
         self.driver = subprocess.Popen(
             [sys.executable, "-c", _TORCH_DRIVER, folder, json.dumps(jobs)], env=ENV,
             stdout=subprocess.DEVNULL)
@@ -187,10 +192,10 @@ def assert_same_outcome(ember: Run, torch: Run) -> None:
     assert ember.output_shape() == torch.output_shape(), (ember.describe(), torch.describe())
 
 
-@pytest.mark.parametrize("name", list(SINGLE_PROCESS))
+@pytest.mark.parametrize("name", list(PROGRAMS))
 def test_program(name, torch_oracle, tmp_path):
     command = [sys.executable, "-m", "ember", "run", os.path.join(HERE, name),
-               *SINGLE_PROCESS[name], *EMBER_ONLY.get(name, [])]
+               *PROGRAMS[name], *EMBER_ONLY.get(name, [])]
     ember = finish(start(command, tmp_path), f"ember run {name}")
     assert_same_outcome(ember, torch_oracle.result(name))
 
@@ -209,12 +214,3 @@ def test_ddp_under_torchrun(tmp_path):
     assert_same_outcome(finish(ember, "ember torchrun ddp.py"), finish(torch, "torchrun ddp.py"))
     assert (tmp_path / "ember" / "ddp.pt").exists() and (tmp_path / "torch" / "ddp.pt").exists()
 
-
-def test_hogwild(tmp_path):
-    """hogwild.py: ember's workers start with 'spawn' (each re-imports torch, aliased to
-    ember, as torch's example does); torch's with 'fork', to spare the oracle the import."""
-    pytest.importorskip("torch")
-    script, args = os.path.join(HERE, "hogwild.py"), ["--steps", "8", "--num-processes", "2"]
-    ember = start([sys.executable, "-m", "ember", "run", script, *args], tmp_path)
-    torch = start([sys.executable, script, *args, "--start-method", "fork"], tmp_path)
-    assert_same_outcome(finish(ember, "ember run hogwild.py"), finish(torch, "python hogwild.py"))
