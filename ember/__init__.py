@@ -53,6 +53,9 @@ from . import autograd, cuda, backends  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
 from . import func, jit, linalg, profiler, random, testing  # noqa: F401
 from .linalg._legacy import *  # noqa: F401,F403  (torch.det, torch.svd, torch.norm ...)
+from . import sparse  # noqa: F401  (also binds Tensor.to_sparse / to_dense)
+from .sparse import sparse_coo_tensor  # noqa: F401
+spmm = mm  # torch.spmm: the matrix product with a sparse first operand
 from . import hub  # noqa: F401
 from ._storage import (BFloat16Storage, BoolStorage, ByteStorage, CharStorage,  # noqa: F401
                        ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage,

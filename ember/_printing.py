@@ -236,12 +236,14 @@ def _has_default_dtype(dt: _dtype.dtype) -> bool:
     return dt in (default, default_complex, _dtype.int64, _dtype.bool)
 
 
-def _with_suffixes(text: str, suffixes: list, indent: int) -> str:
-    """Append ', suffix' items, moving one to a new line when it would pass the width."""
+def _with_suffixes(text: str, suffixes: list, indent: int, force_newline: bool = False) -> str:
+    """Append ', suffix' items, moving one to a new line when it would pass the width (the
+    first one always with force_newline)."""
     line_length = len(text) - text.rfind("\n") + 1
     parts = [text]
     for suffix in suffixes:
-        if line_length + len(suffix) + 2 > OPTIONS.linewidth:
+        if force_newline or line_length + len(suffix) + 2 > OPTIONS.linewidth:
+            force_newline = False
             parts.append(",\n" + " " * indent + suffix)
             line_length = indent + len(suffix)
         else:
@@ -283,6 +285,25 @@ def tensor_repr(t, tensor_contents: str | None = None) -> str:
     if not plain and _is_parameter_class(type(t)):
         text = f"Parameter({text})"
     return text
+
+
+def sparse_coo_repr(indices: np.ndarray, values: np.ndarray, shape: tuple, dt: _dtype.dtype,
+                    requires_grad: bool) -> str:
+    """repr of a sparse COO tensor, as torch prints it: its indices and values (without
+    dtypes), then on a new line size, nnz, the dtype when it is not a default one, the
+    layout."""
+    def field(name: str, data: np.ndarray) -> str:
+        if data.size == 0:
+            return f"{name}=tensor([], size={tuple(data.shape)})"
+        return f"{name}=tensor({_body(data, len(f'tensor({name}=tensor('))})"
+    suffixes = [f"size={tuple(shape)}", f"nnz={values.shape[0]}"]
+    if not _has_default_dtype(dt):
+        suffixes.append(f"dtype={dt}")
+    suffixes.append("layout=torch.sparse_coo")
+    if requires_grad:
+        suffixes.append("requires_grad=True")
+    text = f"tensor({field('indices', indices)},\n       {field('values', values)}"
+    return _with_suffixes(text, suffixes, len("tensor("), force_newline=True)
 
 
 def _tensor_repr_method(self, *, tensor_contents=None) -> str:

@@ -288,6 +288,34 @@ def test_non_int_size_errors(name):
                 rf"^{name}\(\): argument 'size' failed to unpack the object at pos 2")
 
 
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
+@pytest.mark.parametrize("size", [(2, 3), [4], (), "Size"])
+def test_size_as_keyword(name, size):
+    """f(size=...) as GAT-style code writes torch.empty(size=(n, m))."""
+    def make(lib):
+        out = getattr(lib, name)(size=lib.Size([1, 2]) if size == "Size" else size)
+        return lib.zeros_like(out)
+    same(make)
+
+
+@pytest.mark.parametrize("name", ["new_zeros", "new_ones", "new_empty"])
+def test_new_methods_size_as_keyword(name):
+    same(lambda lib: lib.zeros_like(getattr(lib.ones(1), name)(size=(2, 1))))
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
+def test_size_keyword_errors(name):
+    check_error(lambda lib: getattr(lib, name)(2, size=(3,)), TypeError)
+    check_error(lambda lib: getattr(lib, name)(size=2), TypeError,
+                rf"^{name}\(\): argument 'size' must be tuple of ints, not int")
+    check_error(lambda lib: getattr(lib, name)(), TypeError)
+    if name in ("zeros", "ones", "empty"):
+        check_error(lambda lib: getattr(lib, name)(2, size=(3,)), TypeError,
+                    rf"^{name}\(\) got multiple values for argument 'size'")
+        check_error(lambda lib: getattr(lib, name)(), TypeError,
+                    rf'^{name}\(\) missing 1 required positional arguments: "size"')
+
+
 # ---------------------------------------------------------------- Tensor.new_*
 @pytest.mark.parametrize("make", [
     lambda lib, x: x.new_zeros(3), lambda lib, x: x.new_zeros((2, 3)),

@@ -301,8 +301,7 @@ def test_activities():
     assert names(prof) == {"aten::add"}
 
 
-@pytest.mark.parametrize("option", ["profile_memory", "with_stack", "with_flops",
-                                    "with_modules"])
+@pytest.mark.parametrize("option", ["profile_memory", "with_stack", "with_modules"])
 def test_unsupported_options_raise(option):
     with pytest.raises(NotImplementedError, match=option):
         ember.profiler.profile(**{option: True})
@@ -378,6 +377,77 @@ def test_table_of_empty_event_list_is_empty():
     with ember.profiler.profile() as prof:
         pass
     assert prof.key_averages().table() == "" == str(torch.autograd.profiler_util.EventList())
+
+
+# ------------------------------------------------------------------------------------ FLOPs
+def flop_workload(lib):
+    """Every op torch estimates FLOPs for, in the forms ember records them, and some it
+    does not (matrix-vector, transposed convolution, sub): values do not matter."""
+    F = lib.nn.functional
+    lib.manual_seed(0)
+    a, b = lib.ones(8, 16, requires_grad=True), lib.ones(16, 4)
+    a @ b
+    lib.matmul(lib.ones(3, 1, 4, 5), lib.ones(2, 5, 6))         # broadcast batches
+    lib.bmm(lib.ones(2, 3, 4), lib.ones(2, 4, 5))
+    lib.addmm(lib.zeros(4), a, b)
+    lib.baddbmm(lib.ones(2, 3, 5), lib.ones(2, 3, 4), lib.ones(2, 4, 5))
+    F.linear(lib.ones(2, 3, 16), b.t(), lib.ones(4))
+    F.conv2d(lib.ones(2, 4, 7, 7), lib.ones(6, 2, 3, 3), groups=2, stride=2, padding=1)
+    F.conv1d(lib.ones(1, 2, 5), lib.ones(3, 2, 3))
+    F.conv_transpose2d(lib.ones(1, 2, 5, 5), lib.ones(2, 3, 3, 3))
+    lib.mv(b.t(), lib.ones(16)), a - a
+    lib.mul(lib.ones(1, 16), lib.ones(8, 16)), a + a, a + 1
+    (a * 2).sum().backward()
+
+
+def flops_run(lib, profiler_module):
+    with profiler_module.profile(with_flops=True) as prof:
+        flop_workload(lib)
+    return prof
+
+
+def test_flops_total_matches_torch():
+    torch_prof, ember_prof = flops_run(torch, torch.profiler), flops_run(ember, ember.profiler)
+    total = sum(event.flops for event in torch_prof.events())
+    assert sum(event.flops for event in ember_prof.events()) == total > 0
+    assert ember_prof.key_averages().total_average().flops == total
+    # ops that torch and ember name alike carry the same FLOPs
+    for name in ("aten::mul", "aten::add"):
+        assert sorted(e.flops for e in ember_prof.events() if e.name == name) == \
+            sorted(e.flops for e in torch_prof.events() if e.name == name)
+    assert all(event.flops == 0 for event in ember_prof.events()
+               if event.name not in ("aten::mm", "aten::linear", "ember::AddProduct",
+                                     "aten::convolution", "aten::mul", "aten::add"))
+
+
+def test_flops_record_shapes_and_need_asking_for():
+    prof = flops_run(ember, ember.profiler)
+    assert all(e.input_shapes for e in prof.events() if e.name == "aten::mul")
+    with ember.profiler.profile() as prof:
+        flop_workload(ember)
+    assert sum(event.flops for event in prof.events()) == 0
+    assert "FLOPs" not in prof.key_averages().table()
+    with autograd_profiler.profile(with_flops=True) as prof:
+        ember.ones(3, 5) @ ember.ones(5, 2)
+    assert [(e.name, e.flops, e.input_shapes) for e in prof.function_events] == \
+        [("aten::mm", 60, [[3, 5], [5, 2]])]
+
+
+@pytest.mark.parametrize("rows", [2, 2000])
+def test_flops_column_like_torch(rows):
+    """The column header picks the unit of the smallest count; rows without FLOPs show --."""
+    tables = []
+    for lib, module in LIBS.values():
+        x = lib.ones(rows, 3)
+        with module.profile(with_flops=True) as prof:
+            x.mul(x).add(x).neg()
+        tables.append(prof.key_averages().table(sort_by="count"))
+    torch_rows, ember_rows = ([re.split(r"\s{2,}", line.strip()) for line in table.splitlines()]
+                              for table in tables)
+    assert ember_rows[1] == torch_rows[1]             # the header, with 'Total FLOPs'/KFLOPs
+    assert ("KFLOPs" in ember_rows[1][-1]) == (rows == 2000)
+    torch_flops = {row[0]: row[-1] for row in torch_rows[3:-2]}
+    assert {row[0]: row[-1] for row in ember_rows[3:-2]} == torch_flops
 
 
 # ------------------------------------------------------------------------------------ trace

@@ -21,12 +21,11 @@ __all__ = ["profile", "record_function", "emit_nvtx", "EventList", "FunctionEven
 
 
 def check_supported(record_cuda: bool = False, profile_memory: bool = False,
-                    with_stack: bool = False, with_flops: bool = False,
-                    with_modules: bool = False, experimental_config=None) -> None:
+                    with_stack: bool = False, with_modules: bool = False,
+                    experimental_config=None) -> None:
     """Refuse the profiler options ember cannot honour (it only times CPU ops)."""
     unsupported = {"use_cuda/use_device": record_cuda, "profile_memory": profile_memory,
-                   "with_stack": with_stack, "with_flops": with_flops,
-                   "with_modules": with_modules,
+                   "with_stack": with_stack, "with_modules": with_modules,
                    "experimental_config": experimental_config is not None}
     for option, requested in unsupported.items():
         if requested:
@@ -45,14 +44,15 @@ class profile:
                  custom_trace_id_callback=None, post_processing_timeout_s=None,
                  activity_filters=None):
         check_supported(use_cuda or use_device is not None, profile_memory, with_stack,
-                        with_flops, with_modules, experimental_config)
+                        with_modules, experimental_config)
         if activity_filters is not None:
             raise NotImplementedError("profiler: activity_filters is not supported by ember")
         self.enabled = enabled
         self.use_cpu = use_cpu
-        self.record_shapes = record_shapes
+        self.with_flops = with_flops
+        self.record_shapes = record_shapes or with_flops   # FLOPs are estimated from shapes
         self.acc_events = acc_events
-        self.function_events = EventList()
+        self.function_events = EventList(with_flops=with_flops)
         self._recorder = None
         self._base_time_ns = 0
 
@@ -67,7 +67,7 @@ class profile:
     def _start_trace(self) -> None:
         if not (self.enabled and self.use_cpu):
             return
-        self._recorder = _recorder.Recorder(self.record_shapes)
+        self._recorder = _recorder.Recorder(self.record_shapes, self.with_flops)
         _recorder.start(self._recorder)
 
     def _stop_trace(self) -> None:
@@ -79,7 +79,7 @@ class profile:
         _recorder.stop()
         keep = self.function_events if self.acc_events else []
         events = build_events(recorder.ranges, recorder.start_ns, first_id=len(keep) + 1)
-        self.function_events = EventList(list(keep) + events)
+        self.function_events = EventList(list(keep) + events, with_flops=self.with_flops)
         self._base_time_ns = recorder.start_wall_ns
 
     def table(self, sort_by: str | None = None, row_limit: int = 100,

@@ -74,6 +74,20 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
     return _finish(np.array(s, dtype=(dtype or _dtype.get_default_dtype()).numpy), requires_grad)
 
 
+def size_argument(sizes: tuple, size, name: str) -> tuple:
+    """The size given to a creation function as f(2, 3), f((2, 3)) or f(size=(2, 3))."""
+    if size is None:
+        if not sizes:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+        return size_from_args(sizes, name)
+    if sizes:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return size_from_args((size,), name)
+
+
 def _filled(size, fill, dtype, device, requires_grad) -> Tensor:
     check_device(device)
     dt = (dtype or _dtype.get_default_dtype()).numpy
@@ -86,20 +100,22 @@ def _filled(size, fill, dtype, device, requires_grad) -> Tensor:
     return _finish(data, requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False) -> Tensor:
     check_layout(layout, "zeros")
-    return _filled(size_from_args(size, "zeros"), 0, dtype, device, requires_grad)
+    return _filled(size_argument(sizes, size, "zeros"), 0, dtype, device, requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False) -> Tensor:
     check_layout(layout, "ones")
-    return _filled(size_from_args(size, "ones"), 1, dtype, device, requires_grad)
+    return _filled(size_argument(sizes, size, "ones"), 1, dtype, device, requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=contiguous_format) -> Tensor:
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, memory_format=contiguous_format) -> Tensor:
     check_layout(layout, "empty")
-    t = _filled(size_from_args(size), None, dtype, device, requires_grad)
+    t = _filled(size_argument(sizes, size, "empty"), None, dtype, device, requires_grad)
     t._data = new_layout(t._data, memory_format, "empty")
     return t
 
@@ -289,19 +305,22 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_dtype.int64, dev
 
 # ---------------------------------------------------------------- Tensor.new_*
 # Same dtype (and device) as `self` unless dtype= says otherwise.
-def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad=False,
+def new_zeros(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False) -> Tensor:
-    return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return zeros(*sizes, size=size, dtype=dtype or self.dtype, device=device,
+                 requires_grad=requires_grad)
 
 
-def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad=False,
+def new_ones(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False) -> Tensor:
-    return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return ones(*sizes, size=size, dtype=dtype or self.dtype, device=device,
+                requires_grad=requires_grad)
 
 
-def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad=False,
+def new_empty(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False) -> Tensor:
-    return empty(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return empty(*sizes, size=size, dtype=dtype or self.dtype, device=device,
+                 requires_grad=requires_grad)
 
 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False,

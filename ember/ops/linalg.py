@@ -135,6 +135,9 @@ def _with_out(result: Tensor, out) -> Tensor:
 
 @autocast_op(LOWER)
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    if input.is_sparse or other.is_sparse:     # ember.sparse's tensors multiply themselves
+        product = input._matmul(other) if input.is_sparse else other._rmatmul(input)
+        return _with_out(product, out)
     nd = (input.ndim, other.ndim)
     default = "CloneBackward0" if nd[0] == 2 and nd[1] >= 3 else "UnsafeViewBackward0"
     result = _named(MatMul.apply(input, other), _MATMUL_NAMES.get(nd, default))

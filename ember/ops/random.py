@@ -10,7 +10,7 @@ from .._layout import check_layout
 from .._memory_format import preserve_format
 from .._random import numpy_generator
 from .._tensor import Tensor
-from .creation import _finish, laid_out_like, size_from_args
+from .creation import _finish, laid_out_like, size_argument, size_from_args
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
            "rand_like", "randn_like", "randint_like", "poisson"]
@@ -35,23 +35,23 @@ def _make(data: np.ndarray, dtype: _dtype.dtype, requires_grad: bool) -> Tensor:
     return _finish(data.astype(dtype.numpy, copy=False), requires_grad)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
     check_device(device)
     dt = _float_dtype(dtype)
     check_layout(layout, "rand")
-    shape = size_from_args(size, "rand")
+    shape = size_argument(sizes, size, "rand")
     data = numpy_generator(generator).random(shape, dtype=np.float32 if dt.itemsize <= 4
                                               else np.float64)
     return _make(data, dt, requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False) -> Tensor:
     check_device(device)
     dt = _float_dtype(dtype, "normal_kernel_cpu")
     check_layout(layout, "randn")
-    shape = size_from_args(size, "randn")
+    shape = size_argument(sizes, size, "randn")
     data = numpy_generator(generator).standard_normal(
         shape, dtype=np.float32 if dt.itemsize <= 4 else np.float64)
     return _make(data, dt, requires_grad)

@@ -1,6 +1,6 @@
 """SparseAdam: Adam that updates only the rows a gradient touches.
 
-ember has no sparse tensors. SparseAdam here takes ordinary dense gradients and
+ember never makes sparse gradients. SparseAdam here takes ordinary dense gradients and
 treats every row (index along dim 0; element of a 1-D parameter) holding a
 non-zero value as present, which is what torch does with `grad.to_sparse(1)`.
 A row whose gradient is exactly zero keeps its moments and value, unlike Adam.

@@ -27,11 +27,10 @@ class Interval:
 class _TimesMixin:
     """Attributes shared by events and averages (the subclass sets the *_total ones)."""
 
-    # ember profiles the CPU only: device times, memory and FLOPs are always zero.
+    # ember profiles the CPU only: device times and memory are always zero.
     device_time_total = self_device_time_total = 0.0
     cpu_memory_usage = self_cpu_memory_usage = 0
     device_memory_usage = self_device_memory_usage = 0
-    flops = 0
     node_id = -1
     is_async = False
     is_legacy = False
@@ -61,8 +60,10 @@ class FunctionEvent(_TimesMixin):
     count = 1
 
     def __init__(self, id: int, name: str, thread: int, start_us: float, end_us: float,
-                 input_shapes: list, is_user_annotation: bool = False, trace_name: str = ""):
+                 input_shapes: list, is_user_annotation: bool = False, trace_name: str = "",
+                 flops: int = 0):
         self.id = id
+        self.flops = flops        # estimated when profiling with_flops, else 0
         self.name = name
         self.thread = thread
         self.time_range = Interval(start_us, end_us)
@@ -100,6 +101,7 @@ class FunctionEventAvg(_TimesMixin):
     def __init__(self):
         self.key = None
         self.count = 0
+        self.flops = 0
         self.cpu_time_total = 0.0
         self.self_cpu_time_total = 0.0
         self.input_shapes = None
@@ -114,6 +116,7 @@ class FunctionEventAvg(_TimesMixin):
             self.cpu_parent = other.cpu_parent
             self.is_user_annotation = other.is_user_annotation
         self.count += other.count
+        self.flops += other.flops
         self.cpu_time_total += other.cpu_time_total
         self.self_cpu_time_total += other.self_cpu_time_total
         return self
@@ -150,7 +153,8 @@ class EventList(list):
         return build_table(self, sort_by=sort_by, row_limit=row_limit,
                            max_name_column_width=max_name_column_width,
                            max_shapes_column_width=max_shapes_column_width, header=header,
-                           top_level_events_only=top_level_events_only, time_unit=time_unit)
+                           top_level_events_only=top_level_events_only, time_unit=time_unit,
+                           with_flops=self._with_flops)
 
     def key_averages(self, group_by_input_shapes: bool = False, group_by_stack_n: int = 0,
                      group_by_overload_name: bool = False) -> EventList:
@@ -162,7 +166,8 @@ class EventList(list):
         for event in self:
             key = (event.key, str(event.input_shapes)) if group_by_input_shapes else event.key
             groups[key].add(event)
-        averages = EventList(groups.values(), use_device=self._use_device)
+        averages = EventList(groups.values(), use_device=self._use_device,
+                             with_flops=self._with_flops)
         if not group_by_input_shapes:
             for average in averages:
                 average.input_shapes = ""
@@ -201,9 +206,10 @@ def chrome_trace(events, trace_name: str, base_time_ns: int = 0) -> dict:
             "baseTimeNanoseconds": base_time_ns, "traceEvents": trace, "traceName": trace_name}
 
 
-def build_events(ranges, start_ns: int, first_id: int = 1) -> EventList:
+def build_events(ranges, start_ns: int, first_id: int = 1,
+                 with_flops: bool = False) -> EventList:
     """FunctionEvents (with parent/children links) from a recorder's finished ranges."""
-    events = EventList()
+    events = EventList(with_flops=with_flops)
     by_range = {}
     for number, rng in enumerate(ranges, first_id):
         if rng.end_ns is None:      # still open when the profiler stopped: not recorded
@@ -211,7 +217,7 @@ def build_events(ranges, start_ns: int, first_id: int = 1) -> EventList:
         event = FunctionEvent(number, step_key(rng.name), rng.thread,
                               (rng.start_ns - start_ns) / 1000.0,
                               (rng.end_ns - start_ns) / 1000.0, rng.shapes,
-                              rng.is_user_annotation, trace_name=rng.name)
+                              rng.is_user_annotation, trace_name=rng.name, flops=rng.flops)
         parent = by_range.get(id(rng.parent))
         if parent is not None:
             event.cpu_parent = parent

@@ -16,6 +16,7 @@ import time
 from .._modes import own as own_modes
 from ..autograd import engine, function
 from ..autograd.graph import AccumulateGrad
+from ._flops import count_flops
 
 _BACKWARD_NAME = re.compile(r"^([A-Z][A-Za-z0-9]*?)Backward\d+$")
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[0-9A-Z])(?=[A-Z][a-z])")
@@ -55,7 +56,7 @@ class Range:
     """One timed, named interval; `parent`/`children` give the nesting on its thread."""
 
     __slots__ = ("name", "start_ns", "end_ns", "thread", "shapes", "parent", "children",
-                 "is_user_annotation")
+                 "is_user_annotation", "flops")
 
     def __init__(self, name: str, thread: int, shapes: list, parent, is_user_annotation: bool):
         self.name = name
@@ -64,6 +65,7 @@ class Range:
         self.parent = parent
         self.children = []
         self.is_user_annotation = is_user_annotation
+        self.flops = 0
         self.end_ns = None
         self.start_ns = time.perf_counter_ns()
 
@@ -71,8 +73,9 @@ class Range:
 class Recorder:
     """The ranges of one recording session (from `start()` to `stop()`)."""
 
-    def __init__(self, record_shapes: bool):
+    def __init__(self, record_shapes: bool, with_flops: bool = False):
         self.record_shapes = record_shapes
+        self.with_flops = with_flops
         self.ranges = []            # every range, in the order they were opened
         self.start_ns = time.perf_counter_ns()
         self.start_wall_ns = time.time_ns()
@@ -114,9 +117,12 @@ class Recorder:
         rng = self.open(op_name(cls), args)
         try:
             self._threads.claimed = True
-            return cls.apply(*args, **kwargs)
+            result = cls.apply(*args, **kwargs)
         finally:
             self.close(rng)
+        if self.with_flops:
+            rng.flops = count_flops(rng.name, cls, args, result)
+        return result
 
 
 _active = [None]    # the running Recorder, if any

@@ -5,11 +5,14 @@ as the longest name plus 4 (at most `max_name_column_width`), the others 12 wide
 """
 from __future__ import annotations
 
+import math
+
 _US_PER_S = 1_000_000.0
 _US_PER_MS = 1000.0
 _COLUMN_WIDTH = 12
 _SPACING = 2
 _TIME_COLUMNS = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+_FLOP_UNITS = ["FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"]
 
 
 def format_time(time_us: float, unit: str | None = None) -> str:
@@ -25,6 +28,13 @@ def _share(time_us: float, total_us: float) -> str:
     return "NaN" if total_us == 0 else f"{time_us * 100.0 / total_us:.2f}%"
 
 
+def _flop_unit(smallest: int) -> tuple:
+    """(scale, header) for the FLOPs column: the unit in which the smallest count that is
+    not zero reads as at least 1, as torch picks it."""
+    power = min(int(math.log10(smallest) // 3), len(_FLOP_UNITS) - 1)
+    return 10.0 ** (-3 * power), f"Total {_FLOP_UNITS[power]}"
+
+
 def _sorted(events, sort_by: str | None) -> list:
     if sort_by is None:
         return list(events)
@@ -36,8 +46,10 @@ def _sorted(events, sort_by: str | None) -> list:
 def build_table(events, sort_by: str | None = None, row_limit: int = 100,
                 max_name_column_width: int | None = 55,
                 max_shapes_column_width: int | None = 80, header: str | None = None,
-                top_level_events_only: bool = False, time_unit: str | None = None) -> str:
-    """The summary table of `events` (FunctionEvent or FunctionEventAvg), as torch prints it."""
+                top_level_events_only: bool = False, time_unit: str | None = None,
+                with_flops: bool = False) -> str:
+    """The summary table of `events` (FunctionEvent or FunctionEventAvg), as torch prints it;
+    with_flops adds a column of estimated FLOPs when any event has some."""
     if len(events) == 0:
         return ""
     events = _sorted(events, sort_by)
@@ -53,6 +65,12 @@ def build_table(events, sort_by: str | None = None, row_limit: int = 100,
             shapes_width = min(shapes_width, max_shapes_column_width)
         widths.append(shapes_width)
         headers.append("Input Shapes")
+    counted = [event.flops for event in events if event.flops > 0]
+    with_flops = with_flops and bool(counted)
+    if with_flops:
+        flops_scale, flops_header = _flop_unit(min(counted))
+        widths.append(_COLUMN_WIDTH)
+        headers.append(flops_header)
 
     row_format = "".join("{:>" + str(width) + "}" + " " * _SPACING for width in widths)
     separator = "".join("-" * width + " " * _SPACING for width in widths)
@@ -81,6 +99,8 @@ def build_table(events, sort_by: str | None = None, row_limit: int = 100,
                   event.count]
         if with_shapes:
             values.append(str(event.input_shapes)[:shapes_width])
+        if with_flops:
+            values.append(f"{event.flops * flops_scale:8.3f}" if event.flops > 0 else "--")
         lines.append(row_format.format(*values))
     lines += [separator, f"Self CPU time total: {format_time(total_self_us, time_unit)}"]
     return "".join(line + "\n" for line in lines)

@@ -136,8 +136,8 @@ class profile:
                  experimental_config=None, execution_trace_observer=None,
                  acc_events: bool = False, use_cuda: bool | None = None,
                  custom_trace_id_callback=None, post_processing_timeout_s=None):
-        autograd_profiler.check_supported(False, profile_memory, with_stack, with_flops,
-                                          with_modules, experimental_config)
+        autograd_profiler.check_supported(False, profile_memory, with_stack, with_modules,
+                                          experimental_config)
         if execution_trace_observer is not None:
             raise NotImplementedError("profiler: execution_trace_observer is not supported by "
                                       "ember")
@@ -145,6 +145,7 @@ class profile:
         if use_cuda or ProfilerActivity.CUDA in self.activities:
             warnings.warn("CUDA is not available, disabling CUDA profiling", stacklevel=2)
         self.record_shapes = record_shapes
+        self.with_flops = with_flops
         self.acc_events = acc_events
         self.record_steps = schedule is not None    # steps show as 'ProfilerStep#<n>' ranges
         self.schedule = schedule or _always_record
@@ -207,7 +208,8 @@ class profile:
         if self.profiler is None or not self.acc_events:
             self.profiler = autograd_profiler.profile(
                 use_cpu=ProfilerActivity.CPU in self.activities,
-                record_shapes=self.record_shapes, acc_events=self.acc_events)
+                record_shapes=self.record_shapes, with_flops=self.with_flops,
+                acc_events=self.acc_events)
 
     def _start_trace(self) -> None:
         self.profiler._start_trace()

@@ -193,7 +193,7 @@ def _sync_folder(folder: str) -> None:
 
 
 # ---------------------------------------------------------------- load
-def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = True,
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
          mmap: bool | None = None, **pickle_load_args):
     """Load an object saved with torch.save or ember.save; tensors come back as ember
     tensors (Parameters as ember.nn.Parameter), on the CPU.
@@ -203,9 +203,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     which can run arbitrary code: use it only for files you trust. `map_location` may be
     None, 'cpu', an ember.device, a dict of locations or a callable(storage, location);
     tensors saved on a GPU load onto the CPU (with a warning unless mapped there).
+
+    Left unset, weights_only is True unless a pickle_module is given; the environment
+    variable TORCH_FORCE_WEIGHTS_ONLY_LOAD=1 forces it True even when passed, and
+    TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 makes it False where the call leaves it unset (for
+    programs written before torch 2.6 that load whole pickles without saying so).
     """
-    if weights_only is None:
-        weights_only = pickle_module is None
+    weights_only = _weights_only_setting(weights_only, pickle_module)
     if pickle_module is not None and pickle_module is not pickle:
         raise NotImplementedError("ember.load: pickle_module other than the standard pickle "
                                   "module is not supported")
@@ -233,6 +237,26 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
             raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
     restore.warn()
     return result
+
+
+def _weights_only_setting(weights_only: bool | None, pickle_module) -> bool:
+    """load's weights_only after its default and the TORCH_FORCE_* environment overrides."""
+    def env_true(name: str) -> bool:
+        return os.getenv(name, "0").lower() in ("1", "y", "yes", "true")
+
+    force_on = env_true("TORCH_FORCE_WEIGHTS_ONLY_LOAD")
+    force_off = env_true("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
+    if force_on and force_off:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
+                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set.")
+    if force_on:
+        return True
+    if weights_only is None and force_off:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since "
+                      "the `weights_only` argument was not explicitly passed to `torch.load`, "
+                      "forcing weights_only=False.", UserWarning, stacklevel=3)
+        return False
+    return pickle_module is None if weights_only is None else weights_only
 
 
 @contextmanager

@@ -172,6 +172,8 @@ class TorchPickler(pickle._Pickler):
                                                       obj.__dict__)
             return REBUILD_PARAMETER, (plain, obj.requires_grad, OrderedDict())
         if isinstance(obj, Tensor):
+            if obj.is_sparse:       # a sparse tensor says why it cannot be saved
+                return obj.__reduce_ex__(self.proto)
             storage, offset, stride = self._storages.locate(obj._data)
             return REBUILD_TENSOR_V2, (storage, offset, tuple(obj.shape), stride,
                                        obj.requires_grad, OrderedDict())
@@ -413,10 +415,11 @@ class TorchUnpickler(pickle._Unpickler):
             if compat.ember_module_name(module) is not None:
                 return _ember_counterpart(module, name)
             return super().find_class(module, name)
+        shown = name if module == "builtins" else full   # builtins as Python spells them
         raise WeightsUnpicklerError(
-            f"Unsupported global: GLOBAL {full} was not an allowed global by default. Please "
-            f"use `torch.serialization.add_safe_globals([{name}])` or the "
-            f"`torch.serialization.safe_globals([{name}])` context manager to allowlist this "
+            f"Unsupported global: GLOBAL {shown} was not an allowed global by default. Please "
+            f"use `torch.serialization.add_safe_globals([{shown}])` or the "
+            f"`torch.serialization.safe_globals([{shown}])` context manager to allowlist this "
             "global if you trust this class/function.")
 
     def persistent_load(self, pid):

@@ -1,6 +1,7 @@
 """ember.save / ember.load against real torch.save / torch.load, both directions."""
 from __future__ import annotations
 
+import inspect
 import io
 import os
 import pathlib
@@ -274,6 +275,53 @@ def test_whole_module_needs_weights_only_false(tmp_path):
     x = ember.randn(2, 3)
     np.testing.assert_array_equal(again(x)._data, model(x)._data)
     assert type(again[0].weight) is ember.nn.Parameter
+
+
+def unpickling_error(load, data: io.BytesIO, **kwargs) -> str:
+    """The message of the UnpicklingError `load` raises on `data`."""
+    data.seek(0)
+    with pytest.raises(pickle.UnpicklingError) as info:
+        load(data, **kwargs)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("obj", [np.arange(3.0), print])
+def test_refused_global_named_as_torch_names_it(obj):
+    def refusal(load) -> str:
+        message = unpickling_error(load, torch_bytes(obj))
+        return message[message.index("Unsupported global:"):message.index("class/function.")]
+    assert refusal(ember.load) == refusal(torch.load)
+
+
+def test_env_forces_weights_only_off_when_unset(monkeypatch):
+    # Programs from before torch 2.6 pickle NumPy arrays or whole models and call load()
+    # without weights_only; torch's documented escape hatch is this variable.
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    data = torch_bytes(np.arange(3.0))
+    with pytest.warns(UserWarning, match="TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected"):
+        expected = torch.load(data)
+    data.seek(0)
+    with pytest.warns(UserWarning, match="TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected"):
+        np.testing.assert_array_equal(ember.load(data), expected)
+    for load in (torch.load, ember.load):      # an explicit weights_only=True still holds
+        assert "Weights only load failed" in unpickling_error(load, data, weights_only=True)
+
+
+def test_env_forces_weights_only_on(monkeypatch):
+    monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "yes")
+    data = torch_bytes(np.arange(3.0))
+    for load in (torch.load, ember.load):
+        assert "Weights only load failed" in unpickling_error(load, data, weights_only=False)
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    for load in (torch.load, ember.load):
+        with pytest.raises(RuntimeError, match="Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD`"):
+            load(torch_bytes(1))
+
+
+def test_load_signature_matches_torch():
+    def parameters(fn) -> list:
+        return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+    assert parameters(ember.load) == parameters(torch.load)
 
 
 # ---------------------------------------------------------------- files, names, formats
