@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import math as _math
 
-from . import _allocator, _dtype
+from . import _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
                      float, float16, float32, float64, get_default_dtype, half, int, int8,
                      int16, int32, int64, long, promote_types, result_type, can_cast,
                      set_default_dtype, short, uint8)
 from ._device import device
-_allocator.tune_malloc()
 from ._size import Size
 from ._layout import (_mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo,  # noqa: F401
                       sparse_csc, sparse_csr, strided)
@@ -84,7 +83,7 @@ from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dty
                                 set_autocast_cache_enabled, set_autocast_dtype,
                                 set_autocast_enabled)
 from ._printing import set_printoptions  # noqa: F401
-from ._threads import (get_num_interop_threads, get_num_threads,  # noqa: F401
+from ._cpu.threads import (get_num_interop_threads, get_num_threads,  # noqa: F401
                        set_num_interop_threads, set_num_threads)
 
 # torch.__version__ is the torch release ember claims ("2.13.0+cpu", see version.py);

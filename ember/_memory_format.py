@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._transpose import contiguous as transposed_copy
+from ._cpu.transpose import contiguous as transposed_copy
 
 
 class memory_format:

@@ -491,7 +491,7 @@ class StorageMethods:
         else:
             self._remember_buffer()
         self._data = _window(buffer, dtype, offset, shape, contiguous_strides(shape))
-        self._vc[0] += 1
+        self._bump_version()
         return self
 
     def resize_as_(self, the_template, *, memory_format=None):
@@ -535,5 +535,5 @@ class StorageMethods:
         self._data = _window(buffer, dtype, storage_offset, size, stride)
         self._base = None
         self._storage_buffer = buffer
-        self._vc[0] += 1
+        self._bump_version()
         return self

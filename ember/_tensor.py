@@ -180,7 +180,15 @@ class Tensor(StorageMethods):
         return self._vc[0]
 
     def _bump_version(self) -> None:
+        """Count one in-place change of the data (autograd's saved-tensor check reads it)."""
         self._vc[0] += 1
+
+    def _data_to_write(self):
+        """The NumPy array, for the caller to change in place: the one write path for code
+        outside the ops. Counts as one in-place change (bumps the version, as torch's
+        in-place ops do), so a tensor saved for backward is known to be stale."""
+        self._vc[0] += 1
+        return self._data
 
     @property
     def is_leaf(self) -> bool:

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import ember
-from ember import _parallel
-from ember._parallel import parallel_for, split
+from ember._cpu import parallel as _parallel
+from ember._cpu.parallel import parallel_for, split
 
 BIG = 1 << 20
 

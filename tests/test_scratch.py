@@ -1,37 +1,66 @@
-"""Reusable temporaries (ember/_scratch.py) and the convolution's use of them."""
+"""Reusable temporaries (ember/_cpu/scratch.py) and the convolution's use of them."""
 import pickle
 import threading
 
 import numpy as np
+import pytest
 
-from ember._scratch import Scratch, ThreadScratch
+from ember._cpu.scratch import ThreadScratch
 
 
 def test_slot_reuses_memory_and_grows():
-    s = Scratch()
-    a = s.empty((4, 5), np.float32)
-    b = s.empty((2, 3), np.float32)
-    assert np.shares_memory(a, b) and b.shape == (2, 3) and b.dtype == np.float32
-    c = s.empty((10, 10), np.float32)           # larger: a new buffer
-    assert c.shape == (10, 10) and not np.shares_memory(a, c)
-    assert not np.shares_memory(s.empty((2,), np.float32, slot=1), c)
-    assert s.empty((3,), np.float64).dtype == np.float64
-    assert s.like(np.zeros((2, 2), np.int64)).shape == (2, 2)
+    s = ThreadScratch()
+    with s.lend((4, 5), np.float32) as a:
+        pass
+    with s.lend((2, 3), np.float32) as b:
+        assert np.shares_memory(a, b) and b.shape == (2, 3) and b.dtype == np.float32
+    with s.lend((10, 10), np.float32) as c:            # larger: a new buffer
+        assert c.shape == (10, 10) and not np.shares_memory(a, c)
+        with s.lend((2,), np.float32, slot=1) as d:
+            assert not np.shares_memory(d, c)
+    with s.lend((3,), np.float64) as e:
+        assert e.dtype == np.float64
+
+
+def test_a_lent_slot_cannot_be_lent_again():
+    s = ThreadScratch()
+    with s.lend((4,), np.float32):
+        with pytest.raises(RuntimeError, match="scratch slot 0 is still lent out"):
+            with s.lend((4,), np.float32):
+                pass
+    with s.lend((4,), np.float32) as again:         # returned when the block ended
+        assert again.shape == (4,)
+
+
+def test_a_slot_is_returned_when_the_block_raises():
+    s = ThreadScratch()
+    with pytest.raises(ValueError):
+        with s.lend((4,), np.float32, slot=2):
+            raise ValueError
+    with s.lend((4,), np.float32, slot=2) as buf:
+        assert buf.shape == (4,)
 
 
 def test_pickle_drops_buffers():
-    s = Scratch()
-    s.empty((100,), np.float32)
+    s = ThreadScratch()
+    with s.lend((100,), np.float32):
+        pass
     assert pickle.loads(pickle.dumps(s))._buffers == {}
 
 
 def test_threads_get_their_own_scratch():
     shared = ThreadScratch()
     seen = []
-    thread = threading.Thread(target=lambda: seen.append(shared.scratch.empty((8,), np.float32)))
-    thread.start()
-    thread.join()
-    assert not np.shares_memory(seen[0], shared.scratch.empty((8,), np.float32))
+
+    def other():
+        with shared.lend((8,), np.float32) as buf:
+            seen.append(buf)
+
+    with shared.lend((8,), np.float32) as mine:      # lent here, free in the other thread
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+        assert len(seen) == 1 and not np.shares_memory(seen[0], mine)
 
 
 def _conv_grads(seed):

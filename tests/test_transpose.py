@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from ember import _openblas, _transpose
-from ember._transpose import contiguous, move_first_axes_last, move_last_axes_first, transpose
+from ember._cpu import openblas as _openblas, transpose as _transpose
+from ember._cpu.transpose import contiguous, move_first_axes_last, move_last_axes_first, transpose
 
 DTYPES = [np.float32, np.float64, np.int64, np.complex64, np.bool_]
 

@@ -163,14 +163,14 @@ class GradScaler:
 
     def _set_scale(self, new_scale) -> None:
         if isinstance(new_scale, float):
-            self._scale._data[...] = new_scale
+            self._scale._data_to_write()[...] = new_scale
             return
         reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                   "torch.FloatTensor with requires_grad=False.")
         if not isinstance(new_scale, Tensor) or new_scale.numel() != 1 \
                 or new_scale.requires_grad:
             raise AssertionError(reason)
-        self._scale._data[...] = new_scale._data.reshape(())
+        self._scale._data_to_write()[...] = new_scale._data.reshape(())
 
     def _update_scale(self, found_inf: bool) -> None:
         # The factors are Python floats: products are taken in float64, rounded to float32.
@@ -240,6 +240,6 @@ class GradScaler:
         self._growth_interval = state_dict["growth_interval"]
         self._init_growth_tracker = state_dict["_growth_tracker"]
         if self._scale is not None:
-            self._scale._data[...] = self._init_scale
+            self._scale._data_to_write()[...] = self._init_scale
         if self._growth_tracker is not None:
-            self._growth_tracker._data[...] = self._init_growth_tracker
+            self._growth_tracker._data_to_write()[...] = self._init_growth_tracker

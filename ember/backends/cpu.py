@@ -1,6 +1,14 @@
-"""torch.backends.cpu: what the CPU's vector instructions let kernels use."""
+"""torch.backends.cpu: what the CPU's vector instructions let kernels use; and ember's own
+CPU switches: which kernels run (`kernels`: "numba" with the ember[fast] extra, else
+"numpy"; see ember/_cpu/kernels.py) and the opt-in malloc tuning (tune_malloc) that
+`ember run` applies."""
 from __future__ import annotations
 
+from . import ContextProp, _flags_block, _install_flags
+from .._cpu import kernels as _kernels
+from .._cpu.allocator import tune_malloc
+
+# torch's __all__; ember's own names (kernels, flags, tune_malloc) stay out of it.
 __all__ = ["get_cpu_capability"]
 
 # torch's names for the vector-instruction levels, best first, with the features (in NumPy's
@@ -21,3 +29,12 @@ def get_cpu_capability() -> str:
         if all(features.get(feature) for feature in needed):
             return name
     return "DEFAULT"
+
+
+_this = _install_flags(__name__, kernels=ContextProp(_kernels.current, _kernels.select))
+
+
+def flags(kernels: str | None = None):
+    """Context manager: run the block with these CPU switches (None leaves one as it is),
+    then put the old ones back; e.g. `with ember.backends.cpu.flags(kernels="numpy"):`."""
+    return _flags_block(_this, {"kernels": kernels})

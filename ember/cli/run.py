@@ -22,6 +22,7 @@ import traceback
 import types
 
 from .. import compat
+from ..backends.cpu import tune_malloc
 
 SCRIPT, MODULE, CODE = "script", "-m", "-c"
 
@@ -109,6 +110,7 @@ def run(mode: str, target: str, args: list[str]) -> int:
               "file or directory", file=sys.stderr)
         return 2
     compat.install()
+    tune_malloc()       # ember runs the whole program: keeping freed blocks pays off
     try:
         run_target(mode, target, args)
     except Exception as error:  # SystemExit passes through: the code's exit status

@@ -383,8 +383,7 @@ def _unpack_into(tensors, flat: np.ndarray):
     """A completion step copying consecutive equal chunks of `flat` into `tensors`."""
     def copy():
         for t, chunk in zip(tensors, flat.reshape(len(tensors), -1)):
-            t._data[...] = chunk.reshape(t._data.shape)
-            t._bump_version()
+            t._data_to_write()[...] = chunk.reshape(t._data.shape)
     return copy
 
 

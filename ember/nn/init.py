@@ -26,8 +26,7 @@ _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv
 
 def _write(tensor: Tensor, values) -> Tensor:
     """Store values (broadcast, cast to tensor's dtype) into tensor's memory."""
-    np.copyto(tensor._data, values, casting="unsafe")
-    tensor._bump_version()
+    np.copyto(tensor._data_to_write(), values, casting="unsafe")
     return tensor
 
 

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._cpu.tuning import ADD_ROWS_BATCH
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .._modes import current as modes
@@ -116,9 +117,6 @@ class Index(BasicIndex):
     is_view = False
 
 
-_ADD_ROWS_BATCH = 1 << 20      # elements added per np.add.at call in _add_rows
-
-
 def _row_index(key, out: np.ndarray, v):
     """The integer array of rows when out[key] += v adds whole rows (one value per row),
     else None."""
@@ -151,7 +149,7 @@ def _add_rows(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
         return
     flat_out, flat_values = out.reshape(-1), values.reshape(flat_rows.size, width)
     columns = np.arange(width)
-    step = max(1, _ADD_ROWS_BATCH // width)
+    step = max(1, ADD_ROWS_BATCH // width)
     for start in range(0, flat_rows.size, step):
         batch = flat_rows[start:start + step]
         if batch.min() < -out.shape[0] or batch.max() >= out.shape[0]:
@@ -333,7 +331,7 @@ def setitem(input: Tensor, key, value) -> None:
         input._data[key] = value._data if isinstance(value, Tensor) else value
     except IndexError as err:
         raise _index_error(err) from None
-    input._vc[0] += 1
+    input._bump_version()
 
 
 # ---------------------------------------------------------------- index checks

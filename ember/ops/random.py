@@ -173,7 +173,7 @@ def _fill(self: Tensor, data) -> Tensor:
     """Write sampled values into self without recording autograd history."""
     self._check_inplace()
     np.copyto(self._data, data, casting="unsafe")
-    self._vc[0] += 1
+    self._bump_version()
     return self
 
 

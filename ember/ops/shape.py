@@ -12,7 +12,7 @@ import numpy as np
 from .._size import Size
 from .._memory_format import (check_format, contiguous_format, is_contiguous_as, memory_order,
                               preserve_format)
-from .._transpose import contiguous as contiguous_array
+from .._cpu.transpose import contiguous as contiguous_array
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .indexing import Index, IndexPut, _named, index, put_into_zeros
@@ -256,7 +256,7 @@ def _take_view_shape(self: Tensor, view: Tensor, backward_name: str) -> Tensor:
     if view._grad_fn is not None:
         self._grad_fn = _named(view, backward_name)._grad_fn
         self._output_nr = 0
-    self._vc[0] += 1
+    self._bump_version()
     return self
 
 

@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check, _check_nonnegative, _grad, _params_with_grad,
-                        _scalar, _view)
+from .optimizer import (Optimizer, _check, _check_nonnegative, _count_step, _grad,
+                        _params_with_grad, _scalar, _written)
 
 __all__ = ["Adadelta"]
 
@@ -33,9 +33,9 @@ class Adadelta(Optimizer):
             rho, eps, weight_decay = group["rho"], group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
                 state = self._lazy_state(p, "square_avg", "acc_delta")
-                param, g = _view(p), _grad(p, group["maximize"])
-                square_avg, acc_delta = _view(state["square_avg"]), _view(state["acc_delta"])
-                state["step"]._data += 1
+                param, g = _written(p), _grad(p, group["maximize"])
+                square_avg, acc_delta = _written(state["square_avg"]), _written(state["acc_delta"])
+                _count_step(state)
                 if weight_decay != 0:
                     g = g + weight_decay * param
                 square_avg *= rho
@@ -47,5 +47,4 @@ class Adadelta(Optimizer):
                 acc_delta *= rho
                 acc_delta += (1 - rho) * delta * delta
                 param += -lr * delta
-                p._vc[0] += 1
         return loss

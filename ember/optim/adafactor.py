@@ -7,8 +7,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check, _grad, _lerp_, _params_with_grad, _scalar,
-                        _step_counter, _view)
+from .optimizer import (Optimizer, _check, _count_step, _grad, _lerp_, _params_with_grad,
+                        _scalar, _step_counter, _written)
 
 __all__ = ["Adafactor"]
 
@@ -65,9 +65,7 @@ class Adafactor(Optimizer):
             lr = _scalar(group["lr"])
             for p in _params_with_grad(group, real_only="Adafactor"):
                 state = self._state(p)
-                state["step"]._data += 1
-                _update(p, state, group, lr, float(state["step"]._data))
-                p._vc[0] += 1
+                _update(p, state, group, lr, _count_step(state))
         return loss
 
 
@@ -80,10 +78,10 @@ def _second_moment(state: dict, g: np.ndarray, weight: float, eps1: float) -> np
     """Update the running mean of g * g kept in `state` and return a fresh array holding
     the second-moment estimate, shaped like g."""
     if "variance" in state:
-        variance = _view(state["variance"])
+        variance = _written(state["variance"])
         _lerp_(variance, g * g, weight)
         return variance.copy()
-    row_var, col_var = state["row_var"]._data, state["col_var"]._data
+    row_var, col_var = state["row_var"]._data_to_write(), state["col_var"]._data_to_write()
     _lerp_(row_var, np.mean(g * g, axis=-1, keepdims=True), weight)
     _lerp_(col_var, np.mean(g * g, axis=-2, keepdims=True), weight)
     estimate = row_var * col_var      # outer product of the row and column factors
@@ -93,7 +91,7 @@ def _second_moment(state: dict, g: np.ndarray, weight: float, eps1: float) -> np
 
 def _update(p: Tensor, state: dict, group: dict, lr: float, step: float) -> None:
     """One Adafactor step of parameter p, in torch's order of operations."""
-    param, g = _view(p), _grad(p, group["maximize"])
+    param, g = _written(p), _grad(p, group["maximize"])
     if param.size == 0:     # nothing to update (torch 2.13 divides by zero here)
         return
     eps1, eps2 = group["eps"]

@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_nonnegative, _grad, _params_with_grad, _scalar,
-                        _state_zeros, _step_counter, _view)
+from .optimizer import (Optimizer, _check_nonnegative, _count_step, _grad,
+                        _params_with_grad, _scalar, _state_zeros, _step_counter, _written)
 
 __all__ = ["Adagrad"]
 
@@ -45,10 +45,9 @@ class Adagrad(Optimizer):
             eps, weight_decay, lr_decay = group["eps"], group["weight_decay"], group["lr_decay"]
             for p in _params_with_grad(group):
                 state = self.state[p]
-                param, g = _view(p), _grad(p, group["maximize"])
-                state_sum = _view(state["sum"])
-                state["step"]._data += 1
-                step = float(state["step"]._data)
+                param, g = _written(p), _grad(p, group["maximize"])
+                state_sum = _written(state["sum"])
+                step = _count_step(state)
                 if weight_decay != 0:
                     g = g + weight_decay * param
                 clr = lr / (1 + (step - 1) * lr_decay)
@@ -58,5 +57,4 @@ class Adagrad(Optimizer):
                 update = -clr * g
                 update /= std
                 param += update
-                p._vc[0] += 1
         return loss

@@ -5,14 +5,14 @@ from typing import Callable
 
 import numpy as np
 
-from .._scratch import ThreadScratch
+from .._cpu.scratch import ThreadScratch
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_adam_args, _grad, _lerp_, _params_with_grad,
-                        _scalar, _view, _weight_decay, for_slices)
+from .optimizer import (Optimizer, _check_adam_args, _count_step, _grad, _lerp_,
+                        _params_with_grad, _scalar, _weight_decay, _written, for_slices)
 
 __all__ = ["Adam"]
 
-# Temporaries of the update, one pair per thread (see _scratch.py).
+# Temporaries of the update, one pair per thread (see _cpu/scratch.py).
 _SCRATCH = ThreadScratch()
 
 
@@ -50,13 +50,11 @@ class Adam(Optimizer):
             for p in _params_with_grad(group):
                 state = self._lazy_state(p, "exp_avg", "exp_avg_sq",
                                          *(["max_exp_avg_sq"] if amsgrad else []))
-                state["step"]._data += 1
-                step = float(state["step"]._data)
-                arrays = (_view(p), _grad(p, group["maximize"]), _view(state["exp_avg"]),
-                          _view(state["exp_avg_sq"]),
-                          _view(state["max_exp_avg_sq"]) if amsgrad else None)
+                step = _count_step(state)
+                arrays = (_written(p), _grad(p, group["maximize"]), _written(state["exp_avg"]),
+                          _written(state["exp_avg_sq"]),
+                          _written(state["max_exp_avg_sq"]) if amsgrad else None)
                 updates.append((arrays, _Coefficients(group, lr, beta1, beta2, step)))
-                p._vc[0] += 1
         for_slices(updates, _update)
         return loss
 
@@ -76,19 +74,20 @@ def _update(arrays, c: _Coefficients) -> None:
     """Adam's update of (a slice of) one parameter, in torch's order of operations."""
     param, g, exp_avg, exp_avg_sq, max_exp_avg_sq = arrays
     g = _weight_decay(param, g, c.lr, c.weight_decay, c.decoupled)
-    tmp, update = _SCRATCH.scratch.like(param, 0), _SCRATCH.scratch.like(param, 1)
-    _lerp_(exp_avg, g, 1 - c.beta1, tmp)
-    exp_avg_sq *= c.beta2
-    np.multiply(g, 1 - c.beta2, out=tmp)      # torch's addcmul order: (v * g) * g
-    tmp *= g
-    exp_avg_sq += tmp
-    second = exp_avg_sq
-    if max_exp_avg_sq is not None:
-        second = max_exp_avg_sq
-        np.maximum(second, exp_avg_sq, out=second)
-    denom = np.sqrt(second, out=tmp)
-    denom /= c.bias_correction2_sqrt
-    denom += c.eps
-    np.multiply(exp_avg, -c.lr / c.bias_correction1, out=update)
-    update /= denom
-    param += update
+    with _SCRATCH.lend(param.shape, param.dtype, 0) as tmp, \
+            _SCRATCH.lend(param.shape, param.dtype, 1) as update:
+        _lerp_(exp_avg, g, 1 - c.beta1, tmp)
+        exp_avg_sq *= c.beta2
+        np.multiply(g, 1 - c.beta2, out=tmp)      # torch's addcmul order: (v * g) * g
+        tmp *= g
+        exp_avg_sq += tmp
+        second = exp_avg_sq
+        if max_exp_avg_sq is not None:
+            second = max_exp_avg_sq
+            np.maximum(second, exp_avg_sq, out=second)
+        denom = np.sqrt(second, out=tmp)
+        denom /= c.bias_correction2_sqrt
+        denom += c.eps
+        np.multiply(exp_avg, -c.lr / c.bias_correction1, out=update)
+        update /= denom
+        param += update

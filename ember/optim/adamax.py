@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_adam_args, _grad, _lerp_, _params_with_grad,
-                        _scalar, _view)
+from .optimizer import (Optimizer, _check_adam_args, _count_step, _grad, _lerp_,
+                        _params_with_grad, _scalar, _written)
 
 __all__ = ["Adamax"]
 
@@ -34,17 +34,16 @@ class Adamax(Optimizer):
             eps, weight_decay = group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
                 state = self._lazy_state(p, "exp_avg", "exp_inf")
-                param, g = _view(p), _grad(p, group["maximize"])
-                exp_avg, exp_inf = _view(state["exp_avg"]), _view(state["exp_inf"])
-                state["step"]._data += 1
+                param, g = _written(p), _grad(p, group["maximize"])
+                exp_avg, exp_inf = _written(state["exp_avg"]), _written(state["exp_inf"])
+                step = _count_step(state)
                 if weight_decay != 0:
                     g = g + weight_decay * param
                 _lerp_(exp_avg, g, 1 - beta1)
                 exp_inf *= beta2
                 np.maximum(exp_inf, np.abs(g) + eps, out=exp_inf)
-                clr = lr / (1 - beta1 ** float(state["step"]._data))
+                clr = lr / (1 - beta1 ** step)
                 update = -clr * exp_avg
                 update /= exp_inf
                 param += update
-                p._vc[0] += 1
         return loss

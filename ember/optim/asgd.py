@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Callable
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_nonnegative, _grad, _params_with_grad, _scalar,
-                        _state_zeros, _step_counter, _view)
+from .optimizer import (Optimizer, _check_nonnegative, _count_step, _grad,
+                        _params_with_grad, _scalar, _state_zeros, _step_counter, _written)
 
 __all__ = ["ASGD"]
 
@@ -36,22 +36,20 @@ class ASGD(Optimizer):
                     state["eta"] = _step_counter(lr)
                     state["mu"] = _step_counter(1.0)
                     state["ax"] = _state_zeros(p)
-                param, g = _view(p), _grad(p, group["maximize"])
-                ax, eta, mu = _view(state["ax"]), state["eta"]._data, state["mu"]._data
-                state["step"]._data += 1
+                param, g = _written(p), _grad(p, group["maximize"])
+                ax, eta, mu = _written(state["ax"]), state["eta"]._data_to_write(), state["mu"]._data_to_write()
+                step = _count_step(state)
                 if weight_decay != 0:
                     g = g + weight_decay * param
                 eta_value = float(eta)
                 param *= 1 - lambd * eta_value
                 param += -eta_value * g
-                p._vc[0] += 1
                 if float(mu) != 1:
                     diff = param - ax
                     diff *= mu
                     ax += diff
                 else:
                     ax[...] = param
-                step = float(state["step"]._data)
                 eta[...] = lr / ((1 + lambd * lr * step) ** alpha)
                 mu[...] = 1 / max(1, step - t0)
         return loss

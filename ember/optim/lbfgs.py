@@ -161,8 +161,8 @@ class LBFGS(Optimizer):
         offset = 0
         for p in self._params:
             n = p.numel()
-            p._data += step_size * update[offset:offset + n].reshape(p._data.shape)
-            p._vc[0] += 1
+            data = p._data_to_write()
+            data += step_size * update[offset:offset + n].reshape(data.shape)
             offset += n
 
     def _directional_evaluate(self, closure, x, t, d):
@@ -171,8 +171,7 @@ class LBFGS(Optimizer):
         loss = float(closure())
         flat_grad = self._gather_flat_grad()
         for p, saved in zip(self._params, x):
-            p._data[...] = saved
-            p._vc[0] += 1
+            p._data_to_write()[...] = saved
         return loss, flat_grad
 
     def step(self, closure: Callable):

@@ -57,8 +57,7 @@ def _group_values(optimizer: Optimizer, key: str) -> list:
 def _set_group_value(group: dict, key: str, value) -> None:
     """Tensor learning rates are updated in place (they may be shared), floats replaced."""
     if isinstance(group[key], Tensor):
-        group[key]._data[...] = float(value)
-        group[key]._vc[0] += 1
+        group[key]._data_to_write()[...] = float(value)
     else:
         group[key] = value
 

@@ -60,8 +60,7 @@ class Muon(Optimizer):
                 if "momentum_buffer" not in self.state[p]:
                     self.state[p]["momentum_buffer"] = Tensor._wrap(np.zeros_like(p._grad._data))
             for p in params:
-                _update(p, self.state[p]["momentum_buffer"]._data, group)
-                p._vc[0] += 1
+                _update(p, self.state[p]["momentum_buffer"]._data_to_write(), group)
         return loss
 
 
@@ -74,7 +73,7 @@ def _update(p: Tensor, buf: np.ndarray, group: dict) -> None:
     update = _lerp(g, buf, momentum) if group["nesterov"] else buf
     update = _orthogonalize(update, group["ns_coefficients"], group["ns_steps"], group["eps"])
     lr = _scalar(group["lr"])
-    param = p._data
+    param = p._data_to_write()
     param *= 1 - lr * group["weight_decay"]
     scale = param.dtype.type(-_adjusted_lr(lr, group["adjust_lr_fn"], param.shape))
     param[...] = _fused_multiply_add(scale, update.astype(param.dtype), param)

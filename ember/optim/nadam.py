@@ -6,9 +6,9 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_adam_args, _check_nonnegative, _grad, _lerp_,
-                        _params_with_grad, _scalar, _state_zeros, _step_counter, _view,
-                        _weight_decay)
+from .optimizer import (Optimizer, _check_adam_args, _check_nonnegative, _count_step, _grad,
+                        _lerp_, _params_with_grad, _scalar, _state_zeros, _step_counter,
+                        _weight_decay, _written)
 
 __all__ = ["NAdam"]
 
@@ -44,11 +44,10 @@ class NAdam(Optimizer):
                     state["mu_product"] = _step_counter(1.0)
                     state["exp_avg"] = _state_zeros(p)
                     state["exp_avg_sq"] = _state_zeros(p)
-                param, g = _view(p), _grad(p, group["maximize"])
-                exp_avg, exp_avg_sq = _view(state["exp_avg"]), _view(state["exp_avg_sq"])
-                mu_product = state["mu_product"]._data
-                state["step"]._data += 1
-                step = float(state["step"]._data)
+                param, g = _written(p), _grad(p, group["maximize"])
+                exp_avg, exp_avg_sq = _written(state["exp_avg"]), _written(state["exp_avg_sq"])
+                mu_product = state["mu_product"]._data_to_write()
+                step = _count_step(state)
                 bias_correction2 = 1 - beta2 ** step
                 g = _weight_decay(param, g, lr, weight_decay, group["decoupled_weight_decay"])
                 # The momentum coefficient of this step and of the next (Nesterov look-ahead).
@@ -65,5 +64,4 @@ class NAdam(Optimizer):
                 avg_coef = (-lr * mu_next) / (1.0 - product * mu_next)
                 param += grad_coef * g / denom
                 param += avg_coef * exp_avg / denom
-                p._vc[0] += 1
         return loss

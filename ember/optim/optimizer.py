@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._parallel import parallel_for, split
+from .._cpu.parallel import parallel_for, split
+from .._cpu.tuning import OPTIMIZER_SLICE
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import RemovableHandle
@@ -208,8 +209,7 @@ class Optimizer:
                         grad.detach_()
                     else:
                         grad.requires_grad_(False)
-                    grad._data.fill(0)
-                    grad._vc[0] += 1
+                    grad._data_to_write().fill(0)
 
     def step(self, closure: Callable | None = None):
         """Perform one optimization step (each optimizer defines it)."""
@@ -357,8 +357,6 @@ def _check(ok: bool, message: str) -> None:
 
 
 _ARG_WORDS = {"lr": "learning rate", "eps": "epsilon value"}
-# Elementwise updates run on slices of about this many values (see for_slices).
-_SLICE = 1 << 18
 
 
 def _check_nonnegative(**values) -> None:
@@ -394,7 +392,7 @@ def _weight_decay(param: np.ndarray, g: np.ndarray, lr: float, weight_decay: flo
 
 def for_slices(updates: list, update) -> None:
     """Run update(arrays, coefficients) for every (arrays, coefficients) entry, on slices
-    of the flattened arrays spread over the threads (_parallel.py). Elementwise updates
+    of the flattened arrays spread over the threads (_cpu/parallel.py). Elementwise updates
     give the same result on any slicing; entries holding a non-contiguous array (which
     could not be flattened in place) run whole."""
     pieces, values = [], 0
@@ -406,7 +404,7 @@ def for_slices(updates: list, update) -> None:
             pieces.append((arrays, coefficients))
             continue
         flat = [None if a is None else a.reshape(-1) for a in arrays]
-        for part in split(size, -(-size // _SLICE)):
+        for part in split(size, -(-size // OPTIMIZER_SLICE)):
             pieces.append(([None if a is None else a[part] for a in flat], coefficients))
     parallel_for(pieces, lambda piece: update(*piece), values)
 
@@ -431,6 +429,19 @@ def _view(t: Tensor) -> np.ndarray:
     returns scalars, which in-place updates could not write back."""
     data = t._data
     return data.reshape(1) if data.ndim == 0 else data
+
+
+def _written(t: Tensor) -> np.ndarray:
+    """t's array for an in-place update (counted as one write of t), as _view shapes it."""
+    data = t._data_to_write()
+    return data.reshape(1) if data.ndim == 0 else data
+
+
+def _count_step(state: dict) -> float:
+    """Add one to the state's step count (a 0-dim Tensor, as torch keeps it) and return it."""
+    step = _written(state["step"])
+    step += 1
+    return float(step[0])
 
 
 def _grad(p: Tensor, maximize: bool) -> np.ndarray:

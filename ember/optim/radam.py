@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_adam_args, _grad, _lerp_, _params_with_grad,
-                        _scalar, _view, _weight_decay)
+from .optimizer import (Optimizer, _check_adam_args, _count_step, _grad, _lerp_,
+                        _params_with_grad, _scalar, _weight_decay, _written)
 
 __all__ = ["RAdam"]
 
@@ -35,10 +35,9 @@ class RAdam(Optimizer):
             eps, weight_decay = group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
                 state = self._lazy_state(p, "exp_avg", "exp_avg_sq")
-                param, g = _view(p), _grad(p, group["maximize"])
-                exp_avg, exp_avg_sq = _view(state["exp_avg"]), _view(state["exp_avg_sq"])
-                state["step"]._data += 1
-                step = float(state["step"]._data)
+                param, g = _written(p), _grad(p, group["maximize"])
+                exp_avg, exp_avg_sq = _written(state["exp_avg"]), _written(state["exp_avg_sq"])
+                step = _count_step(state)
                 g = _weight_decay(param, g, lr, weight_decay, group["decoupled_weight_decay"])
                 _lerp_(exp_avg, g, 1 - beta1)
                 exp_avg_sq *= beta2
@@ -60,5 +59,4 @@ class RAdam(Optimizer):
                     update *= adaptive
                     update *= rect
                 param -= update
-                p._vc[0] += 1
         return loss

@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_nonnegative, _grad, _lerp_, _params_with_grad,
-                        _scalar, _state_zeros, _step_counter, _view)
+from .optimizer import (Optimizer, _check_nonnegative, _count_step, _grad, _lerp_,
+                        _params_with_grad, _scalar, _state_zeros, _step_counter, _written)
 
 __all__ = ["RMSprop"]
 
@@ -42,26 +42,25 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = _state_zeros(p)
                     if centered:
                         state["grad_avg"] = _state_zeros(p)
-                param, g = _view(p), _grad(p, group["maximize"])
-                square_avg = _view(state["square_avg"])
-                state["step"]._data += 1
+                param, g = _written(p), _grad(p, group["maximize"])
+                square_avg = _written(state["square_avg"])
+                _count_step(state)
                 if weight_decay != 0:
                     g = g + weight_decay * param
                 square_avg *= alpha
                 square_avg += (1 - alpha) * g * g
                 if centered:
-                    grad_avg = _view(state["grad_avg"])
+                    grad_avg = _written(state["grad_avg"])
                     _lerp_(grad_avg, g, 1 - alpha)
                     avg = np.sqrt(square_avg + -1 * grad_avg * grad_avg)
                 else:
                     avg = np.sqrt(square_avg)
                 avg += eps
                 if momentum > 0:
-                    buf = _view(state["momentum_buffer"])
+                    buf = _written(state["momentum_buffer"])
                     buf *= momentum
                     buf += g / avg
                     param += -lr * buf
                 else:
                     param += -lr * g / avg
-                p._vc[0] += 1
         return loss

@@ -6,8 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check, _check_nonnegative, _grad, _params_with_grad,
-                        _scalar, _state_zeros, _step_counter, _view)
+from .optimizer import (Optimizer, _check, _check_nonnegative, _count_step, _grad,
+                        _params_with_grad, _scalar, _state_zeros, _step_counter, _written)
 
 __all__ = ["Rprop"]
 
@@ -38,9 +38,9 @@ class Rprop(Optimizer):
                     state["step"] = _step_counter()
                     state["prev"] = _state_zeros(p)
                     state["step_size"] = _state_zeros(p, _scalar(group["lr"]))
-                param, g = _view(p), _grad(p, group["maximize"])
-                prev, step_size = _view(state["prev"]), _view(state["step_size"])
-                state["step"]._data += 1
+                param, g = _written(p), _grad(p, group["maximize"])
+                prev, step_size = _written(state["prev"]), _written(state["step_size"])
+                _count_step(state)
                 agreement = np.sign(g * prev)
                 factor = np.where(agreement > 0, etaplus, np.where(agreement < 0, etaminus, 1))
                 step_size *= factor.astype(step_size.dtype, copy=False)
@@ -49,5 +49,4 @@ class Rprop(Optimizer):
                 g = np.where(agreement < 0, 0, g).astype(param.dtype, copy=False)
                 param += -1 * np.sign(g) * step_size
                 prev[...] = g
-                p._vc[0] += 1
         return loss

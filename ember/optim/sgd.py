@@ -5,7 +5,7 @@ from typing import Callable
 
 from .._tensor import Tensor
 from .optimizer import (Optimizer, _check_nonnegative, _grad, _params_with_grad, _scalar,
-                        _view)
+                        _view, _written)
 
 __all__ = ["SGD"]
 
@@ -41,7 +41,7 @@ class SGD(Optimizer):
             weight_decay = _scalar(group["weight_decay"])
             momentum, dampening = group["momentum"], group["dampening"]
             for p in _params_with_grad(group):
-                param, g = _view(p), _grad(p, group["maximize"])
+                param, g = _written(p), _grad(p, group["maximize"])
                 if weight_decay != 0:
                     g = g + weight_decay * param
                 if momentum != 0:
@@ -51,10 +51,9 @@ class SGD(Optimizer):
                         buf = Tensor._wrap(g.reshape(p._data.shape).copy())
                         state["momentum_buffer"] = buf
                     else:
-                        b = _view(buf)
+                        b = _written(buf)
                         b *= momentum
                         b += (1 - dampening) * g
                     g = g + momentum * _view(buf) if group["nesterov"] else _view(buf)
                 param += -lr * g
-                p._vc[0] += 1
         return loss

@@ -54,7 +54,8 @@ class SparseAdam(Optimizer):
                 values = g[rows]
                 if group["maximize"]:
                     values = -values
-                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+                exp_avg, exp_avg_sq = (state["exp_avg"]._data_to_write(),
+                                       state["exp_avg_sq"]._data_to_write())
                 old_avg, old_sq = exp_avg[rows], exp_avg_sq[rows]
                 avg_update = (values - old_avg) * (1 - beta1)
                 sq_update = (values ** 2 - old_sq) * (1 - beta2)
@@ -65,6 +66,5 @@ class SparseAdam(Optimizer):
                 denom += eps
                 step = state["step"]
                 step_size = lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
-                p._data[rows] += numer / denom * -step_size
-                p._vc[0] += 1
+                p._data_to_write()[rows] += numer / denom * -step_size
         return loss

@@ -31,8 +31,7 @@ def _is_float(t: Tensor) -> bool:
 
 def _write(dst: Tensor, src) -> None:
     """dst[...] = src in place (a Tensor or an array), bumping dst's version."""
-    dst._data[...] = src._data if isinstance(src, Tensor) else src
-    dst._vc[0] += 1
+    dst._data_to_write()[...] = src._data if isinstance(src, Tensor) else src
 
 
 def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
@@ -44,8 +43,7 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
     def ema_update(ema_param_list, current_param_list, _num_averaged) -> None:
         for p_ema, p_model in zip(ema_param_list, current_param_list):
             if _is_float(p_ema):
-                _lerp_(p_ema._data, p_model._data, 1 - decay)
-                p_ema._vc[0] += 1
+                _lerp_(p_ema._data_to_write(), p_model._data, 1 - decay)
             else:
                 _write(p_ema, p_ema._data * decay + p_model._data * (1 - decay))
     return ema_update
@@ -58,8 +56,7 @@ def get_swa_multi_avg_fn() -> Callable:
         weight = float(np.float32(1 / (int(num_averaged) + 1)))
         for p_avg, p_model in zip(averaged_param_list, current_param_list):
             if _is_float(p_avg):
-                _lerp_(p_avg._data, p_model._data, weight)
-                p_avg._vc[0] += 1
+                _lerp_(p_avg._data_to_write(), p_model._data, weight)
             else:
                 _write(p_avg, p_avg._data + (p_model._data - p_avg._data) * weight)
     return swa_update
@@ -156,8 +153,7 @@ class AveragedModel(Module):
         for a, c in pairs:
             diff = c._data - a._data
             diff /= count
-            a._data += diff
-            a._vc[0] += 1
+            a._data_to_write()[...] += diff
 
 
 def update_bn(loader: Iterable[Any], model: Module, device=None) -> None:

@@ -366,3 +366,40 @@ def test_replaced_parameter_warns_once():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         opt.step()
+
+
+@pytest.mark.parametrize("name,kwargs", CASES + [("Adafactor", dict()), ("Muon", dict())],
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)]
+                         + ["Adafactor", "Muon"])
+def test_step_counts_as_an_inplace_change_of_the_parameters(name, kwargs):
+    """A graph that saved a parameter before step() cannot be back-propagated after it:
+    the step's write bumps the version counter, as torch's in-place update does."""
+    errors = {}
+    for lib in (torch, ember):
+        params = make_params(lib, shapes=[(3, 4)])
+        opt = getattr(lib.optim, name)(params, **kwargs)
+        set_grads(params, 1)
+        loss = (params[0] * params[0]).sum()      # saves the parameter
+        opt.step()
+        with pytest.raises(RuntimeError) as info:
+            loss.backward()
+        errors[lib] = str(info.value)
+    assert "modified by an inplace operation" in errors[torch]
+    assert "modified by an inplace operation" in errors[ember]
+
+
+@pytest.mark.parametrize("name,kwargs", [("Adam", dict(amsgrad=True)), ("NAdam", dict()),
+                                         ("SGD", dict(lr=0.1, momentum=0.9)), ("ASGD", dict())])
+def test_step_counts_as_an_inplace_change_of_the_state(name, kwargs):
+    """Optimizer state tensors are written in place too: a graph through them goes stale."""
+    for lib in (torch, ember):
+        params = make_params(lib, shapes=[(3, 4)])
+        opt = getattr(lib.optim, name)(params, **kwargs)
+        set_grads(params, 1)
+        opt.step()
+        buffers = [v for v in opt.state[params[0]].values()
+                   if isinstance(v, lib.Tensor) and v.dim() > 0]
+        versions = [b._version for b in buffers]
+        set_grads(params, 2)
+        opt.step()
+        assert buffers and all(b._version > v for b, v in zip(buffers, versions)), lib

@@ -17,13 +17,15 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
 from ... import _dtype
-from ..._transpose import move_first_axes_last, move_last_axes_first
+from ..._cpu.transpose import move_first_axes_last, move_last_axes_first
 from ..._memory_format import as_format, format_of
-from ..._scratch import ThreadScratch
+from ..._cpu.scratch import ThreadScratch
+from ..._cpu.tuning import CACHE_COLUMNS_BYTES, THIN_PRODUCT_SLICE
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...amp.policy import LOWER, autocast_op
@@ -34,14 +36,9 @@ from ._bias_grad import bias_grad
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d"]
 
-# Columns larger than this are recomputed in backward rather than kept from forward.
-_CACHE_COLUMNS_BYTES = 32 * 1024 * 1024
 _LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
-# Thin products over more than 4 _THIN_SLICE terms are computed in slices (see
-# _thin_product).
-_THIN_SLICE = 1024
 # Column buffers that do not outlive the call (recomputed columns, column gradients)
-# share one reusable buffer per thread; see _scratch.py for why.
+# are lent from one reusable buffer per thread; see _cpu/scratch.py for why.
 _COLUMNS = ThreadScratch()
 
 
@@ -89,26 +86,33 @@ def _window(window: tuple) -> tuple:
     return (slice(None),) + window + (slice(None),)
 
 
-def _im2col(x: np.ndarray, kernel, geo: Geometry, temporary: bool):
-    """Columns (C, K, *out, N) of the padded input x (N, C, *spatial), and `out`.
-    `temporary` columns live in the thread's scratch buffer: valid until the next
-    temporary columns are made.
+@contextmanager
+def _columns(x: np.ndarray, kernel, geo: Geometry, temporary: bool):
+    """A context giving (columns, out) for the padded input x (N, C, *spatial):
+    `temporary` columns are lent from the thread's scratch buffer for the block, others
+    are a new array that may outlive it."""
+    out = geo.out_size(x.shape[2:], kernel)
+    shape = (x.shape[1], math.prod(kernel)) + out + (x.shape[0],)
+    buffer = _COLUMNS.lend(shape, x.dtype) if temporary else nullcontext(np.empty(shape, x.dtype))
+    with buffer as cols:
+        _im2col(x, kernel, geo, out, cols)
+        yield cols, out
+
+
+def _im2col(x: np.ndarray, kernel, geo: Geometry, out, cols: np.ndarray) -> None:
+    """Fills cols (C, K, *out, N) with the columns of the padded input x (N, C, *spatial).
 
     The batch is the innermost axis, so each kernel offset's window is a slice whose
     rows are long contiguous runs (out_width * N values) — cheap to copy."""
     n, c = x.shape[:2]
     spatial = x.shape[2:]
-    out = geo.out_size(spatial, kernel)
     x_t = move_first_axes_last(x)
     if any(lo or hi for lo, hi in geo.pads):
         padded = np.zeros(_padded_shape(c, spatial, geo, n), dtype=x.dtype)
         padded[_inner(spatial, geo)] = x_t
         x_t = padded
-    shape = (c, math.prod(kernel)) + out + (n,)
-    cols = _COLUMNS.scratch.empty(shape, x.dtype) if temporary else np.empty(shape, x.dtype)
     for k, window in enumerate(geo.windows(kernel, out)):
         cols[:, k] = x_t[_window(window)]
-    return cols, out
 
 
 def _col2im(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.ndarray:
@@ -149,9 +153,9 @@ def conv_forward(x: np.ndarray, w: np.ndarray, geo: Geometry, keep_columns: bool
     if winograd.applies(x.shape, w.shape, geo):
         return winograd.forward(x, w, geo, bias), None
     kernel = w.shape[2:]
-    cols, out = _im2col(x, kernel, geo, temporary=not keep_columns)
     w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
-    y = np.matmul(w_g, _grouped(cols, geo.groups))
+    with _columns(x, kernel, geo, temporary=not keep_columns) as (cols, out):
+        y = np.matmul(w_g, _grouped(cols, geo.groups))
     return _to_batch_first(y, x.shape[0], out, bias), cols if keep_columns else None
 
 
@@ -164,11 +168,11 @@ def conv_input_grad(g: np.ndarray, w: np.ndarray, geo: Geometry, x_shape,
     w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
     if g_cf is None:
         g_cf = _channels_first(g, geo.groups)
-    cols = _COLUMNS.scratch.empty((geo.groups, w_g.shape[2], g_cf.shape[2]), g_cf.dtype)
-    np.matmul(w_g.transpose(0, 2, 1), g_cf, out=cols)
-    c = x_shape[1]
-    cols = cols.reshape((c, math.prod(kernel)) + g.shape[2:] + (x_shape[0],))
-    return _col2im(cols, x_shape, kernel, geo, g.shape[2:])
+    with _COLUMNS.lend((geo.groups, w_g.shape[2], g_cf.shape[2]), g_cf.dtype) as cols:
+        np.matmul(w_g.transpose(0, 2, 1), g_cf, out=cols)
+        c = x_shape[1]
+        cols = cols.reshape((c, math.prod(kernel)) + g.shape[2:] + (x_shape[0],))
+        return _col2im(cols, x_shape, kernel, geo, g.shape[2:])
 
 
 def conv_weight_grad(x: np.ndarray, g: np.ndarray, geo: Geometry, w_shape,
@@ -177,13 +181,14 @@ def conv_weight_grad(x: np.ndarray, g: np.ndarray, geo: Geometry, w_shape,
     """dL/dw; `cols` (the forward's columns) and `g_cf` save recomputing them."""
     if winograd.applies(x.shape, w_shape, geo):
         return winograd.backward(x, g, None, geo, x.shape, w_shape, False, True)[1]
-    if cols is None:
-        cols, _ = _im2col(x, w_shape[2:], geo, temporary=True)
     if g_cf is None:
         g_cf = _channels_first(g, geo.groups)
-    # columns @ g^T, then a transpose of the small result: OpenBLAS runs this operand
-    # order 1.1-1.7x faster than g @ columns^T on convolution shapes.
-    gw_t = _thin_product(_grouped(cols, geo.groups), g_cf.transpose(0, 2, 1))
+    kept = nullcontext((cols, None)) if cols is not None else \
+        _columns(x, w_shape[2:], geo, temporary=True)
+    with kept as (cols, _):
+        # columns @ g^T, then a transpose of the small result: OpenBLAS runs this operand
+        # order 1.1-1.7x faster than g @ columns^T on convolution shapes.
+        gw_t = _thin_product(_grouped(cols, geo.groups), g_cf.transpose(0, 2, 1))
     return np.ascontiguousarray(gw_t.transpose(0, 2, 1)).reshape(w_shape)
 
 
@@ -196,12 +201,12 @@ def _thin_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     groups, rows, inner = a.shape
     cols = b.shape[-1]
     thin = rows <= 16 or rows <= 32 and rows * cols < 1024      # measured, see above
-    if not thin or inner < 4 * _THIN_SLICE:
+    if not thin or inner < 4 * THIN_PRODUCT_SLICE:
         return np.matmul(a, b)
-    slices = inner // _THIN_SLICE
-    whole = slices * _THIN_SLICE
-    a_slices = a[..., :whole].reshape(groups, rows, slices, _THIN_SLICE).transpose(0, 2, 1, 3)
-    b_slices = b[:, :whole].reshape(groups, slices, _THIN_SLICE, cols)
+    slices = inner // THIN_PRODUCT_SLICE
+    whole = slices * THIN_PRODUCT_SLICE
+    a_slices = a[..., :whole].reshape(groups, rows, slices, THIN_PRODUCT_SLICE).transpose(0, 2, 1, 3)
+    b_slices = b[:, :whole].reshape(groups, slices, THIN_PRODUCT_SLICE, cols)
     result = np.matmul(a_slices, b_slices).sum(axis=1)
     if whole < inner:
         result += np.matmul(a[..., whole:], b[:, whole:])
@@ -224,7 +229,7 @@ class Conv(Function):
         dtype = xd.dtype
         # Keep the columns for the weight gradient when recording and they are small enough.
         keep = ctx.needs_input_grad[1:2] == (True,) and \
-            _columns_bytes(xd, wd, geo) <= _CACHE_COLUMNS_BYTES
+            _columns_bytes(xd, wd, geo) <= CACHE_COLUMNS_BYTES
         y, ctx.cols = conv_forward(_compute_dtype(xd), _compute_dtype(wd), geo, keep,
                                    None if b is None else b._data)
         ctx.save_for_backward(x, w)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from .conv import Geometry, _col2im, _im2col
+from .conv import Geometry, _col2im, _columns
 
 __all__ = ["unfold", "fold"]
 
@@ -25,9 +25,9 @@ def _pair(value, name: str) -> tuple:
 
 
 def _unfold_array(x: np.ndarray, kernel, geo: Geometry) -> np.ndarray:
-    cols, out = _im2col(x, kernel, geo, temporary=True)  # (C, K, *out, N), copied below
-    c, k, n = cols.shape[0], cols.shape[1], cols.shape[-1]
-    return np.ascontiguousarray(np.moveaxis(cols, -1, 0)).reshape(n, c * k, math.prod(out))
+    with _columns(x, kernel, geo, temporary=True) as (cols, out):  # (C, K, *out, N)
+        c, k, n = cols.shape[0], cols.shape[1], cols.shape[-1]
+        return np.ascontiguousarray(np.moveaxis(cols, -1, 0)).reshape(n, c * k, math.prod(out))
 
 
 def _fold_array(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.ndarray:

@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 
 from ... import _dtype
-from ..._parallel import MIN_PARALLEL_VALUES, parallel_for, split, threads
+from ..._cpu.parallel import parallel_for, split, threads
+from ..._cpu.tuning import MIN_PARALLEL_VALUES
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ..._modes import current as modes

@@ -154,10 +154,9 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
 
 def _update_running(stat: Tensor, batch_value: Tensor, momentum: float) -> None:
     with no_grad():
-        data = stat._data
+        data = stat._data_to_write()
         data *= 1 - momentum
         data += momentum * batch_value._data.astype(data.dtype, copy=False)
-        stat._vc[0] += 1
 
 
 class _AllReduceSum(Function):

@@ -47,11 +47,10 @@ def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float)
     """Rescale, in place, the looked-up rows whose norm exceeds max_norm (as torch does)."""
     with no_grad():
         rows = np.unique(idx)
-        data = weight._data
+        data = weight._data_to_write()
         norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
         over = norms > max_norm
         data[rows[over]] *= (max_norm / (norms[over] + 1e-7))[:, None]
-        weight._vc[0] += 1
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None,

@@ -22,26 +22,26 @@ transforms are whole-array additions over the four row (then column) offsets of 
 tile. The batch is processed a few images at a time, so that each chunk's tiles stay
 in the processor's cache between the transform and the products (and the weight
 gradient recomputes the tiles rather than keeping them); chunks run on all threads at
-once (_parallel.py), each with its own scratch buffers and single-threaded products.
+once (_cpu/parallel.py), each with its own scratch buffers and single-threaded products.
 
 Rounding: the transforms add and subtract values and halve the kernel, so results
 match a direct convolution to a few units of the last place of the largest terms.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
-from ..._transpose import move_first_axes_last, move_last_axes_first, transpose
-from ..._parallel import parallel_for, split
-from ..._scratch import ThreadScratch
+from ..._cpu.transpose import move_first_axes_last, move_last_axes_first, transpose
+from ..._cpu.parallel import parallel_for, split
+from ..._cpu.scratch import ThreadScratch
+from ..._cpu.tuning import WINOGRAD_CHUNK_VALUES, WINOGRAD_MIN_CHUNKS
 
-# Temporaries live in per-thread scratch buffers, one slot per role (see _scratch.py);
-# roles whose lifetimes do not overlap share a slot.
+# Temporaries are lent from per-thread scratch buffers, one slot per role (see
+# _cpu/scratch.py); roles whose lifetimes do not overlap share a slot.
 _SCRATCH = ThreadScratch()
 _PADDED, _ROWS, _TILES, _PRODUCTS, _GRADIENT = range(5)
-# Images per chunk: enough for about this many transformed values at a time.
-_CHUNK_VALUES = 1 << 20
-_MIN_CHUNKS = 2
 
 # G (4 x 3) spreads a kernel row over the tile positions; KERNEL_TRANSFORM[ab, kl] =
 # G[a, k] G[b, l] maps a flattened 3x3 kernel to its 16 transformed values.
@@ -74,7 +74,7 @@ class _Plan:
         # Chunks small enough to stay in cache, and at least two (one per thread on a
         # two-core machine). They depend on the shapes only, never on the thread count,
         # so the weight gradient's sum over the chunks is the same on any machine.
-        self.chunks = split(n, max(-(-self.values // _CHUNK_VALUES), _MIN_CHUNKS))
+        self.chunks = split(n, max(-(-self.values // WINOGRAD_CHUNK_VALUES), WINOGRAD_MIN_CHUNKS))
 
 
 # ---------------------------------------------------------------- kernels
@@ -101,10 +101,10 @@ def forward(x: np.ndarray, w: np.ndarray, geo, bias: np.ndarray | None = None) -
     y = np.empty((n, o) + tuple(plan.out), dtype=x.dtype)
 
     def convolve(part):
-        tiles = _input_tiles(x[part], plan)
-        products = _SCRATCH.scratch.empty((16, tiles.shape[1], o), x.dtype, _PRODUCTS)
-        np.matmul(tiles, u_t, out=products)
-        _output_transform(products, plan, out=y[part])
+        with _input_tiles(x[part], plan) as tiles, \
+                _SCRATCH.lend((16, tiles.shape[1], o), x.dtype, _PRODUCTS) as products:
+            np.matmul(tiles, u_t, out=products)
+            _output_transform(products, plan, out=y[part])
 
     parallel_for(plan.chunks, convolve, plan.values)
     if bias is not None:
@@ -112,32 +112,33 @@ def forward(x: np.ndarray, w: np.ndarray, geo, bias: np.ndarray | None = None) -
     return y
 
 
-def _input_tiles(x: np.ndarray, plan: _Plan) -> np.ndarray:
-    """V (16, tiles * N, C) of x (N, C, H, W), in the scratch buffer."""
+@contextmanager
+def _input_tiles(x: np.ndarray, plan: _Plan):
+    """V (16, tiles * N, C) of x (N, C, H, W), lent from the scratch buffer."""
     n, c = x.shape[:2]
     th, tw = plan.th, plan.tw
-    padded = _padded_hwnc(x, plan)
-    rows = _SCRATCH.scratch.empty((4, th, 2 * tw + 2, n, c), x.dtype, _ROWS)
-    _tile_transform(padded, th, axis=0, out=rows)
-    tiles = _SCRATCH.scratch.empty((4, 4, th, tw, n, c), x.dtype, _TILES)
-    # tiles[r, b]: the transform of rows[r] along W.
-    _tile_transform(rows, tw, axis=2, out=tiles.transpose(1, 0, 2, 3, 4, 5))
-    return tiles.reshape(16, th * tw * n, c)
+    with _SCRATCH.lend((4, 4, th, tw, n, c), x.dtype, _TILES) as tiles:
+        with _padded_hwnc(x, plan) as padded, \
+                _SCRATCH.lend((4, th, 2 * tw + 2, n, c), x.dtype, _ROWS) as rows:
+            _tile_transform(padded, th, axis=0, out=rows)
+            # tiles[r, b]: the transform of rows[r] along W.
+            _tile_transform(rows, tw, axis=2, out=tiles.transpose(1, 0, 2, 3, 4, 5))
+        yield tiles.reshape(16, th * tw * n, c)
 
 
-def _padded_hwnc(x: np.ndarray, plan: _Plan) -> np.ndarray:
+@contextmanager
+def _padded_hwnc(x: np.ndarray, plan: _Plan):
     """x (N, C, H, W) as (2 th + 2, 2 tw + 2, N, C) with zeros around it: the explicit
     padding before, and after it as many zeros as the last tiles need."""
     n, c, h, w = x.shape
     (top, _), (left, _) = plan.pads
-    padded = _SCRATCH.scratch.empty((2 * plan.th + 2, 2 * plan.tw + 2, n, c), x.dtype,
-                                    _PADDED)
-    padded[:top] = 0
-    padded[top + h:] = 0
-    padded[top:top + h, :left] = 0
-    padded[top:top + h, left + w:] = 0
-    padded[top:top + h, left:left + w] = move_first_axes_last(x, 2)
-    return padded
+    with _SCRATCH.lend((2 * plan.th + 2, 2 * plan.tw + 2, n, c), x.dtype, _PADDED) as padded:
+        padded[:top] = 0
+        padded[top + h:] = 0
+        padded[top:top + h, :left] = 0
+        padded[top:top + h, left + w:] = 0
+        padded[top:top + h, left:left + w] = move_first_axes_last(x, 2)
+        yield padded
 
 
 def _tile_transform(src: np.ndarray, tiles: int, axis: int, out: np.ndarray) -> None:
@@ -163,13 +164,13 @@ def _output_transform(products: np.ndarray, plan: _Plan, out: np.ndarray) -> Non
     th, tw = plan.th, plan.tw
     n, o = out.shape[:2]
     m = products.reshape(4, 4, th, tw, n, o)
-    half = _SCRATCH.scratch.empty((2, 4, th, tw, n, o), m.dtype, _ROWS)
-    _fold_rows(m, out=half)
-    full = _SCRATCH.scratch.empty((th, 2, tw, 2, n, o), m.dtype, _PADDED)
-    # full[i, p, j, q] = output (2 i + p, 2 j + q): fold the columns of each half[p].
-    _fold_rows(half.transpose(1, 0, 2, 3, 4, 5), out=full.transpose(3, 1, 0, 2, 4, 5))
-    oh, ow = plan.out
-    out[...] = move_last_axes_first(full.reshape(2 * th, 2 * tw, n, o)[:oh, :ow], 2)
+    with _SCRATCH.lend((2, 4, th, tw, n, o), m.dtype, _ROWS) as half, \
+            _SCRATCH.lend((th, 2, tw, 2, n, o), m.dtype, _PADDED) as full:
+        _fold_rows(m, out=half)
+        # full[i, p, j, q] = output (2 i + p, 2 j + q): fold the columns of each half[p].
+        _fold_rows(half.transpose(1, 0, 2, 3, 4, 5), out=full.transpose(3, 1, 0, 2, 4, 5))
+        oh, ow = plan.out
+        out[...] = move_last_axes_first(full.reshape(2 * th, 2 * tw, n, o)[:oh, :ow], 2)
 
 
 def _fold_rows(m: np.ndarray, out: np.ndarray) -> None:
@@ -193,13 +194,14 @@ def backward(x: np.ndarray | None, g: np.ndarray, w: np.ndarray | None, geo, x_s
     du_parts = {}                     # each chunk's share of the kernels' gradient
 
     def differentiate(part):
-        dm = _gradient_tiles(g[part], plan)
-        if need_input:
-            dv = _SCRATCH.scratch.empty((16, dm.shape[1], c), g.dtype, _PRODUCTS)
-            np.matmul(dm, u, out=dv)
-            _fold_input(dv, plan, out=gx[part])
-        if need_weight:
-            du_parts[part.start] = np.matmul(dm.transpose(0, 2, 1), _input_tiles(x[part], plan))
+        with _gradient_tiles(g[part], plan) as dm:
+            if need_input:
+                with _SCRATCH.lend((16, dm.shape[1], c), g.dtype, _PRODUCTS) as dv:
+                    np.matmul(dm, u, out=dv)
+                    _fold_input(dv, plan, out=gx[part])
+            if need_weight:
+                with _input_tiles(x[part], plan) as tiles:
+                    du_parts[part.start] = np.matmul(dm.transpose(0, 2, 1), tiles)
 
     parallel_for(plan.chunks, differentiate, plan.values)
     if not need_weight:
@@ -210,9 +212,11 @@ def backward(x: np.ndarray | None, g: np.ndarray, w: np.ndarray | None, geo, x_s
     return gx, _kernel_gradient(du, w_shape)
 
 
-def _gradient_tiles(g: np.ndarray, plan: _Plan) -> np.ndarray:
-    """dM (16, tiles * N, O) of the output gradient g (N, O, OH, OW), with the last row
-    and column of each tile's transform negated (the kernels carry that sign)."""
+@contextmanager
+def _gradient_tiles(g: np.ndarray, plan: _Plan):
+    """dM (16, tiles * N, O) of the output gradient g (N, O, OH, OW), lent from the
+    scratch buffer, with the last row and column of each tile's transform negated (the
+    kernels carry that sign)."""
     n, o = g.shape[:2]
     th, tw = plan.th, plan.tw
     g_hwno = move_first_axes_last(g, 2)
@@ -220,11 +224,11 @@ def _gradient_tiles(g: np.ndarray, plan: _Plan) -> np.ndarray:
         padded = np.zeros((2 * th, 2 * tw, n, o), g.dtype)
         padded[:g_hwno.shape[0], :g_hwno.shape[1]] = g_hwno
         g_hwno = padded
-    rows = _SCRATCH.scratch.empty((4, th, 2 * tw, n, o), g.dtype, _ROWS)
-    _spread(g_hwno, axis=0, out=rows)
-    tiles = _SCRATCH.scratch.empty((4, 4, th, tw, n, o), g.dtype, _GRADIENT)
-    _spread(rows, axis=2, out=tiles.transpose(1, 0, 2, 3, 4, 5))
-    return tiles.reshape(16, th * tw * n, o)
+    with _SCRATCH.lend((4, 4, th, tw, n, o), g.dtype, _GRADIENT) as tiles:
+        with _SCRATCH.lend((4, th, 2 * tw, n, o), g.dtype, _ROWS) as rows:
+            _spread(g_hwno, axis=0, out=rows)
+            _spread(rows, axis=2, out=tiles.transpose(1, 0, 2, 3, 4, 5))
+        yield tiles.reshape(16, th * tw * n, o)
 
 
 def _spread(src: np.ndarray, axis: int, out: np.ndarray) -> None:
@@ -246,12 +250,12 @@ def _fold_input(dv: np.ndarray, plan: _Plan, out: np.ndarray) -> None:
     th, tw = plan.th, plan.tw
     n, c, h, w = out.shape
     # dv[a, b]: the tile rows a are folded onto the image rows first, then the columns b.
-    rows = _SCRATCH.scratch.empty((4, 2 * th + 2, tw, n, c), dv.dtype, _ROWS)
-    _overlap_add(dv.reshape(4, 4, th, tw, n, c), axis=1, out=rows)
-    padded = _SCRATCH.scratch.empty((2 * th + 2, 2 * tw + 2, n, c), dv.dtype, _PADDED)
-    _overlap_add(rows, axis=1, out=padded)
-    (top, _), (left, _) = plan.pads
-    out[...] = move_last_axes_first(padded[top:top + h, left:left + w], 2)
+    with _SCRATCH.lend((4, 2 * th + 2, tw, n, c), dv.dtype, _ROWS) as rows, \
+            _SCRATCH.lend((2 * th + 2, 2 * tw + 2, n, c), dv.dtype, _PADDED) as padded:
+        _overlap_add(dv.reshape(4, 4, th, tw, n, c), axis=1, out=rows)
+        _overlap_add(rows, axis=1, out=padded)
+        (top, _), (left, _) = plan.pads
+        out[...] = move_last_axes_first(padded[top:top + h, left:left + w], 2)
 
 
 def _overlap_add(dv: np.ndarray, axis: int, out: np.ndarray) -> None:

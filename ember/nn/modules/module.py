@@ -403,8 +403,7 @@ class Module:
             else:
                 grad = p.grad.detach_() if p.grad.grad_fn is not None \
                     else p.grad.requires_grad_(False)
-                grad._data[...] = 0
-                grad._bump_version()
+                grad._data_to_write()[...] = 0
 
     def _apply(self, fn, recurse: bool = True) -> Module:
         """Replace every parameter's and buffer's data by fn(tensor), keeping the
@@ -735,8 +734,7 @@ class Module:
     def _load_one(self, name: str, param: Tensor, value: Tensor, assign: bool) -> None:
         with no_grad():
             if not assign:
-                param._data[...] = value._data
-                param._bump_version()
+                param._data_to_write()[...] = value._data
             elif isinstance(param, Parameter):
                 if not isinstance(value, Parameter):
                     value = Parameter(value, requires_grad=param.requires_grad)

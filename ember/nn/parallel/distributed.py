@@ -79,7 +79,7 @@ def _broadcast_coalesced(tensors: list, group) -> None:
         dist.broadcast(Tensor._wrap(flat), group=group, group_src=0)
         start = 0
         for t in same:
-            t._data[...] = flat[start:start + t._data.size].reshape(t._data.shape)
+            t._data_to_write()[...] = flat[start:start + t._data.size].reshape(t._data.shape)
             start += t._data.size
 
 
@@ -286,7 +286,7 @@ class DistributedDataParallel(_Wrapper):
         if param._grad is None:
             param._grad = Tensor._wrap(averaged.reshape(param._data.shape).copy())
         else:
-            param._grad._data[...] = averaged.reshape(param._data.shape)
+            param._grad._data_to_write()[...] = averaged.reshape(param._data.shape)
 
 
 class DistributedDataParallelCPU(DistributedDataParallel):

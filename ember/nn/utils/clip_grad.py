@@ -54,8 +54,7 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     coef = min(float(max_norm) / (float(total_norm) + 1e-6), 1.0)
     for g in grads:
-        g._data *= g._data.dtype.type(coef)
-        g._bump_version()
+        g._data_to_write()[...] *= g._data.dtype.type(coef)
 
 
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
@@ -82,5 +81,4 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     clip_value = float(clip_value)
     for p in _as_list(parameters):
         if p.grad is not None:
-            np.clip(p.grad._data, -clip_value, clip_value, out=p.grad._data)
-            p.grad._bump_version()
+            np.clip(p.grad._data, -clip_value, clip_value, out=p.grad._data_to_write())

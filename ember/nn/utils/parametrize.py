@@ -51,7 +51,7 @@ def _set_in_place(dest: Tensor, src: Tensor) -> None:
     """dest takes src's shape and values, staying the same object (torch's set_): what
     optimizers and state_dicts hold keeps pointing at it."""
     dest._data = src._data.astype(dest._data.dtype, copy=True)
-    dest._vc[0] += 1
+    dest._bump_version()
 
 
 class ParametrizationList(ModuleList):

@@ -89,7 +89,7 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
                 _direct_out(out, input, other, result_dtype(input, other)):
             x, y, _ = operands(input, other, out.dtype)
             np_fn(x, y, out=out._data)
-            out._vc[0] += 1
+            out._bump_version()
             return out
         result = cls.apply(input, other)
         if scalar_backward_name and not isinstance(other, Tensor):
@@ -463,7 +463,7 @@ def _direct(self: Tensor, *others, floating: bool = False) -> bool:
 
 
 def _done(self: Tensor) -> Tensor:
-    self._vc[0] += 1
+    self._bump_version()
     return self
 
 

@@ -13,14 +13,11 @@ import math
 
 import numpy as np
 
-from ._openblas import LIBRARY
-from ._parallel import parallel_for, split, threads
+from .openblas import LIBRARY
+from .parallel import parallel_for, split, threads
+from .tuning import MIN_PARALLEL_TRANSPOSE, MIN_TRANSPOSE_MATRIX
 
 _ROW_MAJOR, _TRANSPOSE = 101, 112
-# Below this many elements a matrix transposes as fast in NumPy as in OpenBLAS.
-_MIN_MATRIX = 32768
-# Below this many, a transpose that fits in cache is over before a second thread helps.
-_MIN_PARALLEL = 1 << 20
 
 
 def transpose(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -33,7 +30,7 @@ def transpose(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     row_major = a.strides[1] == a.itemsize and a.strides[0] % a.itemsize == 0 and \
         a.strides[0] >= cols * a.itemsize
     if a.dtype not in LIBRARY.omatcopy or not row_major or not out.flags.c_contiguous \
-            or a.size < _MIN_MATRIX:
+            or a.size < MIN_TRANSPOSE_MATRIX:
         np.copyto(out, a.T)
         return out
     _transpose_matrices([(a.ctypes.data, out.ctypes.data)], rows, cols,
@@ -65,7 +62,7 @@ def _transpose_matrices(addresses, rows: int, cols: int, row_stride: int, dtype)
     matrices are split into row blocks so that every thread has work."""
     copy, itemsize = LIBRARY.omatcopy[dtype], dtype.itemsize
     values = len(addresses) * rows * cols
-    parallel = values >= _MIN_PARALLEL and len(addresses) < threads()
+    parallel = values >= MIN_PARALLEL_TRANSPOSE and len(addresses) < threads()
     blocks = split(rows, threads()) if parallel else [slice(0, rows)]
 
     def transpose_block(piece):
@@ -75,7 +72,7 @@ def _transpose_matrices(addresses, rows: int, cols: int, row_stride: int, dtype)
              target + block.start * itemsize, rows)
 
     parallel_for([(pair, block) for pair in addresses for block in blocks], transpose_block,
-                 values if values >= _MIN_PARALLEL else 0)
+                 values if values >= MIN_PARALLEL_TRANSPOSE else 0)
 
 
 def _transposed_layout(a: np.ndarray):
@@ -84,7 +81,7 @@ def _transposed_layout(a: np.ndarray):
     of unit-stride rows `row stride` elements apart. Axes of size 1 are ignored."""
     shape = [n for n in a.shape if n != 1]
     strides = [s for n, s in zip(a.shape, a.strides) if n != 1]
-    if a.size < _MIN_MATRIX or any(s <= 0 or s % a.itemsize for s in strides):
+    if a.size < MIN_TRANSPOSE_MATRIX or any(s <= 0 or s % a.itemsize for s in strides):
         return None
     strides = [s // a.itemsize for s in strides]
     # The logical axes end with [columns group, rows group]: the columns group is the
@@ -99,7 +96,7 @@ def _transposed_layout(a: np.ndarray):
         if row_stride < cols or not _dense(shape[middle:], strides[middle:], row_stride):
             continue
         prefix = tuple(shape[:start])
-        if math.prod(prefix) * _MIN_MATRIX <= a.size:
+        if math.prod(prefix) * MIN_TRANSPOSE_MATRIX <= a.size:
             return prefix, math.prod(shape[middle:]), cols, row_stride
     return None
 

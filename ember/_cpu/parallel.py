@@ -23,11 +23,9 @@ import itertools
 import threading
 from typing import Callable
 
-from ._openblas import LIBRARY
+from .openblas import LIBRARY
+from .tuning import MIN_PARALLEL_VALUES
 
-# Below this many values touched, a pass is cheaper than waking a second thread (about
-# 5-20 microseconds).
-MIN_PARALLEL_VALUES = 1 << 16
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 

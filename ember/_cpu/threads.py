@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from ._openblas import LIBRARY
+from .openblas import LIBRARY
 
 
 def _default_threads() -> int:

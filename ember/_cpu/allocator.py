@@ -7,6 +7,10 @@ fresh mappings and trims the heap eagerly, so each step pays thousands of page f
 pages). Raising the mmap threshold and the trim threshold keeps those blocks in the
 heap for reuse; the cost is that the process's resident size shrinks back more slowly
 after a peak. On other C libraries this does nothing.
+
+The setting is process-wide (it changes malloc for NumPy, and for a torch loaded beside
+ember), so importing ember does not apply it: `ember.backends.cpu.tune_malloc()` does,
+and `ember run` calls it before running a script.
 """
 from __future__ import annotations
 
@@ -21,7 +25,8 @@ _TRIM_THRESHOLD = 512 * 1024 * 1024
 
 
 def tune_malloc() -> bool:
-    """Apply the settings; returns whether the C library accepted them."""
+    """Keep freed blocks of up to 32 MB in glibc's heap for reuse (see the module's
+    docstring); returns whether the C library accepted the settings."""
     if not sys.platform.startswith("linux"):
         return False
     try:
