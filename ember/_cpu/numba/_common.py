@@ -1,0 +1,30 @@
+"""What every numba kernel family shares: how kernels are compiled, and which arrays
+they take.
+
+- `jit` compiles with numba's on-disk cache (only a machine's first run pays for
+  compilation) and releases the GIL, so `ember._cpu.parallel.parallel_for` can run
+  pieces of a kernel on the BLAS threads. No kernel uses numba's own threading layer
+  (`parallel=True`): its pools would compete with OpenBLAS's for the same cores, and
+  the workqueue and OpenMP layers are not safe under forked DataLoader workers or
+  concurrent user threads. ember changes no numba setting.
+- Kernels are compiled for float32 and float64 only. `compiled(*arrays)` says whether a
+  call can take the compiled path; other dtypes (float16, bfloat16, complex, integers)
+  go to the NumPy reference, which the family module calls itself.
+"""
+from __future__ import annotations
+
+import functools
+
+import numba
+import numpy as np
+
+jit = functools.partial(numba.njit, cache=True, nogil=True, error_model="numpy")
+
+COMPILED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def compiled(*arrays) -> bool:
+    """Whether every array given (None entries skipped) has a dtype the kernels are
+    compiled for, all the same one."""
+    dtypes = {a.dtype for a in arrays if a is not None}
+    return len(dtypes) == 1 and dtypes.pop() in COMPILED_DTYPES
