@@ -75,3 +75,7 @@ def test_without_numba_nothing_imports_it_and_numpy_runs():
 def test_importing_ember_does_not_import_numba():
     out = _python("import sys, ember; print('numba' in sys.modules)")
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_the_kernels_fixture_switches_the_implementation(kernels):
+    assert ember.backends.cpu.kernels == kernels
