@@ -87,7 +87,8 @@ def _weight_grads(d_rows, z):
     stacked weight; also returns d_rows flattened to (rows, T B) for the input gradient."""
     steps, width, batch = d_rows.shape
     flat = np.ascontiguousarray(d_rows.transpose(1, 0, 2)).reshape(width, steps * batch)
-    stacked = np.ascontiguousarray(z[:steps].transpose(0, 2, 1)).reshape(steps * batch, -1)
+    stacked = np.ascontiguousarray(z[:steps].transpose(0, 2, 1)).reshape(steps * batch,
+                                                                         z.shape[1])
     return flat @ stacked, flat
 
 

@@ -449,6 +449,14 @@ def rnn_steps(weight, z, mask, relu: bool) -> None:
         _rnn_cell(t, hidden, z, mask, relu)
 
 
+@jit(inline="always")
+def _rnn_slope(h, relu, one, zero):
+    """The nonlinearity's derivative at the point whose value is h."""
+    if relu:
+        return one if h > zero else zero
+    return one - h * h
+
+
 @jit
 def _rnn_cell_backward(t, z, mask, g_out, dh, dh_product, d, relu):
     """Step t of rnn_steps_backward: writes the gradient of h_{t+1} (`_state_gradient`,
@@ -456,14 +464,20 @@ def _rnn_cell_backward(t, z, mask, g_out, dh, dh_product, d, relu):
     the sequence has ended)."""
     steps, hidden, batch = d.shape
     one, zero = z.dtype.type(1), z.dtype.type(0)
+    if mask is None:            # one flat loop over the contiguous (H, B) blocks
+        n = hidden * batch
+        h, d_t, g_t = z[t + 1].reshape(-1), d[t].reshape(n), g_out[t].reshape(n)
+        dh_flat, product = dh.reshape(n), dh_product.reshape(n)
+        for j in range(n):
+            v = dh_flat[j] = product[j] + g_t[j]
+            d_t[j] = v * _rnn_slope(h[j], relu, one, zero)
+        return
     for r in range(hidden):
         for b in range(batch):
             v = dh[r, b] = _state_gradient(t, steps, mask, dh, dh_product, r, b) + \
                 g_out[t, r, b]
-            h = z[t + 1, r, b]
-            slope = (one if h > zero else zero) if relu else one - h * h
-            ended = mask is not None and mask[t, b, 0] == 0
-            d[t, r, b] = zero if ended else v * slope
+            ended = mask[t, b, 0] == 0
+            d[t, r, b] = zero if ended else v * _rnn_slope(z[t + 1, r, b], relu, one, zero)
 
 
 @jit

@@ -190,6 +190,8 @@ class RNNBase(Module):
             if not batched and hx is not None:
                 hx = tuple(h.unsqueeze(1) for h in hx) if isinstance(hx, tuple) \
                     else hx.unsqueeze(1)
+        if x.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         state = self._initial_state(x, x.shape[1], hx)
         output, final = self._run(x, state, lengths)
         if packed:
