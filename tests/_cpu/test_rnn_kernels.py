@@ -202,6 +202,16 @@ def test_fallbacks_run_the_numpy_loops(kind, dtype, options):
         np.testing.assert_array_equal(e, t)
 
 
+@pytest.mark.parametrize("kind", ["lstm", "gru", "rnn"])
+def test_float64_forward_steps_run_the_numpy_loop(monkeypatch, kind):
+    # per step, float64 spends its time in libm's tanh, no faster in numba than in NumPy
+    monkeypatch.setattr(tuning, "RNN_FUSED_LOOP_WORK", 0)
+    args = _layer_arrays(kind, np.float64, None)
+    expected = getattr(reference, kind + "_forward")(*args)
+    for e, t in zip(getattr(nb, kind + "_forward")(*args)[:-1], expected[:-1]):
+        np.testing.assert_array_equal(e, t)
+
+
 def _through_rnn_cell(values, relu=False):
     """values through the Elman RNN's step kernel, which applies tanh (or relu) in place."""
     z = np.zeros((2,) + values.shape, dtype=values.dtype)
