@@ -11,8 +11,8 @@ off by an ulp now and then, so even these updates differ from torch in a few ele
 
 The compiled path takes float32 or float64 arrays, all of one dtype, one-dimensional and
 contiguous (the slices optimizer.for_slices makes); other arrays go to the reference.
-The scalars are cast to that dtype before the kernel runs, so that no operation is done
-in float64 for a float32 parameter. A state array the options leave out is passed on as
+The scalars reach the kernel in an array of that dtype, so that no operation is done in
+float64 for a float32 parameter. A state array the options leave out is passed on as
 None: numba compiles a version without it, whose loop LLVM vectorises (a stand-in array
 aliasing another would make it fall back to one element at a time).
 """
@@ -50,9 +50,9 @@ def _flat(*arrays) -> bool:
 
 
 @jit
-def _lerp(start, end, small, weight, weight_minus_one):
+def _lerp(start, end, weight, weight_minus_one):
     """torch's lerp of one element: fused, from the nearer end."""
-    if small:
+    if abs(weight) < 0.5:
         return _fma(weight, end - start, start)
     return _fma(weight_minus_one, end - start, end)
 
@@ -63,20 +63,32 @@ def _maximum(a, b):
     return a if a >= b or a != a else b
 
 
+def _coefficients(param, *values) -> np.ndarray:
+    """The scalars of an update, rounded to param's dtype as torch rounds them, in one
+    array (numba takes one array faster than a dozen NumPy scalars)."""
+    return np.array(values, dtype=param.dtype)
+
+
+def _lerp_weights(weight: float, param) -> tuple:
+    """A lerp weight in param's dtype and that weight minus one, subtracted in the dtype
+    (exactly in float64, then rounded once: what the dtype's subtraction gives)."""
+    weight = float(param.dtype.type(weight))
+    return weight, weight - 1
+
+
 def sgd(param, grad, momentum_buffer, *, lr, weight_decay, momentum, dampening, nesterov,
         maximize, first_step):
     if not _flat(param, grad, momentum_buffer):
         return reference.sgd(param, grad, momentum_buffer, lr=lr, weight_decay=weight_decay,
                              momentum=momentum, dampening=dampening, nesterov=nesterov,
                              maximize=maximize, first_step=first_step)
-    real = param.dtype.type
-    _sgd(param, grad, momentum_buffer, first_step, nesterov, maximize, real(lr),
-         real(weight_decay), real(momentum), real(1 - dampening))
+    _sgd(param, grad, momentum_buffer, first_step, nesterov, maximize,
+         _coefficients(param, -lr, weight_decay, momentum, 1 - dampening))
 
 
 @jit
-def _sgd(param, grad, momentum_buffer, first_step, nesterov, maximize, lr, weight_decay,
-         momentum, undamped):
+def _sgd(param, grad, momentum_buffer, first_step, nesterov, maximize, coefficients):
+    neg_lr, weight_decay, momentum, undamped = coefficients
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0:
@@ -85,7 +97,7 @@ def _sgd(param, grad, momentum_buffer, first_step, nesterov, maximize, lr, weigh
             b = g if first_step else _fma(g, undamped, momentum_buffer[i] * momentum)
             momentum_buffer[i] = b
             g = _fma(b, momentum, g) if nesterov else b
-        param[i] = _fma(g, -lr, param[i])
+        param[i] = _fma(g, neg_lr, param[i])
 
 
 def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, *, lr, beta1, beta2, eps,
@@ -94,19 +106,18 @@ def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, *, lr, beta1, beta2, 
         return reference.adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr=lr,
                               beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay,
                               decoupled=decoupled, maximize=maximize, step=step)
-    real = param.dtype.type
-    weight = real(1 - beta1)
+    coefficients = _coefficients(
+        param, weight_decay, 1 - lr * weight_decay, *_lerp_weights(1 - beta1, param), beta2,
+        1 - beta2, (1 - beta2 ** step) ** 0.5, eps, -lr / (1 - beta1 ** step))
     _adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, maximize,
-          weight_decay != 0 and not decoupled, real(weight_decay),
-          weight_decay != 0 and decoupled, real(1 - lr * weight_decay),
-          abs(weight) < 0.5, weight, weight - real(1), real(beta2), real(1 - beta2),
-          real((1 - beta2 ** step) ** 0.5), real(eps), real(-lr / (1 - beta1 ** step)))
+          weight_decay != 0 and not decoupled, weight_decay != 0 and decoupled, coefficients)
 
 
 @jit
 def _adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, maximize, l2_decay,
-          weight_decay, decoupled_decay, shrink, small_weight, weight, weight_minus_one,
-          beta2, one_minus_beta2, bias_correction2_sqrt, eps, neg_step_size):
+          decoupled_decay, coefficients):
+    (weight_decay, shrink, weight, weight_minus_one, beta2, one_minus_beta2,
+     bias_correction2_sqrt, eps, neg_step_size) = coefficients
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         p = param[i]
@@ -114,7 +125,7 @@ def _adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, maximize, l2_decay,
             g = _fma(p, weight_decay, g)
         elif decoupled_decay:
             p = p * shrink
-        m = _lerp(exp_avg[i], g, small_weight, weight, weight_minus_one)
+        m = _lerp(exp_avg[i], g, weight, weight_minus_one)
         exp_avg[i] = m
         v = _fma(one_minus_beta2 * g, g, exp_avg_sq[i] * beta2)
         exp_avg_sq[i] = v
@@ -131,16 +142,14 @@ def rmsprop(param, grad, square_avg, grad_avg, momentum_buffer, *, lr, alpha, ep
         return reference.rmsprop(param, grad, square_avg, grad_avg, momentum_buffer, lr=lr,
                                  alpha=alpha, eps=eps, weight_decay=weight_decay,
                                  momentum=momentum, maximize=maximize)
-    real = param.dtype.type
-    weight = real(1 - alpha)
-    _rmsprop(param, grad, square_avg, grad_avg, momentum_buffer, maximize, real(lr),
-             real(alpha), weight, abs(weight) < 0.5, weight - real(1), real(eps),
-             real(weight_decay), real(momentum), real(-1))
+    _rmsprop(param, grad, square_avg, grad_avg, momentum_buffer, maximize,
+             _coefficients(param, -lr, alpha, *_lerp_weights(1 - alpha, param), eps,
+                           weight_decay, momentum))
 
 
 @jit
-def _rmsprop(param, grad, square_avg, grad_avg, momentum_buffer, maximize, lr, alpha, weight,
-             small_weight, weight_minus_one, eps, weight_decay, momentum, minus_one):
+def _rmsprop(param, grad, square_avg, grad_avg, momentum_buffer, maximize, coefficients):
+    neg_lr, alpha, weight, weight_minus_one, eps, weight_decay, momentum = coefficients
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0:
@@ -148,32 +157,32 @@ def _rmsprop(param, grad, square_avg, grad_avg, momentum_buffer, maximize, lr, a
         s = _fma(weight * g, g, square_avg[i] * alpha)
         square_avg[i] = s
         if grad_avg is not None:
-            mean = _lerp(grad_avg[i], g, small_weight, weight, weight_minus_one)
+            mean = _lerp(grad_avg[i], g, weight, weight_minus_one)
             grad_avg[i] = mean
-            s = _fma(minus_one * mean, mean, s)
+            s = _fma(-mean, mean, s)       # addcmul(mean, mean, value=-1)
         avg = np.sqrt(s) + eps
         if momentum_buffer is not None:
             b = momentum_buffer[i] * momentum + g / avg
             momentum_buffer[i] = b
-            param[i] = _fma(b, -lr, param[i])
+            param[i] = _fma(b, neg_lr, param[i])
         else:
-            param[i] = param[i] + -lr * g / avg
+            param[i] = param[i] + neg_lr * g / avg
 
 
 def adagrad(param, grad, state_sum, *, lr, eps, weight_decay, maximize):
     if not _flat(param, grad, state_sum):
         return reference.adagrad(param, grad, state_sum, lr=lr, eps=eps,
                                  weight_decay=weight_decay, maximize=maximize)
-    real = param.dtype.type
-    _adagrad(param, grad, state_sum, maximize, real(lr), real(eps), real(weight_decay))
+    _adagrad(param, grad, state_sum, maximize, _coefficients(param, -lr, eps, weight_decay))
 
 
 @jit
-def _adagrad(param, grad, state_sum, maximize, lr, eps, weight_decay):
+def _adagrad(param, grad, state_sum, maximize, coefficients):
+    neg_lr, eps, weight_decay = coefficients
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0:
             g = _fma(param[i], weight_decay, g)
         s = _fma(g, g, state_sum[i])
         state_sum[i] = s
-        param[i] = param[i] + -lr * g / (np.sqrt(s) + eps)
+        param[i] = param[i] + neg_lr * g / (np.sqrt(s) + eps)
