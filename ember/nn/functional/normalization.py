@@ -1,20 +1,26 @@
 """Normalisation: batch_norm, instance_norm, layer_norm, group_norm.
 
-All four reduce to one fused primitive, `Normalize`: subtract the mean and divide by
-the standard deviation over some axes, then apply an optional elementwise affine.
-Its backward uses the saved normalised input; when the backward itself is being
-recorded (create_graph=True) it recomputes the statistics with ember ops instead, so
-second derivatives flow through the mean and variance as well.
+Batch, instance and group norm reduce to one fused primitive, `Normalize`: subtract the
+mean and divide by the standard deviation over some axes, then apply an optional
+elementwise affine constant over those axes. Layer norm, whose affine varies along the
+normalised axes, is its own primitive `LayerNorm` on the `normalization` kernel family
+(ember/_cpu/normalization.py, or its numba twin), one pass over rows each way. When a
+backward is itself being recorded (create_graph=True) both recompute the statistics
+with ember ops instead, so second derivatives flow through the mean and variance too.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ... import _dtype
+from ..._cpu import kernels
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ..._modes import current as modes
 from ...autograd.grad_mode import no_grad
+from ...ops.pointwise import scalar_type_name
 from ...ops.shape import _named
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm"]
@@ -64,40 +70,34 @@ class Normalize(Function):
     @staticmethod
     def backward(ctx, grad, _grad_mean, _grad_var):
         x, weight = ctx.saved_tensors
-        axes = ctx.axes
-        if not modes().grad_enabled and _constant_over(weight, axes, x.ndim):
-            return _plain_backward(ctx, grad._data, weight, x._data.dtype) + (None, None)
         if modes().grad_enabled:
-            # Recording the backward: rebuild the statistics from x differentiably.
-            mean = x.mean(axes, keepdim=True)
-            centered = x - mean
-            invstd = ((centered * centered).mean(axes, keepdim=True) + ctx.eps).rsqrt()
-            xhat = centered * invstd
-        else:
-            xhat, invstd = ctx.xhat, ctx.invstd
-        need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        g_xhat = grad * weight if weight is not None else grad
-        grad_x = None
-        if need_x:
-            grad_x = invstd * (g_xhat - g_xhat.mean(axes, keepdim=True)
-                               - xhat * (g_xhat * xhat).mean(axes, keepdim=True))
-        # Full-size products: the engine sums them down to the parameters' shapes.
-        grad_w = grad * xhat if need_w else None
-        grad_b = grad if need_b else None
-        return grad_x, grad_w, grad_b, None, None
+            return (_recorded_backward(grad, x, weight, ctx.axes, ctx.eps,
+                                       ctx.needs_input_grad[:3]) + (None, None))
+        return _plain_backward(ctx, grad._data, weight, x._data.dtype) + (None, None)
 
 
-def _constant_over(weight: Tensor | None, axes: tuple, ndim: int) -> bool:
-    """Whether the affine weight (broadcast to ndim dims) is one value along every
-    normalised axis: batch and instance norm, not layer norm."""
-    if weight is None:
-        return True
-    shape = (1,) * (ndim - weight.ndim) + tuple(weight.shape)
-    return all(shape[a] == 1 for a in axes)
+def _recorded_backward(grad: Tensor, x: Tensor, weight, axes: tuple, eps: float,
+                       needs: tuple) -> tuple:
+    """(grad_x, grad_weight, grad_bias) in ember ops, the statistics rebuilt from x so
+    that a recorded backward (create_graph) differentiates through them too. The weight
+    and bias gradients are full-size: the engine sums them down to the parameters'
+    shapes."""
+    mean = x.mean(axes, keepdim=True)
+    centered = x - mean
+    invstd = ((centered * centered).mean(axes, keepdim=True) + eps).rsqrt()
+    xhat = centered * invstd
+    need_x, need_w, need_b = needs
+    g_xhat = grad * weight if weight is not None else grad
+    grad_x = None
+    if need_x:
+        grad_x = invstd * (g_xhat - g_xhat.mean(axes, keepdim=True)
+                           - xhat * (g_xhat * xhat).mean(axes, keepdim=True))
+    return grad_x, grad * xhat if need_w else None, grad if need_b else None
 
 
 def _plain_backward(ctx, g: np.ndarray, weight: Tensor | None, dtype) -> tuple:
-    """A backward that is not recorded, in NumPy, for a weight constant over the axes:
+    """A backward that is not recorded, in NumPy, for a weight constant over the axes
+    (batch, instance and group norm):
     the two sums the input gradient needs are also the weight's and bias's gradients,
     so each full-size pass is done once (6 passes against 13 with ember ops).
 
@@ -226,6 +226,56 @@ def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=Non
     return y
 
 
+class LayerNorm(Function):
+    """y = (x - mean) * rstd * weight + bias, with mean and rstd = 1 / sqrt(var + eps)
+    over the last `ndim` dimensions; weight and bias (or None) have those dimensions'
+    shape. Forward and a backward that is not recorded run the `normalization` kernels
+    on x seen as rows of the normalised values."""
+    backward_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, ndim, eps):
+        data = x._data
+        compute = np.float32 if data.dtype in _LOW_PRECISION else data.dtype
+        rows = _rows(data, ndim, compute)
+        y, ctx.mean, ctx.rstd = kernels.family("normalization").layer_norm(
+            rows, _flat(weight, compute), _flat(bias, compute), eps)
+        ctx.ndim, ctx.eps = ndim, eps
+        ctx.parameter_dtypes = [p._data.dtype if p is not None else None for p in (weight, bias)]
+        ctx.save_for_backward(x, weight)
+        return y.reshape(data.shape).astype(data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        needs = ctx.needs_input_grad[:3]
+        if modes().grad_enabled:
+            axes = tuple(range(x.ndim - ctx.ndim, x.ndim))
+            return _recorded_backward(grad, x, weight, axes, ctx.eps, needs) + (None, None)
+        compute = ctx.mean.dtype
+        dx, dweight, dbias = kernels.family("normalization").layer_norm_backward(
+            _rows(grad._data, ctx.ndim, compute), _rows(x._data, ctx.ndim, compute),
+            ctx.mean, ctx.rstd, _flat(weight, compute), needs)
+        if dx is not None:
+            dx = Tensor._wrap(dx.reshape(x.shape).astype(x.dtype.numpy, copy=False))
+        shape = x.shape[x.ndim - ctx.ndim:]
+        grads = [None if g is None else Tensor._wrap(g.reshape(shape).astype(dtype, copy=False))
+                 for g, dtype in zip((dweight, dbias), ctx.parameter_dtypes)]
+        return (dx, *grads, None, None)
+
+
+def _rows(data: np.ndarray, ndim: int, dtype) -> np.ndarray:
+    """data as (rows, n) in `dtype`, n the product of its last `ndim` dimensions."""
+    split = data.ndim - ndim
+    return data.astype(dtype, copy=False).reshape(math.prod(data.shape[:split]),
+                                                  math.prod(data.shape[split:]))
+
+
+def _flat(parameter: Tensor | None, dtype):
+    """A weight or bias as a flat array in the kernels' dtype (or None)."""
+    return None if parameter is None else parameter._data.astype(dtype, copy=False).reshape(-1)
+
+
 def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None,
                eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing `normalized_shape` dimensions of each sample."""
@@ -233,14 +283,25 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None,
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
     k = len(normalized_shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    parameters = [(name, p) for name, p in (("weight", weight), ("bias", bias)) if p is not None]
+    for name, parameter in parameters:
+        if tuple(parameter.shape) != normalized_shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(parameter.shape)} and normalized_shape = {list(normalized_shape)}")
     if tuple(input.shape[input.ndim - k:]) != normalized_shape or k > input.ndim:
         raise RuntimeError(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
             f"{list(input.shape)}")
-    axes = tuple(range(input.ndim - k, input.ndim))
-    y, _, _ = Normalize.apply(input, weight, bias, axes, eps)
-    return _named(y, "NativeLayerNormBackward0")
+    if input._data.dtype not in _LOW_PRECISION and any(p.dtype != input.dtype
+                                                      for _, p in parameters):
+        raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                           f"{scalar_type_name(input.dtype)}")
+    return LayerNorm.apply(input, weight, bias, k, eps)
 
 
 def group_norm(input: Tensor, num_groups: int, weight=None, bias=None,

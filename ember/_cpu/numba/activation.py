@@ -1,0 +1,308 @@
+"""numba twin of ember/_cpu/activation.py: the same functions and contracts, each one
+pass over the elements (the NumPy versions make 5 to 25), split over the BLAS threads by
+parallel_for.
+
+Every exponential is exp of a non-positive argument (`shifted_exp`, which LLVM
+vectorises; libm's exp would be called one element at a time): sigmoids are written
+1 / (1 + e) or e / (1 + e) with e = exp(-|z|). float32 GELU takes its normal CDF from
+Abramowitz & Stegun 7.1.26 as the NumPy version does, float64 from libm's erf. Results
+agree with the NumPy versions to a few float32 ulps (different but equally exact
+formulas for the sigmoid, and a different evaluation order).
+
+Speed-ups over the NumPy versions are measured on (12, 64, 512) float32 on one thread
+(tests/_cpu/bench_activation.py prints them); functions without a twin here are the
+NumPy versions (they are one or two NumPy calls, or need libm's log1p/expm1 per element).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import types
+from numba.extending import overload, register_jitable
+
+from .. import activation as reference
+from ..parallel import parallel_for, split, threads
+from ..tuning import MIN_PARALLEL_VALUES
+from ._common import compiled, jit
+from ._exp import shifted_exp
+
+# One pass (or two) in NumPy already, or bound by a libm call per element in numba.
+normal_cdf = reference.normal_cdf
+softplus = reference.softplus
+elu = reference.elu
+logsigmoid = reference.logsigmoid
+
+_F32 = np.float32
+_HALF_ERFC = tuple(_F32(c / 2) for c in reference.ERFC_COEFFICIENTS)
+_ERFC_SLOPE = _F32(reference.ERFC_P * reference.SQRT_HALF)
+
+
+@register_jitable(inline="always")
+def _cdf32(v, gaussian):
+    t = _F32(1.0) / (_F32(1.0) + _ERFC_SLOPE * abs(v))
+    tail = t * (_HALF_ERFC[4] + t * (_HALF_ERFC[3] + t * (_HALF_ERFC[2] + t * (
+        _HALF_ERFC[1] + t * _HALF_ERFC[0])))) * gaussian
+    return _F32(1.0) - tail if v > 0 else tail
+
+
+@register_jitable(inline="always")
+def _cdf64(v, gaussian):
+    return 0.5 * (1.0 + math.erf(v * reference.SQRT_HALF))
+
+
+def _normal_cdf(v, gaussian):
+    """Phi(v) given gaussian = exp(-v^2 / 2) (compiled code only)."""
+    raise NotImplementedError("_normal_cdf runs inside numba kernels only")
+
+
+@overload(_normal_cdf, inline="always")
+def _normal_cdf_for(v, gaussian):
+    if v == types.float32:
+        return _cdf32
+    if v == types.float64:
+        return _cdf64
+    return None
+
+
+@register_jitable(inline="always")
+def _sigmoid_pair(z):
+    """(sigmoid(z), 1 - sigmoid(z)), both without cancellation."""
+    e = shifted_exp(-abs(z))
+    p = type(z)(1.0) / (type(z)(1.0) + e)
+    return (p, e * p) if z >= 0 else (e * p, p)
+
+
+@jit
+def _gelu(x, out):
+    half = x.dtype.type(-0.5)
+    for i in range(x.size):
+        v = x[i]
+        out[i] = v * _normal_cdf(v, shifted_exp(half * v * v))
+
+
+@jit
+def _gelu_backward(grad, x, out):
+    half = x.dtype.type(-0.5)
+    density = x.dtype.type(reference.INV_SQRT_2PI)
+    for i in range(x.size):
+        v = x[i]
+        gaussian = shifted_exp(half * v * v)
+        out[i] = grad[i] * (_normal_cdf(v, gaussian) + v * gaussian * density)
+
+
+@jit
+def _gelu_tanh(x, out):
+    scale = x.dtype.type(2.0 * reference.GELU_TANH_SCALE)
+    cubic = x.dtype.type(reference.GELU_TANH_CUBIC)
+    for i in range(x.size):
+        v = x[i]
+        out[i] = v * _sigmoid_pair(scale * (v + cubic * v * v * v))[0]
+
+
+@jit
+def _gelu_tanh_backward(grad, x, out):
+    scale = x.dtype.type(2.0 * reference.GELU_TANH_SCALE)
+    cubic = x.dtype.type(reference.GELU_TANH_CUBIC)
+    three_cubic = x.dtype.type(3.0 * reference.GELU_TANH_CUBIC)
+    for i in range(x.size):
+        v = x[i]
+        s, rest = _sigmoid_pair(scale * (v + cubic * v * v * v))
+        slope = scale * (x.dtype.type(1.0) + three_cubic * v * v)
+        out[i] = grad[i] * (s + v * slope * s * rest)
+
+
+@jit
+def _silu(x, out):
+    for i in range(x.size):
+        out[i] = x[i] * _sigmoid_pair(x[i])[0]
+
+
+@jit
+def _silu_backward(grad, x, out):
+    one = x.dtype.type(1.0)
+    for i in range(x.size):
+        v = x[i]
+        s, rest = _sigmoid_pair(v)
+        out[i] = grad[i] * s * (one + v * rest)
+
+
+@register_jitable(inline="always")
+def _tanh_softplus(v):
+    """tanh(log(1 + exp(v))) = n / (n + 2) with n = exp(v) (exp(v) + 2), from e = exp(-|v|)."""
+    one, two = type(v)(1.0), type(v)(2.0)
+    e = shifted_exp(-abs(v))
+    if v >= 0:
+        return (one + two * e) / (one + two * e + two * e * e)
+    n = e * (e + two)
+    return n / (n + two)
+
+
+@jit
+def _mish(x, out):
+    for i in range(x.size):
+        out[i] = x[i] * _tanh_softplus(x[i])
+
+
+@jit
+def _mish_backward(grad, x, out):
+    one = x.dtype.type(1.0)
+    for i in range(x.size):
+        v = x[i]
+        t = _tanh_softplus(v)
+        out[i] = grad[i] * (t + v * _sigmoid_pair(v)[0] * (one - t * t))
+
+
+@jit
+def _softplus_backward(grad, x, out, beta, threshold):
+    for i in range(x.size):
+        z = x[i] * beta
+        out[i] = grad[i] if z > threshold else grad[i] * _sigmoid_pair(z)[0]
+
+
+@jit
+def _elu_backward(grad, y, out, alpha, scale, input_scale):
+    negative = scale * alpha
+    for i in range(y.size):
+        v = y[i]
+        out[i] = grad[i] * (scale if v > 0 else input_scale * (v + negative))
+
+
+@jit
+def _logsigmoid_backward(grad, x, out):
+    for i in range(x.size):
+        out[i] = grad[i] * _sigmoid_pair(-x[i])[0]
+
+
+@jit
+def _hardsigmoid(x, out):
+    zero, three, six = x.dtype.type(0.0), x.dtype.type(3.0), x.dtype.type(6.0)
+    for i in range(x.size):
+        out[i] = min(max(x[i] + three, zero), six) / six
+
+
+@jit
+def _hardsigmoid_backward(grad, x, out):
+    three, zero = x.dtype.type(3.0), x.dtype.type(0.0)
+    sixth = x.dtype.type(reference.ONE_SIXTH_FLOAT32)
+    for i in range(x.size):
+        v = x[i]
+        out[i] = grad[i] * sixth if -three < v < three else zero
+
+
+@jit
+def _hardswish(x, out):
+    zero, three, six = x.dtype.type(0.0), x.dtype.type(3.0), x.dtype.type(6.0)
+    for i in range(x.size):
+        v = x[i]
+        out[i] = v * min(max(v + three, zero), six) / six
+
+
+@jit
+def _hardswish_backward(grad, x, out):
+    zero, half, three = x.dtype.type(0.0), x.dtype.type(0.5), x.dtype.type(3.0)
+    for i in range(x.size):
+        v = x[i]
+        if v <= -three:
+            out[i] = zero
+        elif v >= three:
+            out[i] = grad[i]
+        else:
+            out[i] = grad[i] * (v / three + half)
+
+
+def _run(loop, arrays: tuple, *params):
+    """loop(*flat arrays, flat out, *params) on C-contiguous copies of `arrays` (one shape
+    and dtype; the last is x), in pieces over the BLAS threads; returns out. params are
+    converted to x's dtype so that float32 loops stay in float32."""
+    x = arrays[-1]
+    flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
+    out = np.empty(x.shape, x.dtype)
+    flat_out = out.reshape(-1)
+    params = tuple(x.dtype.type(p) for p in params)
+    size = flat_out.size
+    pieces = split(size, threads()) if size >= MIN_PARALLEL_VALUES else [slice(0, size)]
+    parallel_for(pieces, lambda s: loop(*[a[s] for a in flat], flat_out[s], *params),
+                 size * len(arrays))
+    return out
+
+
+def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
+    # 4.6x on (12, 64, 512) float32 (exact), 3.6x (tanh)
+    if not compiled(x):
+        return reference.gelu(x, approximate)
+    return _run(_gelu_tanh if approximate == "tanh" else _gelu, (x,))
+
+
+def gelu_backward(grad: np.ndarray, x: np.ndarray, approximate: str) -> np.ndarray:
+    if not compiled(grad, x):
+        return reference.gelu_backward(grad, x, approximate)
+    return _run(_gelu_tanh_backward if approximate == "tanh" else _gelu_backward, (grad, x))
+
+
+def silu(x: np.ndarray) -> np.ndarray:
+    if not compiled(x):
+        return reference.silu(x)
+    return _run(_silu, (x,))
+
+
+def silu_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    if not compiled(grad, x):
+        return reference.silu_backward(grad, x)
+    return _run(_silu_backward, (grad, x))
+
+
+def mish(x: np.ndarray) -> np.ndarray:
+    if not compiled(x):
+        return reference.mish(x)
+    return _run(_mish, (x,))
+
+
+def mish_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    if not compiled(grad, x):
+        return reference.mish_backward(grad, x)
+    return _run(_mish_backward, (grad, x))
+
+
+def softplus_backward(grad: np.ndarray, x: np.ndarray, beta: float,
+                      threshold: float) -> np.ndarray:
+    if not compiled(grad, x):
+        return reference.softplus_backward(grad, x, beta, threshold)
+    return _run(_softplus_backward, (grad, x), beta, threshold)
+
+
+def elu_backward(grad: np.ndarray, y: np.ndarray, alpha: float, scale: float,
+                 input_scale: float) -> np.ndarray:
+    if not compiled(grad, y):
+        return reference.elu_backward(grad, y, alpha, scale, input_scale)
+    return _run(_elu_backward, (grad, y), alpha, scale, input_scale)
+
+
+def logsigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    if not compiled(grad, x):
+        return reference.logsigmoid_backward(grad, x)
+    return _run(_logsigmoid_backward, (grad, x))
+
+
+def hardsigmoid(x: np.ndarray) -> np.ndarray:
+    if not compiled(x):
+        return reference.hardsigmoid(x)
+    return _run(_hardsigmoid, (x,))
+
+
+def hardsigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    if not compiled(grad, x):
+        return reference.hardsigmoid_backward(grad, x)
+    return _run(_hardsigmoid_backward, (grad, x))
+
+
+def hardswish(x: np.ndarray) -> np.ndarray:
+    if not compiled(x):
+        return reference.hardswish(x)
+    return _run(_hardswish, (x,))
+
+
+def hardswish_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    if not compiled(grad, x):
+        return reference.hardswish_backward(grad, x)
+    return _run(_hardswish_backward, (grad, x))
