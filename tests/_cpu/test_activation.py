@@ -12,7 +12,8 @@ from oracle import check, check_error
 KERNEL_BACKED = [
     ("gelu", {}), ("gelu", {"approximate": "tanh"}), ("silu", {}), ("mish", {}),
     ("softplus", {}), ("softplus", {"beta": 2.0, "threshold": 3.0}), ("elu", {}),
-    ("elu", {"alpha": 0.5}), ("selu", {}), ("celu", {"alpha": 2.0}), ("logsigmoid", {}),
+    ("elu", {"alpha": 0.5}), ("selu", {}), ("celu", {"alpha": 2.0}), ("celu", {"alpha": -1.5}),
+    ("logsigmoid", {}),
     ("hardsigmoid", {}), ("hardswish", {}),
 ]
 IDS = [name + "".join(f"-{k}={v}" for k, v in kwargs.items()) for name, kwargs in KERNEL_BACKED]
