@@ -69,6 +69,13 @@ def test_double_backward(kernels):
     check(second, (3, 6), (6,), (6,), dtype="float64")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_group_norm_runs_on_the_layer_norm_kernels(kernels, dtype):
+    check(lambda lib, x, w, b: lib.nn.functional.group_norm(x, 3, w, b), (4, 6, 5, 7), (6,),
+          (6,), dtype=dtype)
+    check(lambda lib, x: lib.nn.functional.group_norm(x, 2), (3, 4, 9), dtype=dtype)
+
+
 def test_errors_match_torch():
     check_error(lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 3), ()), RuntimeError,
                 r"Expected normalized_shape to be at least 1-dimensional")

@@ -1,12 +1,14 @@
 """Normalisation: batch_norm, instance_norm, layer_norm, group_norm.
 
-Batch, instance and group norm reduce to one fused primitive, `Normalize`: subtract the
-mean and divide by the standard deviation over some axes, then apply an optional
-elementwise affine constant over those axes. Layer norm, whose affine varies along the
-normalised axes, is its own primitive `LayerNorm` on the `normalization` kernel family
-(ember/_cpu/normalization.py, or its numba twin), one pass over rows each way. When a
-backward is itself being recorded (create_graph=True) both recompute the statistics
-with ember ops instead, so second derivatives flow through the mean and variance too.
+Batch and instance norm reduce to one fused primitive, `Normalize`: subtract the mean
+and divide by the standard deviation over some axes, then apply an optional elementwise
+affine constant over those axes. Layer norm, whose affine varies along the normalised
+axes, is its own primitive `LayerNorm` on the `normalization` kernel family
+(ember/_cpu/normalization.py, or its numba twin), one pass over rows each way; group
+norm is layer norm over the rows of each group, then the per-channel affine. When a
+backward is itself being recorded (create_graph=True) both primitives recompute the
+statistics with ember ops instead, so second derivatives flow through the mean and
+variance too.
 """
 from __future__ import annotations
 
@@ -312,9 +314,9 @@ def group_norm(input: Tensor, num_groups: int, weight=None, bias=None,
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
-    grouped = input.reshape(n, num_groups, -1)
-    y, _, _ = Normalize.apply(grouped, None, None, (2,), eps)
-    y = _named(y, "NativeGroupNormBackward0").reshape(input.shape)
+    grouped = input.reshape(n, num_groups, -1)           # each group a row of layer norm
+    y = _named(LayerNorm.apply(grouped, None, None, 1, eps), "NativeGroupNormBackward0")
+    y = y.reshape(input.shape)
     shape = _channel_shape(input)
     if weight is not None:
         y = y * weight.reshape(shape)
