@@ -1,6 +1,7 @@
 """The `normalization` kernel family (ember/_cpu/normalization.py and its numba twin):
-layer_norm through torch.nn.functional and nn.LayerNorm against torch in both kernel
-modes, and the two implementations against each other."""
+layer_norm, group_norm, batch_norm and instance_norm through torch.nn.functional and the
+modules against torch in both kernel modes, and the two implementations against each
+other."""
 import numpy as np
 import pytest
 
@@ -76,6 +77,55 @@ def test_group_norm_runs_on_the_layer_norm_kernels(kernels, dtype):
     check(lambda lib, x: lib.nn.functional.group_norm(x, 2), (3, 4, 9), dtype=dtype)
 
 
+def _batch_norm(lib, x, w=None, b=None):
+    c = x.shape[1]
+    mean, var = lib.zeros(c, dtype=x.dtype), lib.ones(c, dtype=x.dtype)
+    y = lib.nn.functional.batch_norm(x, mean, var, w, b, training=True, momentum=0.3)
+    return y, mean, var                   # the running statistics are compared too
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(6, 5), (4, 3, 7), (3, 5, 6, 7), (2, 3, 2, 3, 4)])
+def test_batch_norm_training(kernels, dtype, shape):
+    check(_batch_norm, shape, shape[1:2], shape[1:2], dtype=dtype)
+
+
+def test_batch_norm_without_affine_some_gradients_and_16_bit(kernels):
+    check(_batch_norm, (4, 3, 5))
+    check(_batch_norm, (4, 3, 5), (3,), (3,), grad_inputs=[1, 2])
+    check(_batch_norm, (4, 3, 5), (3,), (3,), grad_inputs=[0])
+    check(_batch_norm, (4, 3, 5), (3,), (3,), dtype="bfloat16")
+
+
+def test_batch_norm_non_contiguous_input(kernels):
+    check(lambda lib, x, w, b: _batch_norm(lib, x.permute(0, 3, 1, 2), w, b), (2, 5, 6, 4),
+          (4,), (4,))
+
+
+def test_batch_norm_module_and_double_backward(kernels):
+    def run(lib, x):
+        lib.manual_seed(0)
+        norm = lib.nn.BatchNorm2d(3)
+        return norm(x), norm.running_mean, norm.running_var
+    check(run, (4, 3, 5, 5))
+
+    def second(lib, x, w, b):
+        y = _batch_norm(lib, x, w, b)[0]
+        return lib.autograd.grad((y * y * y).sum(), (x, w), create_graph=True)
+    check(second, (4, 3, 5), (3,), (3,), dtype="float64")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_instance_norm(kernels, dtype):
+    check(lambda lib, x, w, b: lib.nn.functional.instance_norm(x, weight=w, bias=b),
+          (3, 4, 5, 6), (4,), (4,), dtype=dtype)
+
+    def tracked(lib, x):
+        mean, var = lib.zeros(4, dtype=x.dtype), lib.ones(4, dtype=x.dtype)
+        return lib.nn.functional.instance_norm(x, mean, var, momentum=0.5), mean, var
+    check(tracked, (2, 4, 9), dtype=dtype)
+
+
 def test_errors_match_torch():
     check_error(lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 3), ()), RuntimeError,
                 r"Expected normalized_shape to be at least 1-dimensional")
@@ -114,6 +164,29 @@ def test_numba_kernels_agree_with_the_numpy_kernels(dtype, tol, mask):
                 np.testing.assert_allclose(g, e, rtol=tol, atol=tol * 10)
 
 
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float64, 1e-12)])
+@pytest.mark.parametrize("mask", [(True, True, True), (False, True, False)])
+def test_numba_batch_norm_kernels_agree_with_the_numpy_kernels(dtype, tol, mask):
+    twin = pytest.importorskip("ember._cpu.numba.normalization")
+    rng = np.random.default_rng(0)
+    x, grad = (rng.standard_normal((8, 5, 300)).astype(dtype) + 3 for _ in range(2))
+    weight, bias = (rng.standard_normal(5).astype(dtype) for _ in range(2))
+    for w, b in [(weight, bias), (None, None)]:
+        expected = reference.batch_norm(x, w, b, 1e-5)
+        got = twin.batch_norm(x, w, b, 1e-5)
+        for e, g in zip(expected, got):
+            assert g.dtype == dtype
+            np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
+        mean, rstd = expected[1], expected[3]
+        expected = reference.batch_norm_backward(grad, x, mean, rstd, w, mask)
+        got = twin.batch_norm_backward(grad, x, mean, rstd, w, mask)
+        for e, g in zip(expected, got):
+            assert (g is None) == (e is None)
+            if e is not None:
+                assert g.dtype == dtype
+                np.testing.assert_allclose(g, e, rtol=tol * 10, atol=tol * 10)
+
+
 def test_numba_kernels_fall_back_for_other_dtypes():
     twin = pytest.importorskip("ember._cpu.numba.normalization")
     x = np.linspace(-2, 2, 24, dtype=np.float16).reshape(4, 6)
@@ -125,5 +198,10 @@ def test_numba_kernels_fall_back_for_other_dtypes():
     mean, rstd = expected[1:]
     expected = reference.layer_norm_backward(x, x, mean, rstd, weight, (True, True, True))
     got = twin.layer_norm_backward(x, x, mean, rstd, weight, (True, True, True))
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g, e)
+    x3 = x.reshape(2, 3, 4)
+    expected = reference.batch_norm(x3, None, None, 1e-5)
+    got = twin.batch_norm(x3, None, None, 1e-5)
     for e, g in zip(expected, got):
         np.testing.assert_array_equal(g, e)

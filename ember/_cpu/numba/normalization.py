@@ -1,11 +1,12 @@
 """numba twin of ember/_cpu/normalization.py: layer norm forward and backward in one
 pass over each row (two reads of it, still in cache), rows split over the BLAS threads
-by parallel_for.
+by parallel_for; batch norm in two passes over each channel (statistics, then the
+output), channels split over the threads.
 
-Row sums accumulate in float64 whatever x's dtype (torch accumulates float32 rows in
-float32), so the statistics are at least as exact as the NumPy version's; the weight
-and bias gradients are summed over rows in float64 too, each thread over its own rows,
-then added in a fixed order.
+Sums accumulate in float64 whatever x's dtype (torch accumulates float32 in float32), so
+the statistics are at least as exact as the NumPy version's; layer norm's weight and
+bias gradients are summed over rows in float64 too, each thread over its own rows, then
+added in a fixed order.
 """
 from __future__ import annotations
 
@@ -116,3 +117,100 @@ def layer_norm_backward(grad: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd:
     total = sums.sum(axis=0).astype(x.dtype)
     return (dx if want_x else None, total[0] if want_weight else None,
             total[1] if want_bias else None)
+
+
+@jit(fastmath={"reassoc", "contract"})
+def _channel_moments(x, c):
+    """(mean, biased variance) of channel c of x (N, C, L), summed in float64."""
+    count = x.shape[0] * x.shape[2]
+    total = 0.0
+    for n in range(x.shape[0]):
+        for j in range(x.shape[2]):
+            total += x[n, c, j]
+    mean = total / count
+    squares = 0.0
+    for n in range(x.shape[0]):
+        for j in range(x.shape[2]):
+            d = x[n, c, j] - mean
+            squares += d * d
+    return mean, squares / count
+
+
+@jit(fastmath={"reassoc", "contract"})
+def _channel_sums(grad, x, c, mean):
+    """(sum of grad, sum of grad * (x - mean)) over channel c, in float64."""
+    sum_g = 0.0
+    sum_g_centered = 0.0
+    for n in range(x.shape[0]):
+        for j in range(x.shape[2]):
+            g = grad[n, c, j]
+            sum_g += g
+            sum_g_centered += g * (x[n, c, j] - mean)
+    return sum_g, sum_g_centered
+
+
+@jit(fastmath={"contract"})
+def _batch_forward(x, weight, bias, eps, y, mean, var, rstd, first, last):
+    for c in range(first, last):
+        mean[c], var[c] = _channel_moments(x, c)
+        rstd[c] = 1.0 / np.sqrt(var[c] + eps)
+        m, scale, shift = mean[c], rstd[c] * weight[c], bias[c]
+        for n in range(x.shape[0]):
+            for j in range(x.shape[2]):
+                y[n, c, j] = (x[n, c, j] - m) * scale + shift
+
+
+@jit(fastmath={"contract"})
+def _batch_backward(grad, x, mean, rstd, weight, dx, dweight, dbias, want_x, first, last):
+    count = x.shape[0] * x.shape[2]
+    for c in range(first, last):
+        sum_g, sum_g_centered = _channel_sums(grad, x, c, mean[c])
+        dbias[c] = sum_g
+        dweight[c] = sum_g_centered * rstd[c]
+        if want_x:
+            # dx = k (g - mean(g)) - k rstd^2 mean(g (x - mean)) (x - mean), k = rstd w
+            k = rstd[c] * weight[c]
+            a = sum_g / count
+            b = sum_g_centered / count * rstd[c] * rstd[c]
+            for n in range(x.shape[0]):
+                for j in range(x.shape[2]):
+                    dx[n, c, j] = k * (grad[n, c, j] - a - (x[n, c, j] - mean[c]) * b)
+
+
+def _channel_pieces(x: np.ndarray) -> list:
+    """(first, last) channel ranges, one per thread when the pass is large enough."""
+    channels = x.shape[1]
+    parts = threads() if x.size >= MIN_PARALLEL_VALUES else 1
+    return [(s.start, s.stop) for s in split(channels, parts)]
+
+
+def batch_norm(x: np.ndarray, weight, bias, eps: float):
+    # 2.5x faster on (32, 64, 1024) float32 (ResNet-18's first block), one thread
+    if not compiled(x, weight, bias) or x.shape[0] * x.shape[2] == 0:
+        return reference.batch_norm(x, weight, bias, eps)
+    x = np.ascontiguousarray(x)
+    channels = x.shape[1]
+    y = np.empty_like(x)
+    mean, var, rstd = (np.empty(channels, x.dtype) for _ in range(3))
+    weight = np.ones(channels, x.dtype) if weight is None else weight
+    bias = np.zeros(channels, x.dtype) if bias is None else bias
+    parallel_for(_channel_pieces(x), lambda piece: _batch_forward(
+        x, weight, bias, eps, y, mean, var, rstd, *piece), x.size)
+    return y, mean, var, rstd
+
+
+def batch_norm_backward(grad: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray,
+                        weight, output_mask: tuple):
+    # 2.5x faster on (32, 64, 1024) float32, one thread
+    if not compiled(grad, x, mean, rstd, weight) or x.shape[0] * x.shape[2] == 0:
+        return reference.batch_norm_backward(grad, x, mean, rstd, weight, output_mask)
+    grad = np.ascontiguousarray(grad)
+    x = np.ascontiguousarray(x)
+    want_x, want_weight, want_bias = output_mask
+    weight = np.ones(x.shape[1], x.dtype) if weight is None else weight
+    dx = np.empty_like(x) if want_x else x
+    dweight, dbias = np.empty(x.shape[1], x.dtype), np.empty(x.shape[1], x.dtype)
+    parallel_for(_channel_pieces(x), lambda piece: _batch_backward(
+        grad, x, mean, rstd, weight, dx, dweight, dbias, want_x, *piece), x.size)
+    return (dx if want_x else None, dweight if want_weight else None,
+            dbias if want_bias else None)
