@@ -37,7 +37,7 @@ normal_cdf = reference.normal_cdf          # create_graph only
 _loop = jit(fastmath={"contract"})
 
 _F32 = np.float32
-_HALF_ERFC = tuple(_F32(c / 2) for c in reference.ERFC_COEFFICIENTS)
+_HALF_ERFC = tuple(_F32(c) for c in reference.HALF_ERFC_COEFFICIENTS)
 _ERFC_SLOPE = _F32(reference.ERFC_P * reference.SQRT_HALF)
 
 
