@@ -140,46 +140,28 @@ def test_errors_match_torch():
         r"mixed dtype \(CPU\): expect parameter to have scalar type of Float")
 
 
+# (kernel, x's shape, number of parameters): layer norm over rows, batch norm over channels.
+FORMS = [("layer_norm", (300, 50), 50), ("batch_norm", (8, 5, 300), 5)]
+
+
 @pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float64, 1e-12)])
 @pytest.mark.parametrize("mask", [(True, True, True), (True, False, False), (False, True, True)])
-def test_numba_kernels_agree_with_the_numpy_kernels(dtype, tol, mask):
-    # The numba kernels sum rows in float64, the NumPy ones in x's dtype.
+@pytest.mark.parametrize("kernel,shape,size", FORMS)
+def test_numba_kernels_agree_with_the_numpy_kernels(kernel, shape, size, dtype, tol, mask):
+    # The numba kernels sum in float64, the NumPy ones in x's dtype.
     twin = pytest.importorskip("ember._cpu.numba.normalization")
     rng = np.random.default_rng(0)
-    x, grad = (rng.standard_normal((300, 50)).astype(dtype) for _ in range(2))
-    weight, bias = (rng.standard_normal(50).astype(dtype) for _ in range(2))
+    x, grad = (rng.standard_normal(shape).astype(dtype) + 3 for _ in range(2))
+    weight, bias = (rng.standard_normal(size).astype(dtype) for _ in range(2))
     for w, b in [(weight, bias), (None, None)]:
-        expected = reference.layer_norm(x, w, b, 1e-5)
-        got = twin.layer_norm(x, w, b, 1e-5)
+        expected = getattr(reference, kernel)(x, w, b, 1e-5)
+        got = getattr(twin, kernel)(x, w, b, 1e-5)
         for e, g in zip(expected, got):
             assert g.dtype == dtype
             np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
-        mean, rstd = expected[1:]
-        expected = reference.layer_norm_backward(grad, x, mean, rstd, w, mask)
-        got = twin.layer_norm_backward(grad, x, mean, rstd, w, mask)
-        for e, g in zip(expected, got):
-            assert (g is None) == (e is None)
-            if e is not None:
-                assert g.dtype == dtype
-                np.testing.assert_allclose(g, e, rtol=tol, atol=tol * 10)
-
-
-@pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float64, 1e-12)])
-@pytest.mark.parametrize("mask", [(True, True, True), (False, True, False)])
-def test_numba_batch_norm_kernels_agree_with_the_numpy_kernels(dtype, tol, mask):
-    twin = pytest.importorskip("ember._cpu.numba.normalization")
-    rng = np.random.default_rng(0)
-    x, grad = (rng.standard_normal((8, 5, 300)).astype(dtype) + 3 for _ in range(2))
-    weight, bias = (rng.standard_normal(5).astype(dtype) for _ in range(2))
-    for w, b in [(weight, bias), (None, None)]:
-        expected = reference.batch_norm(x, w, b, 1e-5)
-        got = twin.batch_norm(x, w, b, 1e-5)
-        for e, g in zip(expected, got):
-            assert g.dtype == dtype
-            np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
-        mean, rstd = expected[1], expected[3]
-        expected = reference.batch_norm_backward(grad, x, mean, rstd, w, mask)
-        got = twin.batch_norm_backward(grad, x, mean, rstd, w, mask)
+        mean, rstd = expected[1], expected[-1]
+        expected = getattr(reference, kernel + "_backward")(grad, x, mean, rstd, w, mask)
+        got = getattr(twin, kernel + "_backward")(grad, x, mean, rstd, w, mask)
         for e, g in zip(expected, got):
             assert (g is None) == (e is None)
             if e is not None:

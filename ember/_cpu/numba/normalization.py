@@ -83,6 +83,14 @@ def _row_pieces(x: np.ndarray) -> list:
     return split(rows, threads()) if x.size >= MIN_PARALLEL_VALUES else [slice(0, rows)]
 
 
+def _backward_arrays(grad: np.ndarray, x: np.ndarray, weight, want_x: bool, size: int):
+    """C-contiguous grad and x, the weight (ones when None, `size` of them) and the
+    array dx is written to (x itself, untouched, when dx is not wanted)."""
+    x = np.ascontiguousarray(x)
+    weight = np.ones(size, x.dtype) if weight is None else weight
+    return (np.ascontiguousarray(grad), x, weight, np.empty_like(x) if want_x else x)
+
+
 def layer_norm(x: np.ndarray, weight, bias, eps: float):
     # 3-4.5x faster on (768, 128) float32 (nanoGPT's), one thread
     if not compiled(x, weight, bias) or x.shape[1] == 0:
@@ -104,11 +112,8 @@ def layer_norm_backward(grad: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd:
     # 2.8-3x faster on (768, 128) float32, one thread
     if not compiled(grad, x, mean, rstd, weight) or x.shape[1] == 0:
         return reference.layer_norm_backward(grad, x, mean, rstd, weight, output_mask)
-    grad = np.ascontiguousarray(grad)
-    x = np.ascontiguousarray(x)
+    grad, x, weight, dx = _backward_arrays(grad, x, weight, output_mask[0], x.shape[1])
     want_x, want_weight, want_bias = output_mask
-    weight = np.ones(x.shape[1], x.dtype) if weight is None else weight
-    dx = np.empty_like(x) if want_x else x
     pieces = _row_pieces(x)
     sums = np.zeros((len(pieces), 2, x.shape[1]))     # per piece: dweight, dbias (float64)
     parallel_for(range(len(pieces)), lambda k: _backward_rows(
@@ -204,11 +209,8 @@ def batch_norm_backward(grad: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd:
     # 2.5x faster on (32, 64, 1024) float32, one thread
     if not compiled(grad, x, mean, rstd, weight) or x.shape[0] * x.shape[2] == 0:
         return reference.batch_norm_backward(grad, x, mean, rstd, weight, output_mask)
-    grad = np.ascontiguousarray(grad)
-    x = np.ascontiguousarray(x)
+    grad, x, weight, dx = _backward_arrays(grad, x, weight, output_mask[0], x.shape[1])
     want_x, want_weight, want_bias = output_mask
-    weight = np.ones(x.shape[1], x.dtype) if weight is None else weight
-    dx = np.empty_like(x) if want_x else x
     dweight, dbias = np.empty(x.shape[1], x.dtype), np.empty(x.shape[1], x.dtype)
     parallel_for(_channel_pieces(x), lambda piece: _batch_backward(
         grad, x, mean, rstd, weight, dx, dweight, dbias, want_x, *piece), x.size)
