@@ -47,11 +47,17 @@ def _apply(input: Tensor, mask: np.ndarray, shift, inplace: bool,
     return function.apply(input, mask, shift)
 
 
+def keep_draws(shape, p: float, dtype) -> np.ndarray:
+    """Which elements of a `dtype` tensor of `shape` dropout keeps (bool, True with
+    probability 1 - p), drawn from the default generator: the same stream for every
+    dropout of ember, so a seed gives the same masks whatever kernels run."""
+    draws = np.float32 if np.dtype(dtype).itemsize <= 4 else np.float64
+    return numpy_generator(None).random(shape, dtype=draws) >= p
+
+
 def _keep_mask(shape, p: float, dtype) -> np.ndarray:
     """1/(1-p) where an element is kept, 0 where dropped (all zeros when p == 1)."""
-    draws = np.float32 if np.dtype(dtype).itemsize <= 4 else np.float64
-    keep = numpy_generator(None).random(shape, dtype=draws) >= p
-    mask = keep.astype(dtype)
+    mask = keep_draws(shape, p, dtype).astype(dtype)
     mask *= 0.0 if p == 1 else 1.0 / (1.0 - p)
     return mask
 
