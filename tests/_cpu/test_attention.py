@@ -102,6 +102,20 @@ def test_calls_the_fused_node_leaves_to_ember_ops(kernels, specs, kwargs):
     check(sdpa(**kwargs), *specs)
 
 
+def test_query_key_and_value_need_one_dtype(kernels):
+    check_error(lambda lib: lib.nn.functional.scaled_dot_product_attention(
+        lib.zeros(2, 3, 4), lib.zeros(2, 3, 4, dtype=lib.float64), lib.zeros(2, 3, 4)),
+        RuntimeError, "Expected query, key, and value to have the same dtype, but got "
+        "query.dtype: float key.dtype: double and value.dtype: float instead")
+
+
+def test_a_nan_in_a_later_key_reaches_only_the_queries_that_see_it(kernels):
+    # as torch's CPU kernel: the hidden (later) keys take no part at all
+    k = R.standard_normal((1, 2, 6, 3)).astype(np.float32)
+    k[0, 1, 4, 0] = np.nan
+    check(sdpa(is_causal=True), (1, 2, 6, 3), k, (1, 2, 6, 3), grad=False)
+
+
 def test_a_mask_that_needs_a_gradient_gets_one(kernels):
     check(masked(), (2, 6, 4), (2, 11, 4), (2, 11, 4), FLOAT_MASK.astype("float32"))
 

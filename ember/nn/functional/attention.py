@@ -10,6 +10,7 @@ import numpy as np
 from ..._cpu import kernels
 from ..._cpu.attention import causal_hidden, dropout_factor
 from ..._cpu.parallel import parallel_for, split, threads
+from ..._cpu.scratch import ThreadScratch
 from ..._dtype import bool as bool_, float32
 from ..._modes import current as modes
 from ..._tensor import Tensor
@@ -62,6 +63,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {query.dtype.cpp_name} key.dtype: {key.dtype.cpp_name} "
+                           f"and value.dtype: {value.dtype.cpp_name} instead.")
     if attn_mask is not None and attn_mask.dtype != bool_ and attn_mask.dtype != query.dtype:
         if attn_mask.dtype != float32:
             raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query "
@@ -106,6 +111,7 @@ def _probabilities(query: Tensor, key: Tensor, scale: float, is_causal: bool,
 
 # ---------------------------------------------------------------- the fused attention node
 _FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_SCRATCH = ThreadScratch()      # the scores' gradient, a temporary of the backward
 
 
 def _fusable(query: Tensor, key: Tensor, value: Tensor, attn_mask) -> bool:
@@ -212,7 +218,6 @@ class _Attention(Function):
         probs, weights = ctx.probs, ctx.weights
         need_q, need_k, need_v = ctx.needs_input_grad[:3]
         length, source = probs.shape[-2:]
-        d_scores = np.empty_like(probs)
         d_q = np.empty_like(q) if need_q else None
         d_k = np.empty_like(k) if need_k else None
         d_v = np.empty_like(v) if need_v else None
@@ -232,7 +237,8 @@ class _Attention(Function):
             if need_k:
                 np.matmul(np.swapaxes(d_scores[part], -1, -2), q[part], out=d_k[part])
 
-        parallel_for(_pieces(probs.shape[:-2]), piece, probs.size)
+        with _SCRATCH.lend(probs.shape, probs.dtype) as d_scores:
+            parallel_for(_pieces(probs.shape[:-2]), piece, probs.size)
         return tuple(None if d is None else Tensor._wrap(d) for d in (d_q, d_k, d_v)) + \
             (None,) * 6
 

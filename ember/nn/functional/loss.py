@@ -347,10 +347,11 @@ def _batched(fn, input: Tensor, target: Tensor, reduction: str, **kwargs) -> Ten
     return out[0] if reduction == "none" else out
 
 
-def _grad_scale(grad: Tensor, denom: float, reduction: str) -> Tensor:
-    """The upstream gradient as a factor per (sample, 1, positions...)."""
+def _grad_scale(grad, denom: float, reduction: str):
+    """The upstream gradient (a Tensor, or its array outside a recorded backward) as a
+    factor per (sample, 1, positions...)."""
     if reduction == "none":
-        return grad.unsqueeze(1)
+        return grad[:, None]
     if reduction == "mean":
         # every target ignored: torch's loss is nan but its gradient is zero
         return grad / denom if denom else grad * 0
@@ -468,9 +469,9 @@ class CrossEntropy(Function):
     def backward(ctx, grad):
         denom, reduction, shift, keep, label_smoothing, smooth = ctx.meta
         need_input, need_target = ctx.needs_input_grad[:2]
-        scale = _grad_scale(grad, denom, reduction)
         grad_input = grad_target = None
         if modes().grad_enabled:
+            scale = _grad_scale(grad, denom, reduction)
             # create_graph: rebuild softmax from ember ops so the gradient is differentiable.
             input, target = ctx.saved_tensors
             if shift is None:
@@ -489,7 +490,7 @@ class CrossEntropy(Function):
             if need_target:
                 grad_target = -logp * w_b * (1 - label_smoothing) * scale
             return grad_input, grad_target, None, None, None, None
-        scale = scale._data         # no graph to record: plain NumPy from here
+        scale = _grad_scale(grad._data, denom, reduction)  # no graph to record: NumPy
         if need_input:
             grad_input = Tensor._wrap(ctx.d_logits * scale)
         if need_target:
