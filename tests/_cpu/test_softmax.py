@@ -196,3 +196,25 @@ def test_numba_functions_fall_back_to_the_reference():
     args = (x, target, weights, weights > 0, None, 0.1, True)
     for mine, theirs in zip(compiled.cross_entropy(*args), reference.cross_entropy(*args)):
         np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("dtype,low,ulps", [("float32", -87.3, 2), ("float64", -708.3, 2)])
+def test_shifted_exp_is_within_two_ulps(dtype, low, ulps):
+    numba = pytest.importorskip("numba")
+    from ember._cpu.numba._exp import shifted_exp
+
+    @numba.njit
+    def exps(x, out):
+        for i in range(x.size):
+            out[i] = shifted_exp(x[i])
+
+    x = np.concatenate([np.linspace(low, 0, 100001), -R.random(1000) * 1e-6, [0.0, -0.0]])
+    x = x.astype(dtype)
+    out = np.empty_like(x)
+    exps(x, out)
+    exact = np.exp(x.astype(np.longdouble))
+    error = np.abs(out - exact) / exact / np.finfo(dtype).eps
+    assert error.max() <= ulps
+    special = np.array([-np.inf, np.nan, low - 1, -1e30], dtype)
+    exps(special, out[:4])
+    np.testing.assert_array_equal(out[:4], [0, np.nan, 0, 0])

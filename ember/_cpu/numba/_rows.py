@@ -4,8 +4,13 @@ values, with eight independent partial results.
 One running total makes every addition wait for the previous one and, without
 reassociation (ember's kernels never use fastmath), LLVM may not vectorise it. Eight
 partial sums in a fixed order vectorise and stay deterministic; they also round a little
-less than one running total, as NumPy's pairwise sums do. 2.5x faster than a single
-accumulator over rows of 64 float32 values.
+less than one running total, as NumPy's pairwise sums do. A softmax over (3072, 64)
+float32 rows runs 1.2x faster with them than with single accumulators.
+
+Kernels call these as ordinary functions (numba compiles them into each kernel; LLVM
+inlines them): inlining them in numba's own IR instead doubled a kernel's compile time.
+numba's disk cache keys a kernel on its own file only: after editing this file, delete
+the cached kernels (ember/_cpu/numba/__pycache__/*.nbi, *.nbc).
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(inline="always")
+@register_jitable
 def row_max(x, stop):
     """max(x[:stop]) for stop >= 1, NaN ignored (softmax's NaN comes from exp(NaN))."""
     a0 = a1 = a2 = a3 = x[0]
@@ -32,7 +37,7 @@ def row_max(x, stop):
     return a2 if a2 > a0 else a0
 
 
-@register_jitable(inline="always")
+@register_jitable
 def row_sum(x, stop):
     """sum(x[:stop])."""
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = x.dtype.type(0)
@@ -53,7 +58,7 @@ def row_sum(x, stop):
     return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
 
 
-@register_jitable(inline="always")
+@register_jitable
 def row_dot(x, y, stop):
     """sum(x[:stop] * y[:stop])."""
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = x.dtype.type(0)
