@@ -13,6 +13,7 @@ import functools
 
 import numpy as np
 
+from .dropout import dropout_factor
 from .softmax import row_dots, row_sums
 
 
@@ -23,11 +24,6 @@ def causal_hidden(length: int, source: int) -> np.ndarray:
     hidden = np.triu(np.ones((length, source), dtype=bool), 1)
     hidden.flags.writeable = False
     return hidden
-
-
-def dropout_factor(p: float) -> float:
-    """What a kept weight is multiplied by: 1 / (1 - p), or 0 when everything drops."""
-    return 0.0 if p == 1 else 1.0 / (1.0 - p)
 
 
 def attention_weights(scores: np.ndarray, scale: float, causal: bool, bias, allowed, keep,

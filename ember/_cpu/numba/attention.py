@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import attention as reference
+from ..dropout import dropout_factor
 from ._common import compiled, jit
 from ._exp import shifted_exp
 from ._rows import row_dot, row_max, row_sum
@@ -60,7 +61,7 @@ def attention_weights(scores: np.ndarray, scale: float, causal: bool, bias, allo
     if allowed is not None:
         allowed = np.broadcast_to(allowed, scores.shape)
     _weights_rows(scores, scalar(scale), causal, bias, allowed, keep,
-                  scalar(reference.dropout_factor(p)), weights)
+                  scalar(dropout_factor(p)), weights)
     return scores if keep is None else weights
 
 
@@ -89,5 +90,5 @@ def attention_weights_backward(grad: np.ndarray, probs: np.ndarray, scale: float
     if not compiled(grad, probs):
         return reference.attention_weights_backward(grad, probs, scale, causal, keep, p)
     scalar = grad.dtype.type
-    _backward_rows(grad, probs, scalar(scale), causal, keep, scalar(reference.dropout_factor(p)))
+    _backward_rows(grad, probs, scalar(scale), causal, keep, scalar(dropout_factor(p)))
     return grad

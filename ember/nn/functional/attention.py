@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 
 from ..._cpu import kernels
-from ..._cpu.attention import causal_hidden, dropout_factor
+from ..._cpu.attention import causal_hidden
+from ..._cpu.dropout import dropout_factor
 from ..._cpu.parallel import parallel_for, split, threads
 from ..._cpu.scratch import ThreadScratch
 from ..._dtype import bool as bool_, float32
