@@ -6,6 +6,9 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
+from .._cpu import kernels
+from .._modes import current as modes
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .pointwise import float_math
@@ -13,26 +16,11 @@ from .pointwise import float_math
 __all__ = ["softmax", "log_softmax"]
 METHODS = ["softmax", "log_softmax"]
 
-
-def _along(fn, a: np.ndarray, axis: int) -> np.ndarray:
-    """Run a reduction-based kernel on `axis`, treating a 0-d array as one element."""
-    if a.ndim == 0:
-        return fn(a.reshape(1), 0).reshape(())
-    if a.size == 0:
-        return a.copy()
-    return fn(a, axis)
+_LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
 
 
-def _softmax_kernel(a: np.ndarray, axis: int) -> np.ndarray:
-    e = a - a.max(axis=axis, keepdims=True)
-    np.exp(e, out=e)
-    e /= e.sum(axis=axis, keepdims=True)
-    return e
-
-
-def _log_softmax_kernel(a: np.ndarray, axis: int) -> np.ndarray:
-    shifted = a - a.max(axis=axis, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+def _family():
+    return kernels.family("softmax")
 
 
 class Softmax(Function):
@@ -42,13 +30,14 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        with np.errstate(invalid="ignore"):
-            return float_math(lambda a: _along(_softmax_kernel, a, dim), x._data)
+        return float_math(_family().softmax, x._data, dim)
 
     @staticmethod
     def backward(ctx, grad):
         y = ctx.output(0)
-        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+        if modes().grad_enabled:            # create_graph: a backward of ember ops
+            return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+        return Tensor._wrap(_plain(_family().softmax_backward, y, grad, ctx.dim)), None
 
 
 class LogSoftmax(Function):
@@ -58,13 +47,25 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return float_math(lambda a: _along(_log_softmax_kernel, a, dim), x._data)
+        return float_math(_family().log_softmax, x._data, dim)
 
     @staticmethod
     def backward(ctx, grad):
         y = ctx.output(0)
-        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+        if modes().grad_enabled:
+            return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+        return Tensor._wrap(_plain(_family().log_softmax_backward, y, grad, ctx.dim)), None
+
+
+def _plain(kernel, y: Tensor, grad: Tensor, dim: int) -> np.ndarray:
+    """A backward kernel on arrays (16-bit floats computed in float32); a 0-d softmax is
+    one element along its only axis."""
+    yd, gd = y._data, grad._data.astype(y._data.dtype, copy=False)
+    if yd.ndim == 0:
+        return kernel(yd.reshape(1), gd.reshape(1), 0).reshape(())
+    if yd.dtype in _LOW_PRECISION:
+        return kernel(yd.astype(np.float32), gd.astype(np.float32), dim).astype(yd.dtype)
+    return kernel(yd, gd, dim)
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

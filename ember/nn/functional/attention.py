@@ -7,13 +7,20 @@ import warnings
 
 import numpy as np
 
-from ...ops.linalg import bmm, baddbmm
-from ...ops.joining import cat
-from ...ops.creation import zeros, zeros_like
-from ..._dtype import bool as bool_
+from ..._cpu import kernels
+from ..._cpu.attention import causal_hidden
+from ..._cpu.dropout import dropout_factor
+from ..._cpu.parallel import parallel_for, split, threads
+from ..._cpu.scratch import ThreadScratch
+from ..._dtype import bool as bool_, float32
+from ..._modes import current as modes
 from ..._tensor import Tensor
+from ...autograd.function import Function
+from ...ops.creation import zeros, zeros_like
+from ...ops.joining import cat
+from ...ops.linalg import bmm, baddbmm
 from .activation import softmax
-from .dropout import dropout
+from .dropout import dropout, keep_draws
 from .linear import linear
 from .padding import pad
 
@@ -57,16 +64,36 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
-    length, source = query.shape[-2], key.shape[-2]
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {query.dtype.cpp_name} key.dtype: {key.dtype.cpp_name} "
+                           f"and value.dtype: {value.dtype.cpp_name} instead.")
+    if attn_mask is not None and attn_mask.dtype != bool_ and attn_mask.dtype != query.dtype:
+        if attn_mask.dtype != float32:
+            raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query "
+                               f"dtype, but got attn_mask.dtype: {attn_mask.dtype.cpp_name} and "
+                               f" query.dtype: {query.dtype.cpp_name} instead.")
+        attn_mask = attn_mask.to(query.dtype)       # the scores' dtype, as in torch
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa and query.dim() >= 3:
         repeats = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(repeats, -3)
         value = value.repeat_interleave(repeats, -3)
+    if _fusable(query, key, value, attn_mask):
+        return _fused(query, key, value, attn_mask, dropout_p, is_causal, scale)
+    weights = _probabilities(query, key, scale, is_causal, attn_mask)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, training=True)
+    return weights @ value
+
+
+def _probabilities(query: Tensor, key: Tensor, scale: float, is_causal: bool,
+                   attn_mask) -> Tensor:
+    """softmax(q k^T * scale + mask) in ember ops, zero for queries that see no key."""
     scores = query @ key.transpose(-2, -1) * scale
     blocked = None      # NumPy bool array of hidden (query, key) pairs, broadcastable
     if is_causal:
-        blocked = ~np.tril(np.ones((length, source), dtype=bool))
+        blocked = causal_hidden(query.shape[-2], key.shape[-2])
     elif attn_mask is not None:
         if attn_mask.dtype == bool_:
             blocked = ~attn_mask._data
@@ -74,13 +101,177 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             scores = scores + attn_mask
     if blocked is not None:
         scores = scores.masked_fill(Tensor._wrap(blocked), float("-inf"))
-    weights = softmax(scores, dim=-1)
     dead = np.isneginf(scores._data).all(axis=-1, keepdims=True)
-    if dead.any():
-        weights = weights.masked_fill(Tensor._wrap(dead), 0.0)
+    if not dead.any():
+        return softmax(scores, dim=-1)
+    # Rows that see no key: softmax of finite stand-ins, then zeros (no NaN in any
+    # derivative).
+    dead = Tensor._wrap(dead)
+    return softmax(scores.masked_fill(dead, 0.0), dim=-1).masked_fill(dead, 0.0)
+
+
+# ---------------------------------------------------------------- the fused attention node
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_SCRATCH = ThreadScratch()      # the scores' gradient, a temporary of the backward
+
+
+def _fusable(query: Tensor, key: Tensor, value: Tensor, attn_mask) -> bool:
+    """Whether one _Attention node can compute this call: float32/float64 q, k, v with one
+    batch shape and no empty dim, and a bool mask or a float mask of their dtype that needs
+    no gradient, broadcastable to the scores. Other calls take the ember-ops path (which
+    also raises torch's errors for bad shapes)."""
+    q, k, v = query._data, key._data, value._data
+    if q.dtype not in _FUSED_DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
+        return False
+    if not (q.ndim == k.ndim == v.ndim >= 2) or q.size == 0 or k.size == 0 or v.size == 0:
+        return False
+    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2] and q.shape[-1] == k.shape[-1]
+            and k.shape[-2] == v.shape[-2]):
+        return False
+    if attn_mask is None:
+        return True
+    if attn_mask.requires_grad or attn_mask.dtype not in (bool_, query.dtype):
+        return False
+    scores = q.shape[:-1] + (k.shape[-2],)
+    try:
+        return np.broadcast_shapes(attn_mask.shape, scores) == scores
+    except ValueError:
+        return False
+
+
+def _fused(query, key, value, attn_mask, dropout_p: float, is_causal: bool, scale: float):
+    bias = allowed = keep = None
+    if attn_mask is not None:
+        if attn_mask.dtype == bool_:
+            allowed = attn_mask._data
+        else:
+            bias = attn_mask._data
     if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, training=True)
-    return weights @ value
+        keep = keep_draws(query.shape[:-1] + (key.shape[-2],), dropout_p, query._data.dtype)
+    from ..attention import _flash_attention_fits
+    if query.ndim == 2:
+        node = _MatrixAttention
+    elif _flash_attention_fits(query, key, value, dropout_p):
+        node = _Attention
+    else:
+        node = _MathAttention
+    return node.apply(query, key, value, scale, is_causal, bias, allowed, keep, dropout_p)
+
+
+def _pieces(batch: tuple) -> list:
+    """Index tuples splitting the leading batch dim into blocks for the threads (one
+    block for unbatched (L, E) inputs)."""
+    if not batch:
+        return [()]
+    return [(part,) for part in split(batch[0], 2 * threads())]
+
+
+def _rows(a: np.ndarray, length: int, source: int):
+    """a (batch..., L, S) as (n, L, S) for the row kernels (None stays None)."""
+    return None if a is None else a.reshape(-1, length, source)
+
+
+class _Attention(Function):
+    """softmax(scale * Q K^T + mask) V, with dropout, as one node: BLAS does the two
+    products, kernels.family("attention") the rows between them; the batch is cut into
+    blocks that run on the threads. Backward:
+    dV = W^T dO, dW = dO V^T, dS = scale * P (dP - rowsum(dP P)) with dP = dW * keep /
+    (1 - p), dQ = dS K, dK = dS^T Q; recorded (create_graph) it is rebuilt from ember ops."""
+    backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+
+    @staticmethod
+    def forward(ctx, query, key, value, scale, causal, bias, allowed, keep, p):
+        q, k, v = query._data, key._data, value._data
+        batch, length, source = q.shape[:-2], q.shape[-2], k.shape[-2]
+        scores = np.empty(batch + (length, source), q.dtype)
+        weights = scores if keep is None else np.empty_like(scores)
+        out = np.empty(batch + (length, v.shape[-1]), q.dtype)
+        if bias is not None:
+            bias = np.broadcast_to(bias, scores.shape)
+        if allowed is not None:
+            allowed = np.broadcast_to(allowed, scores.shape)
+        family = kernels.family("attention")
+
+        def piece(part):
+            np.matmul(q[part], np.swapaxes(k[part], -1, -2), out=scores[part])
+            family.attention_weights(
+                _rows(scores[part], length, source), scale, causal,
+                None if bias is None else _rows(bias[part], length, source),
+                None if allowed is None else _rows(allowed[part], length, source),
+                None if keep is None else _rows(keep[part], length, source), p,
+                _rows(weights[part], length, source))
+            np.matmul(weights[part], v[part], out=out[part])
+
+        parallel_for(_pieces(batch), piece, scores.size)
+        if any(ctx.needs_input_grad):
+            ctx.save_for_backward(query, key, value)
+            ctx.probs, ctx.weights = scores, weights
+            ctx.options = (scale, causal, bias, allowed, keep, p)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        if modes().grad_enabled:
+            return _recorded_backward(ctx, grad) + (None,) * 6
+        query, key, value = ctx.saved_tensors
+        q, k, v, g = query._data, key._data, value._data, grad._data
+        scale, causal, _, _, keep, p = ctx.options
+        probs, weights = ctx.probs, ctx.weights
+        need_q, need_k, need_v = ctx.needs_input_grad[:3]
+        length, source = probs.shape[-2:]
+        d_q = np.empty_like(q) if need_q else None
+        d_k = np.empty_like(k) if need_k else None
+        d_v = np.empty_like(v) if need_v else None
+        family = kernels.family("attention")
+
+        def piece(part):
+            if need_v:
+                np.matmul(np.swapaxes(weights[part], -1, -2), g[part], out=d_v[part])
+            if not (need_q or need_k):
+                return
+            np.matmul(g[part], np.swapaxes(v[part], -1, -2), out=d_scores[part])
+            family.attention_weights_backward(
+                _rows(d_scores[part], length, source), _rows(probs[part], length, source),
+                scale, causal, None if keep is None else _rows(keep[part], length, source), p)
+            if need_q:
+                np.matmul(d_scores[part], k[part], out=d_q[part])
+            if need_k:
+                np.matmul(np.swapaxes(d_scores[part], -1, -2), q[part], out=d_k[part])
+
+        with _SCRATCH.lend(probs.shape, probs.dtype) as d_scores:
+            parallel_for(_pieces(probs.shape[:-2]), piece, probs.size)
+        return tuple(None if d is None else Tensor._wrap(d) for d in (d_q, d_k, d_v)) + \
+            (None,) * 6
+
+
+class _MathAttention(_Attention):
+    """The same node where torch would run its math kernel (dropout, 3-D inputs), whose
+    last recorded op is a view."""
+    backward_name = "UnsafeViewBackward0"
+
+
+class _MatrixAttention(_Attention):
+    """The same node for unbatched (L, E) inputs, whose last op in torch is a matrix product."""
+    backward_name = "MmBackward0"
+
+
+def _recorded_backward(ctx, grad: Tensor) -> tuple:
+    """_Attention's backward in ember ops from the saved inputs, so that it is itself
+    differentiable (create_graph=True)."""
+    query, key, value = ctx.saved_tensors
+    scale, causal, bias, allowed, keep, p = ctx.options
+    mask = None
+    if bias is not None:
+        mask = Tensor._wrap(bias)
+    elif allowed is not None:
+        mask = Tensor._wrap(allowed)
+    probs = _probabilities(query, key, scale, causal, mask)
+    weights, d_probs = probs, grad @ value.transpose(-2, -1)
+    if keep is not None:
+        kept = Tensor._wrap(keep.astype(probs._data.dtype) * dropout_factor(p))
+        weights, d_probs = probs * kept, d_probs * kept
+    d_scores = probs * (d_probs - (d_probs * probs).sum(-1, keepdim=True)) * scale
+    return d_scores @ key, d_scores.transpose(-2, -1) @ query, weights.transpose(-2, -1) @ grad
 
 
 # ---------------------------------------------------------------- multi-head attention

@@ -5,6 +5,9 @@ import warnings
 
 import numpy as np
 
+from ..._cpu import kernels
+from ..._cpu.dropout import dropout_factor
+from ..._modes import current as modes
 from ..._random import numpy_generator
 from ..._tensor import Tensor
 from ...autograd.function import Function
@@ -47,21 +50,56 @@ def _apply(input: Tensor, mask: np.ndarray, shift, inplace: bool,
     return function.apply(input, mask, shift)
 
 
+def _draws(shape, dtype) -> np.ndarray:
+    """One uniform [0, 1) draw per element of a `dtype` tensor of `shape`, from the default
+    generator (float32 draws for dtypes of up to 4 bytes): the one stream every dropout of
+    ember uses, so a seed gives the same masks whatever kernels run."""
+    draws = np.float32 if np.dtype(dtype).itemsize <= 4 else np.float64
+    return numpy_generator(None).random(shape, dtype=draws)
+
+
+def keep_draws(shape, p: float, dtype) -> np.ndarray:
+    """Which elements dropout keeps (bool, True with probability 1 - p)."""
+    return _draws(shape, dtype) >= p
+
+
 def _keep_mask(shape, p: float, dtype) -> np.ndarray:
     """1/(1-p) where an element is kept, 0 where dropped (all zeros when p == 1)."""
-    draws = np.float32 if np.dtype(dtype).itemsize <= 4 else np.float64
-    keep = numpy_generator(None).random(shape, dtype=draws) >= p
-    mask = keep.astype(dtype)
-    mask *= 0.0 if p == 1 else 1.0 / (1.0 - p)
+    mask = keep_draws(shape, p, dtype).astype(dtype)
+    mask *= dropout_factor(p)
     return mask
+
+
+class Dropout(Function):
+    """y = x * (draws >= p) / (1 - p): the mask is kept as the draws it comes from, and
+    kernels.family("dropout") applies it in forward and backward alike. torch's CPU
+    dropout multiplies by its mask, so the node is a Mul."""
+    backward_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, x, draws, p):
+        ctx.draws, ctx.p = draws, p
+        return kernels.family("dropout").dropout(x._data, draws, p)
+
+    @staticmethod
+    def backward(ctx, grad):
+        draws, p = ctx.draws, ctx.p
+        if modes().grad_enabled:        # create_graph: a product with a constant mask
+            mask = (draws >= p).astype(grad._data.dtype) * dropout_factor(p)
+            return grad * Tensor._wrap(mask), None, None
+        return Tensor._wrap(kernels.family("dropout").dropout(grad._data, draws, p)), None, None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1/(1-p) (training only)."""
     _check_p(p)
     if not training or p == 0:
         return input
-    return _apply(input, _keep_mask(input.shape, p, input._data.dtype), None, inplace)
+    draws = _draws(input.shape, input._data.dtype)
+    if inplace:
+        return input._inplace(lambda x: Dropout.apply(x, draws, p))
+    return Dropout.apply(input, draws, p)
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:

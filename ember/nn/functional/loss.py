@@ -17,8 +17,8 @@ import warnings
 import numpy as np
 
 from ... import _dtype
-from ..._cpu.parallel import parallel_for, split, threads
-from ..._cpu.tuning import MIN_PARALLEL_VALUES
+from ..._cpu import kernels
+from ..._cpu.softmax import at_targets, row_shift
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ..._modes import current as modes
@@ -334,22 +334,6 @@ def _target_weights(t: np.ndarray, weight, ignore_index: int, dtype):
     return safe, w_t, keep
 
 
-def _at_targets(a: np.ndarray, safe: np.ndarray) -> np.ndarray:
-    """a[n, safe[n], ...] for every sample (and position): the values at the targets."""
-    if a.ndim == 2:
-        return a[np.arange(a.shape[0]), safe]
-    return np.take_along_axis(a, safe[:, None], 1)[:, 0]
-
-
-def _add_at_targets(a: np.ndarray, safe: np.ndarray, values: np.ndarray) -> None:
-    """a[n, safe[n], ...] += values, in place."""
-    if a.ndim == 2:
-        a[np.arange(a.shape[0]), safe] += values
-    else:
-        index = safe[:, None]
-        np.put_along_axis(a, index, np.take_along_axis(a, index, 1) + values[:, None], 1)
-
-
 def _batched(fn, input: Tensor, target: Tensor, reduction: str, **kwargs) -> Tensor:
     """Run a class loss on an unbatched (C,) input as a batch of one."""
     if target.shape == input.shape:         # class probabilities
@@ -363,53 +347,11 @@ def _batched(fn, input: Tensor, target: Tensor, reduction: str, **kwargs) -> Ten
     return out[0] if reduction == "none" else out
 
 
-def _row_shift(x: np.ndarray) -> np.ndarray:
-    """Each sample's maximum over the classes (0 where it is not finite): subtracted
-    before exp so that the largest term is exp(0)."""
-    if x.size == 0:
-        return np.zeros_like(x[:, :1])
-    shift = x.max(axis=1, keepdims=True)
-    return np.where(np.isfinite(shift), shift, 0)
-
-
-class _ClassIndexRows:
-    """The row-wise passes of cross-entropy with class-index targets, in blocks of
-    samples spread over the threads (exp dominates; each block stays in cache):
-    shift (N, 1, ...), total = sum_c exp(x - shift), picked = (x - shift) at the target,
-    smoothed = sum_c w_c (x - shift) (with label smoothing) and, with `gradient`,
-    values = d loss / d logits; without it, values holds exp(x - shift)."""
-
-    def __init__(self, x, safe, w_t, keep, w_b, label_smoothing, smooth, q_sum,
-                 gradient: bool):
-        n = x.shape[0]
-        self.values = np.empty_like(x)
-        self.shift = np.empty((n, 1) + x.shape[2:], x.dtype)
-        self.total = np.empty_like(self.shift)
-        self.picked = np.empty(safe.shape, x.dtype)
-        self.smoothed = np.empty(safe.shape, x.dtype) if label_smoothing else None
-
-        def block(part):
-            shift = self.shift[part] = _row_shift(x[part])
-            z = np.subtract(x[part], shift, out=self.values[part])
-            self.picked[part] = _at_targets(z, safe[part])
-            if label_smoothing:
-                self.smoothed[part] = (z * w_b).sum(axis=1)
-            e = np.exp(z, out=z)
-            total = self.total[part] = e.sum(axis=1, keepdims=True)
-            if gradient:
-                np.multiply(e, q_sum[part].reshape(total.shape) / total, out=e)
-                _add_at_targets(e, safe[part], -(1 - label_smoothing) * w_t[part])
-                if label_smoothing:
-                    e -= smooth * w_b * keep[part][:, None]
-
-        parts = 2 * threads() if x.size >= MIN_PARALLEL_VALUES else 1
-        parallel_for(split(n, parts), block, x.size)
-
-
-def _grad_scale(grad: Tensor, denom: float, reduction: str) -> Tensor:
-    """The upstream gradient as a factor per (sample, 1, positions...)."""
+def _grad_scale(grad, denom: float, reduction: str):
+    """The upstream gradient (a Tensor, or its array outside a recorded backward) as a
+    factor per (sample, 1, positions...)."""
     if reduction == "none":
-        return grad.unsqueeze(1)
+        return grad[:, None]
     if reduction == "mean":
         # every target ignored: torch's loss is nan but its gradient is zero
         return grad / denom if denom else grad * 0
@@ -432,7 +374,7 @@ class NllLoss(Function):
     def forward(ctx, input, t, weight, ignore_index, reduction):
         x = input._data
         safe, w_t, _ = _target_weights(t, weight, ignore_index, x.dtype)
-        picked = _at_targets(x, safe)
+        picked = at_targets(x, safe)
         loss = np.where(w_t != 0, -w_t * picked, 0)
         denom = float(w_t.sum())
         ctx.meta = (denom, reduction)
@@ -483,7 +425,7 @@ class CrossEntropy(Function):
         smooth = label_smoothing / n_classes
         needs = ctx.needs_input_grad
         if isinstance(target, Tensor):          # class probabilities
-            shift = _row_shift(x)
+            shift = row_shift(x)
             z = x - shift
             with np.errstate(divide="ignore"):
                 logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
@@ -500,24 +442,12 @@ class CrossEntropy(Function):
         else:                                   # class indices: no dense one-hot needed
             safe, w_t, keep = _target_weights(target, weight, ignore_index, x.dtype)
             denom = float(w_t.sum())
-            w_sum = n_classes if weight is None else float(weight.sum())
-            # d loss / d logits = softmax * sum_c q - q, q the per-class coefficients.
-            q_sum = (1 - label_smoothing) * w_t
-            if label_smoothing:
-                q_sum = q_sum + smooth * w_sum * keep
-            rows = _ClassIndexRows(x, safe, w_t, keep, w_b, label_smoothing, smooth, q_sum,
-                                   bool(needs and needs[0]))
-            shift = rows.shift
-            with np.errstate(divide="ignore"):
-                log_total = np.log(rows.total)
-            picked = rows.picked - log_total[:, 0]              # logp at the target
-            loss = -(1 - label_smoothing) * w_t * picked
-            if label_smoothing:
-                # the smoothing term: -smooth * sum_c w_c * logp[n, c] (for kept samples)
-                loss -= smooth * keep * (rows.smoothed - w_sum * log_total[:, 0])
+            loss, d_logits = kernels.family("softmax").cross_entropy(
+                x, safe, w_t, keep, weight, label_smoothing, bool(needs and needs[0]))
             if needs and needs[0]:
-                ctx.d_logits = rows.values
+                ctx.d_logits = d_logits
             ctx.coefficients = (safe, w_t, keep)
+            shift = None                        # recomputed if create_graph needs it
         ctx.meta = (denom, reduction, shift, keep, label_smoothing, smooth)
         ctx.weight = w_b
         if needs:
@@ -539,11 +469,13 @@ class CrossEntropy(Function):
     def backward(ctx, grad):
         denom, reduction, shift, keep, label_smoothing, smooth = ctx.meta
         need_input, need_target = ctx.needs_input_grad[:2]
-        scale = _grad_scale(grad, denom, reduction)
         grad_input = grad_target = None
         if modes().grad_enabled:
+            scale = _grad_scale(grad, denom, reduction)
             # create_graph: rebuild softmax from ember ops so the gradient is differentiable.
             input, target = ctx.saved_tensors
+            if shift is None:
+                shift = row_shift(input._data)
             z = input - Tensor._wrap(shift.astype(input._data.dtype))
             logp = z - z.exp().sum(1, keepdim=True).log()
             w_b = ctx.weight
@@ -558,7 +490,7 @@ class CrossEntropy(Function):
             if need_target:
                 grad_target = -logp * w_b * (1 - label_smoothing) * scale
             return grad_input, grad_target, None, None, None, None
-        scale = scale._data         # no graph to record: plain NumPy from here
+        scale = _grad_scale(grad._data, denom, reduction)  # no graph to record: NumPy
         if need_input:
             grad_input = Tensor._wrap(ctx.d_logits * scale)
         if need_target:
