@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import ember
-from oracle import assert_same, to_ember, to_torch
+from oracle import assert_same, check_error, to_ember, to_torch
 
 
 def _pair(cls_name, *args, dtype="float32", **kwargs):
@@ -126,6 +126,9 @@ def test_repr_and_errors():
     assert repr(ember.nn.GRUCell(3, 4)) == repr(torch.nn.GRUCell(3, 4))
     with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size"):
         ember.nn.LSTM(3, 4)(ember.ones(2, 1, 5))
+    for name in ("LSTM", "GRU", "RNN"):
+        check_error(lambda lib: getattr(lib.nn, name)(3, 4)(lib.ones(0, 2, 3)), RuntimeError,
+                    "^Expected sequence length to be larger than 0 in RNN")
 
 
 def _second_order(lib, module, x, lengths):
