@@ -241,7 +241,7 @@ def _split_ints(key):
 
 def getitem(input: Tensor, key) -> Tensor:
     if type(key) is int and input._data.ndim:   # x[i], the commonest key (datasets)
-        return _named(BasicIndex.apply(input, key), "SelectBackward0")
+        return _select(input, key)
     if input._data.ndim == 0 and not isinstance(key, tuple) and key is not None \
             and key is not Ellipsis and not isinstance(key, (Tensor, bool)):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
@@ -255,6 +255,19 @@ def getitem(input: Tensor, key) -> Tensor:
     if _last_step_selects(key):
         _named(out, "SelectBackward0")
     return out
+
+
+def _select(input: Tensor, i: int) -> Tensor:
+    """x[i] for a Python int: a view. When there is nothing to record (no gradient wanted,
+    no profiler or exporter listening) the view is made straight away, as
+    Function.apply's no-grad path would make it: a Dataset indexes once per sample."""
+    state = modes()
+    if state.recorder is not None or (input._requires_grad and state.grad_enabled):
+        return _named(BasicIndex.apply(input, i), "SelectBackward0")
+    try:
+        return input._make_view(input._data[i, ...])
+    except IndexError as err:
+        raise _index_error(err) from None
 
 
 def _last_step_selects(key) -> bool:

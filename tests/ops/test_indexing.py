@@ -71,6 +71,20 @@ def test_getitem_views_share_memory():
         assert x.sum().item() == 4
 
 
+def test_int_index_recording_nothing_is_still_a_view():
+    # x[i] with no graph to record skips the graph machinery; it stays a view of x, and
+    # the profiler still sees the op
+    for lib in (torch, ember):
+        x = lib.zeros(3, 4)
+        row = x[-1]
+        row.add_(1)
+        assert x.sum().item() == 4 and x._version == row._version == 1 and row._base is x
+        assert row.grad_fn is None and not row.requires_grad
+    with ember.profiler.profile() as prof:
+        ember.zeros(3, 4)[1]
+    assert [event.key for event in prof.key_averages()]
+
+
 def test_getitem_errors():
     check_error(lambda lib: lib.ones(3)[5], IndexError,
                 r"^index 5 is out of bounds for dimension 0 with size 3")
