@@ -41,7 +41,7 @@ _HALF_ERFC = tuple(_F32(c) for c in reference.HALF_ERFC_COEFFICIENTS)
 _ERFC_SLOPE = _F32(reference.ERFC_P * reference.SQRT_HALF)
 
 
-@register_jitable(inline="always")
+@register_jitable
 def _cdf32(v, gaussian):
     t = _F32(1.0) / (_F32(1.0) + _ERFC_SLOPE * abs(v))
     tail = t * (_HALF_ERFC[4] + t * (_HALF_ERFC[3] + t * (_HALF_ERFC[2] + t * (
@@ -49,7 +49,7 @@ def _cdf32(v, gaussian):
     return _F32(1.0) - tail if v > 0 else tail
 
 
-@register_jitable(inline="always")
+@register_jitable
 def _cdf64(v, gaussian):
     return 0.5 * (1.0 + math.erf(v * reference.SQRT_HALF))
 
@@ -59,7 +59,7 @@ def _normal_cdf(v, gaussian):
     raise NotImplementedError("_normal_cdf runs inside numba kernels only")
 
 
-@overload(_normal_cdf, inline="always")
+@overload(_normal_cdf)
 def _normal_cdf_for(v, gaussian):
     if v == types.float32:
         return _cdf32
@@ -78,7 +78,7 @@ _ATANH_64 = tuple(2 / (2 * k + 1) for k in range(16, -1, -1))
 _LN_HALF = math.log(0.5)
 
 
-@register_jitable(inline="always")
+@register_jitable
 def _horner(x, coefs):
     result = coefs[0]
     for c in coefs[1:]:
@@ -97,7 +97,7 @@ def _log1p(e):
     raise NotImplementedError("_log1p runs inside numba kernels only")
 
 
-@overload(_expm1, inline="always")
+@overload(_expm1)
 def _expm1_for(x):
     if x not in (types.float32, types.float64):
         return None
@@ -109,7 +109,7 @@ def _expm1_for(x):
     return expm1
 
 
-@overload(_log1p, inline="always")
+@overload(_log1p)
 def _log1p_for(e):
     if e not in (types.float32, types.float64):
         return None
@@ -121,7 +121,7 @@ def _log1p_for(e):
     return log1p
 
 
-@register_jitable(inline="always")
+@register_jitable
 def _sigmoid_pair(z):
     """(sigmoid(z), 1 - sigmoid(z)), both without cancellation."""
     e = shifted_exp(-abs(z))
@@ -183,7 +183,7 @@ def _silu_backward(grad, x, out):
         out[i] = grad[i] * s * (one + v * rest)
 
 
-@register_jitable(inline="always")
+@register_jitable
 def _tanh_softplus(v):
     """tanh(log(1 + exp(v))) = n / (n + 2) with n = exp(v) (exp(v) + 2), from e = exp(-|v|)."""
     one, two = type(v)(1.0), type(v)(2.0)
