@@ -1,6 +1,7 @@
-"""Compiled twin of ember/_cpu/softmax.py: each function makes one pass over the rows
-(the last axis; cross-entropy's classes of an (N, C) input), with a vectorised exp
-(`_exp.shifted_exp`) and eight-way row sums (`_rows`).
+"""Compiled twin of ember/_cpu/softmax.py: softmax, log_softmax, log_softmax's backward and
+cross-entropy each make one pass over the rows (the last axis; cross-entropy's classes of
+an (N, C) input), with a vectorised exp (`_exp.shifted_exp`) and eight-way row sums
+(`_rows`); softmax's backward stays NumPy's.
 
 Other axes, layouts with classes not last, and dtypes other than float32/float64 go to
 the NumPy reference. Rows are summed in a different order than NumPy's pairwise sums
@@ -17,9 +18,11 @@ from ..parallel import parallel_for, split, threads
 from ..tuning import MIN_PARALLEL_VALUES
 from ._common import compiled, jit
 from ._exp import shifted_exp
-from ._rows import row_dot, row_max, row_sum
+from ._rows import row_max, row_sum
 
-row_shift = reference.row_shift
+# softmax's backward is an einsum and two passes in NumPy: a kernel measured 1.0-1.1x
+# (float32), 1.2-1.3x (float64) on (3072, 64), not worth a twin.
+softmax_backward = reference.softmax_backward
 
 
 def _over_rows(kernel, *arrays) -> None:
@@ -44,16 +47,15 @@ def _as_rows(a: np.ndarray) -> np.ndarray:
 def _softmax_rows(x, out):
     n, m = x.shape
     for i in range(n):
-        xi, oi = x[i], out[i]
-        shift = row_max(xi, m)
+        shift = row_max(x[i], m)
         for j in range(m):
-            oi[j] = shifted_exp(xi[j] - shift)
-        total = row_sum(oi, m)
+            out[i, j] = shifted_exp(x[i, j] - shift)
+        total = row_sum(out[i], m)
         for j in range(m):
-            oi[j] = oi[j] / total
+            out[i, j] = out[i, j] / total
 
 
-# 2.5-2.8x on (3072, 64) float32 (NumPy's max, subtract, exp, sum and divide passes: 0.8 ms)
+# 1.9x on (3072, 64) float32, 2.4x float64
 def softmax(a: np.ndarray, axis: int) -> np.ndarray:
     """exp(a) / sum(exp(a)) along `axis` (see the reference)."""
     if not _last_axis_rows(a, axis):
@@ -68,16 +70,15 @@ def softmax(a: np.ndarray, axis: int) -> np.ndarray:
 def _log_softmax_rows(x, out):
     n, m = x.shape
     for i in range(n):
-        xi, oi = x[i], out[i]
-        shift = row_max(xi, m)
+        shift = row_max(x[i], m)
         for j in range(m):
-            oi[j] = shifted_exp(xi[j] - shift)
-        log_total = np.log(row_sum(oi, m))
+            out[i, j] = shifted_exp(x[i, j] - shift)
+        log_total = np.log(row_sum(out[i], m))
         for j in range(m):
-            oi[j] = (xi[j] - shift) - log_total
+            out[i, j] = (x[i, j] - shift) - log_total
 
 
-# 2.4x on (3072, 64) float32
+# 2.0x on (3072, 64) float32, 2.4x float64
 def log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
     """a - log(sum(exp(a))) along `axis` (see the reference)."""
     if not _last_axis_rows(a, axis):
@@ -89,37 +90,15 @@ def log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
 
 
 @jit
-def _softmax_backward_rows(y, grad, out):
-    n, m = y.shape
-    for i in range(n):
-        yi, gi, oi = y[i], grad[i], out[i]
-        dot = row_dot(gi, yi, m)
-        for j in range(m):
-            oi[j] = yi[j] * (gi[j] - dot)
-
-
-# 3.0x on (3072, 64) float32
-def softmax_backward(y: np.ndarray, grad: np.ndarray, axis: int) -> np.ndarray:
-    """y * (grad - sum(grad * y)) along `axis` (see the reference)."""
-    if not (_last_axis_rows(y, axis) and compiled(y, grad)):
-        return reference.softmax_backward(y, grad, axis)
-    y2, g2 = _as_rows(y), _as_rows(grad)
-    out = np.empty_like(y2)
-    _over_rows(_softmax_backward_rows, y2, g2, out)
-    return out.reshape(y.shape)
-
-
-@jit
 def _log_softmax_backward_rows(y, grad, out):
     n, m = y.shape
     for i in range(n):
-        yi, gi, oi = y[i], grad[i], out[i]
-        total = row_sum(gi, m)
+        total = row_sum(grad[i], m)
         for j in range(m):
-            oi[j] = gi[j] - shifted_exp(yi[j]) * total
+            out[i, j] = grad[i, j] - shifted_exp(y[i, j]) * total
 
 
-# 2.9x on (3072, 64) float32
+# 1.9x on (3072, 64) float32, 2-3.6x float64
 def log_softmax_backward(y: np.ndarray, grad: np.ndarray, axis: int) -> np.ndarray:
     """grad - exp(y) * sum(grad) along `axis` (see the reference)."""
     if not (_last_axis_rows(y, axis) and compiled(y, grad)):
@@ -170,7 +149,7 @@ def _cross_entropy_rows(x, target, target_weight, kept, class_weight, label_smoo
                     ei[j] -= s_kept if class_weight is None else s_kept * class_weight[j]
 
 
-# 1.9x on (768, 65) float32 with the gradient (3.1x with label smoothing)
+# 2.0-2.3x on (768, 65) float32 with the gradient (label smoothing or not), 3.2x float64
 def cross_entropy(x: np.ndarray, target: np.ndarray, target_weight: np.ndarray,
                   kept: np.ndarray, class_weight, label_smoothing: float,
                   gradient: bool) -> tuple:
