@@ -1,4 +1,4 @@
-"""Training-step workloads of the nn issue: MNIST CNN, MLP, ResNet-18 (CIFAR), LSTM LM.
+"""Training-step workloads: MNIST CNN, MLP, ResNet-18 (CIFAR), LSTM LM, nanoGPT-style GPT.
 
 The models are written once against the torch API and built from `lib.nn`, so torch
 and ember run literally the same code. Throughput is reported in steps/s.
@@ -136,12 +136,80 @@ def lstm_lm(lib):
     return _train_step(lib, model, opt, nn.CrossEntropyLoss(), tokens, targets), 1
 
 
+def _gpt(lib, n_layer=4, n_head=4, n_embd=128, block_size=64, vocab_size=65):
+    """nanoGPT's model: pre-LayerNorm blocks (with bias) of causal self-attention through
+    scaled_dot_product_attention and an exact-GELU MLP, dropout 0, lm_head tied to wte."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn = nn.Linear(n_embd, 3 * n_embd)
+            self.c_proj = nn.Linear(n_embd, n_embd)
+
+        def forward(self, x):
+            B, T, C = x.size()
+            q, k, v = self.c_attn(x).split(n_embd, dim=2)
+            q = q.view(B, T, n_head, C // n_head).transpose(1, 2)    # (B, nh, T, hs)
+            k = k.view(B, T, n_head, C // n_head).transpose(1, 2)
+            v = v.view(B, T, n_head, C // n_head).transpose(1, 2)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1 = nn.LayerNorm(n_embd, bias=True)
+            self.attn = CausalSelfAttention()
+            self.ln_2 = nn.LayerNorm(n_embd, bias=True)
+            self.mlp = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.GELU(approximate="none"),
+                                     nn.Linear(4 * n_embd, n_embd), nn.Dropout(0.0))
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(vocab_size, n_embd)
+            self.wpe = nn.Embedding(block_size, n_embd)
+            self.drop = nn.Dropout(0.0)
+            self.h = nn.ModuleList([Block() for _ in range(n_layer)])
+            self.ln_f = nn.LayerNorm(n_embd, bias=True)
+            self.lm_head = nn.Linear(n_embd, vocab_size, bias=False)
+            self.wte.weight = self.lm_head.weight                       # weight tying
+
+        def forward(self, idx):
+            pos = lib.arange(idx.size(1))
+            x = self.drop(self.wte(idx) + self.wpe(pos))
+            for block in self.h:
+                x = block(x)
+            return self.lm_head(self.ln_f(x))
+    return GPT()
+
+
+def gpt(lib):
+    lib.manual_seed(0)
+    model = _gpt(lib)
+    opt = lib.optim.AdamW(model.parameters(), lr=6e-4, betas=(0.9, 0.95), weight_decay=0.1)
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 65, (12, 65))
+    x, y = lib.tensor(tokens[:, :-1]), lib.tensor(tokens[:, 1:])
+
+    def loss_fn(logits, targets):
+        return lib.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)),
+                                               targets.reshape(-1))
+    return _train_step(lib, model, opt, loss_fn, x, y), 1
+
+
 def run() -> None:
     # Many short rounds rather than two long ones: on a shared 2-core machine slow
     # phases last seconds, and each library's fastest round is what is compared.
     for name, fn, seconds in [("MNIST CNN train step (batch 64)", mnist_cnn, 0.8),
                               ("MLP 784-256-256-10 Adam step (batch 128)", mlp, 0.8),
                               ("LSTM LM step (seq 35, batch 20)", lstm_lm, 0.8),
-                              ("ResNet-18 CIFAR step (batch 32)", resnet18, 2.0)]:
+                              ("ResNet-18 CIFAR step (batch 32)", resnet18, 2.0),
+                              ("nanoGPT 4x128 step (block 64, batch 12)", gpt, 0.8)]:
         compare(name, fn, unit="steps/s", min_seconds=seconds, rounds=5,
                 higher_is_better=True)

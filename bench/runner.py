@@ -4,16 +4,43 @@ hits both alike, and print each figure with the ember/torch ratio.
 A workload is a function `setup(lib)` taking the library module (torch or ember) and
 returning `(step, units)`: a zero-argument callable doing one unit of work, and how
 many units of the reported quantity one call represents (e.g. 200 ops).
+
+Each workload runs three times over: on torch, on ember with its default kernels
+(numba's where it is installed, the ember[fast] extra), and as `ember[numpy]`: ember
+with `ember.backends.cpu.flags(kernels="numpy")` around its setup and every step, the
+NumPy reference kernels that an install without numba runs.
 """
 from __future__ import annotations
 
+import functools
 import gc
 import importlib
 import time
 
 
+NUMPY_KERNELS = "ember[numpy]"   # ember on its NumPy kernels, the third column
+LIBS = ("torch", "ember", NUMPY_KERNELS)
+
+
 def load(name: str):
-    return importlib.import_module(name)
+    """The library module a column runs on (ember for both ember columns)."""
+    return importlib.import_module("ember" if name == NUMPY_KERNELS else name)
+
+
+def prepare(name: str, setup):
+    """(step, units) of workload `setup` on column `name`: the ember[numpy] column sets
+    up and runs every step with the NumPy kernels chosen."""
+    lib = load(name)
+    if name != NUMPY_KERNELS:
+        return setup(lib)
+    numpy_kernels = functools.partial(lib.backends.cpu.flags, kernels="numpy")
+    with numpy_kernels():
+        step, units = setup(lib)
+
+    def step_on_numpy_kernels():
+        with numpy_kernels():
+            return step()
+    return step_on_numpy_kernels, units
 
 
 def time_call(step, min_seconds: float) -> float:
@@ -36,13 +63,12 @@ def time_call(step, min_seconds: float) -> float:
 
 
 def compare(name: str, setup, unit: str = "us/op", scale: float = 1e6,
-            min_seconds: float = 1.0, rounds: int = 3, libs=("torch", "ember"),
+            min_seconds: float = 1.0, rounds: int = 3, libs=LIBS,
             higher_is_better: bool = False) -> dict:
-    """Run `setup` on each library, alternating rounds; print medians and the ratio."""
-    steps = {}
-    for lib_name in libs:
-        step, units = setup(load(lib_name))
-        steps[lib_name] = (step, units)
+    """Run `setup` on each library column, alternating rounds; print each column's best
+    figure and each ember column's ratio to torch. Returns {column: figure} plus
+    {column + " ratio": ratio} for the ember columns."""
+    steps = {lib: prepare(lib, setup) for lib in libs}
     # Both libraries' module objects now sit in the process; freeze them so the garbage
     # collector does not rescan one library's heap while the other is being timed.
     gc.collect()
@@ -54,9 +80,26 @@ def compare(name: str, setup, unit: str = "us/op", scale: float = 1e6,
             results[lib].append(time_call(step, min_seconds) / units)
     figures = {lib: min(v) for lib, v in results.items()}
     shown = {lib: (1.0 / t if higher_is_better else t * scale) for lib, t in figures.items()}
-    ratio = figures["ember"] / figures["torch"] if "torch" in figures else float("nan")
-    label = "ember/torch time" if not higher_is_better else "ember/torch throughput"
-    value = 1.0 / ratio if higher_is_better else ratio
-    print(f"{name:<44} torch {shown.get('torch', float('nan')):>10.2f} {unit:<10} "
-          f"ember {shown['ember']:>10.2f} {unit:<10} {label} {value:6.2f}")
-    return {"torch": shown.get("torch"), "ember": shown["ember"], "ratio": value}
+    ratios = {f"{lib} ratio": ratio(figures, lib, higher_is_better)
+              for lib in libs if lib != "torch"}
+    print_row(name, shown, unit, ratios, higher_is_better)
+    return {**shown, **ratios}
+
+
+def ratio(figures: dict, lib: str, higher_is_better: bool) -> float:
+    """lib's time (or throughput, when higher is better) over torch's."""
+    if "torch" not in figures:
+        return float("nan")
+    value = figures[lib] / figures["torch"]
+    return 1.0 / value if higher_is_better else value
+
+
+def print_row(name: str, shown: dict, unit: str, ratios: dict,
+              higher_is_better: bool) -> None:
+    """One line: the figure of each column, then each ember column's ratio to torch."""
+    figures = "  ".join(f"{lib} {value:>9.2f}" for lib, value in shown.items())
+    line = f"{name:<44} {figures} {unit:<8}"
+    if ratios:
+        line += "  " + ("throughput" if higher_is_better else "time") + ": " + "  ".join(
+            f"{key.removesuffix(' ratio')}/torch {value:5.2f}" for key, value in ratios.items())
+    print(line)

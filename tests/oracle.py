@@ -9,6 +9,8 @@ random upstream gradient is pushed through both and the input gradients compared
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 
@@ -65,6 +67,8 @@ def as_numpy(t) -> np.ndarray:
     """Array of a torch or ember tensor (bfloat16 read as float32)."""
     if isinstance(t, torch.Tensor):
         t = t.detach()
+        if t._is_zerotensor():        # torch's symbolic zeros (some second derivatives)
+            return np.zeros(tuple(t.shape), dtype=str(t.dtype).replace("torch.", ""))
         return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
     t = t.detach()
     return (t.float() if t.dtype == ember.bfloat16 else t).numpy()
@@ -102,11 +106,14 @@ def _tensors_in(out):
 
 
 def check(fn, *specs, dtype="float32", grad=True, atol=None, rtol=None, seed=0,
-          positive=False, non_contiguous=False, grad_inputs=None):
+          positive=False, non_contiguous=False, grad_inputs=None, grad2=True):
     """Run fn on torch and ember with the same inputs; compare outputs and gradients.
 
     grad_inputs: indices of the inputs that should require grad (default: every
     floating input when `grad` is true).
+    grad2: with `grad`, also compare the second derivatives (double backward, as
+    create_graph=True gives them), wherever torch has them; pass False, with the reason,
+    where ember's are known to differ.
     """
     default_atol, default_rtol = TOL[dtype]
     atol = default_atol if atol is None else atol
@@ -139,7 +146,69 @@ def check(fn, *specs, dtype="float32", grad=True, atol=None, rtol=None, seed=0,
                 continue
             assert ee.grad is not None, f"input {i}: torch has a grad, ember has none"
             assert_same(ee.grad, te.grad, atol * 10, rtol * 10, f"grad of input {i}")
+    if grad2 and dtype in ("float32", "float64"):
+        _check_second_order(fn, arrays, grad_inputs, dtype, non_contiguous, seeds,
+                            atol * 100, rtol * 100, seed)
     return eout
+
+
+def _second_order(lib, fn, arrays, grad_inputs, dtype, non_contiguous, seeds, seed):
+    """d/dx of sum(v * dL/dx) for a random v, where dL/dx is the gradient of the outputs
+    against the upstream `seeds`, taken with create_graph=True (None where the first
+    gradient does not depend on the inputs)."""
+    convert = to_torch if lib is torch else to_ember
+    inputs = [convert(a, i in grad_inputs, dtype, non_contiguous) for i, a in enumerate(arrays)]
+    wanted = [x for x in inputs if x.requires_grad]
+    outs = [o for o in _tensors_in(fn(lib, *inputs)) if o.requires_grad]
+    if not wanted or not outs:
+        return None
+    firsts = lib.autograd.grad(outs, wanted, [convert(s, dtype=dtype) for s in seeds],
+                               create_graph=True, allow_unused=True)
+    r = rng(seed + 2)
+    total = None
+    for g in firsts:
+        if g is not None and g.requires_grad:
+            v = convert(r.standard_normal(tuple(g.shape)).astype(dtype), dtype=dtype)
+            term = (g * v).sum()
+            total = term if total is None else total + term
+    if total is None:
+        return None
+    return lib.autograd.grad(total, wanted, allow_unused=True)
+
+
+def _check_second_order(fn, arrays, grad_inputs, dtype, non_contiguous, seeds, atol, rtol,
+                        seed):
+    """torch's and ember's second derivatives agree; a missing one counts as zeros (torch
+    returns None where a first derivative is constant, ember may return zeros)."""
+    args = (fn, arrays, grad_inputs, dtype, non_contiguous, seeds, seed)
+    try:
+        t2 = _second_order(torch, *args)
+    except RuntimeError:      # torch has no double backward here (an op without one, or
+        return                # reentrant checkpointing): nothing to compare
+    e2 = _second_order(ember, *args)
+    if t2 is None:                    # torch's gradient is not differentiable here
+        return
+    if e2 is None:
+        assert all(g is None or not np.any(as_numpy(g)) for g in t2), \
+            "second derivatives: torch has some, ember's gradient is not differentiable"
+        return
+    for i, (tg, eg) in enumerate(zip(t2, e2)):
+        if tg is None and eg is None:
+            continue
+        tv = np.zeros_like(as_numpy(eg)) if tg is None else as_numpy(tg)
+        ev = np.zeros_like(tv) if eg is None else as_numpy(eg)
+        np.testing.assert_allclose(ev, tv, atol=atol, rtol=rtol, equal_nan=True,
+                                   err_msg=f"second derivative of input {i}")
+
+
+def same(fn, atol=0.0, rtol=0.0):
+    """fn(lib) gives the same results on torch and ember: tensors within atol/rtol (exactly
+    by default), other values equal. Warnings either library gives are ignored here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e, t = fn(ember), fn(torch)
+    assert_same(e, t, atol, rtol)
+    return e
 
 
 def check_error(fn, error_type, match=None):

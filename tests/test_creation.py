@@ -1,19 +1,13 @@
 """Tensor creation against torch: tensor() inference, legacy constructors, factories, errors."""
-import warnings
 
 import numpy as np
 import pytest
 import torch
 
 import ember
-from oracle import assert_same, check_error
+from oracle import check_error, same
 
 
-def same(fn, atol=0.0, rtol=0.0):
-    """fn(lib) gives the same tensor (values, dtype, shape) in torch and ember."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert_same(fn(ember), fn(torch), atol, rtol)
 
 
 # ---------------------------------------------------------------- tensor() inference

@@ -240,6 +240,8 @@ def _split_ints(key):
 
 
 def getitem(input: Tensor, key) -> Tensor:
+    if type(key) is int and input._data.ndim:   # x[i], the commonest key (datasets)
+        return _named(BasicIndex.apply(input, key), "SelectBackward0")
     if input._data.ndim == 0 and not isinstance(key, tuple) and key is not None \
             and key is not Ellipsis and not isinstance(key, (Tensor, bool)):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "

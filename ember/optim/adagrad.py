@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-import numpy as np
-
+from .._cpu import kernels
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_nonnegative, _count_step, _grad,
-                        _params_with_grad, _scalar, _state_zeros, _step_counter, _written)
+from .optimizer import (Optimizer, _check_nonnegative, _count_step, _params_with_grad,
+                        _scalar, _state_zeros, _step_counter, _view, _written, for_slices)
 
 __all__ = ["Adagrad"]
 
@@ -40,21 +39,14 @@ class Adagrad(Optimizer):
 
     def step(self, closure: Callable | None = None):
         loss = self._eval_closure(closure)
+        updates = []
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
-            eps, weight_decay, lr_decay = group["eps"], group["weight_decay"], group["lr_decay"]
+            lr, lr_decay = _scalar(group["lr"]), group["lr_decay"]
             for p in _params_with_grad(group):
                 state = self.state[p]
-                param, g = _written(p), _grad(p, group["maximize"])
-                state_sum = _written(state["sum"])
                 step = _count_step(state)
-                if weight_decay != 0:
-                    g = g + weight_decay * param
-                clr = lr / (1 + (step - 1) * lr_decay)
-                state_sum += 1 * g * g
-                std = np.sqrt(state_sum)
-                std += eps
-                update = -clr * g
-                update /= std
-                param += update
+                options = dict(lr=lr / (1 + (step - 1) * lr_decay), eps=group["eps"],
+                               weight_decay=group["weight_decay"], maximize=group["maximize"])
+                updates.append(((_written(p), _view(p._grad), _written(state["sum"])), options))
+        for_slices(kernels.family("optim").adagrad, updates)
         return loss

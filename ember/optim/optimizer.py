@@ -2,8 +2,10 @@
 
 Each optimizer (sgd.py, adam.py, ...) validates its options, passes them as
 `defaults`, and writes `step()`. The updates work directly on the parameters'
-NumPy arrays (`p._data`) in place, in the same float order as torch's
-single-tensor CPU kernels, and bump each parameter's version counter once.
+NumPy arrays in place, in the same float order as torch's single-tensor CPU
+kernels, and bump each parameter's version counter once (`_written`). SGD, Adam,
+RMSprop and Adagrad hand their arrays to the "optim" kernel family (_cpu/optim.py,
+compiled in _cpu/numba/optim.py) through for_slices.
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+# NumPy helpers of the reference kernels that the other optimizers share
+from .._cpu.optim import lerp_ as _lerp_, weight_decayed as _weight_decay  # noqa: F401
 from .._cpu.parallel import parallel_for, split
 from .._cpu.tuning import OPTIMIZER_SLICE
 from .._tensor import Tensor
@@ -378,35 +382,24 @@ def _check_adam_args(lr, betas, eps, weight_decay) -> None:
     _check_nonnegative(weight_decay=weight_decay)
 
 
-def _weight_decay(param: np.ndarray, g: np.ndarray, lr: float, weight_decay: float,
-                  decoupled: bool) -> np.ndarray:
-    """The gradient after weight decay: decoupled decay (AdamW) shrinks the weights in
-    place and leaves g alone; L2 decay adds weight_decay * param to g."""
-    if weight_decay == 0:
-        return g
-    if decoupled:
-        param *= 1 - lr * weight_decay
-        return g
-    return g + weight_decay * param
-
-
-def for_slices(updates: list, update) -> None:
-    """Run update(arrays, coefficients) for every (arrays, coefficients) entry, on slices
-    of the flattened arrays spread over the threads (_cpu/parallel.py). Elementwise updates
-    give the same result on any slicing; entries holding a non-contiguous array (which
-    could not be flattened in place) run whole."""
+def for_slices(kernel: Callable, updates: list) -> None:
+    """Run kernel(*arrays, **options) for every (arrays, options) entry of `updates`, on
+    slices of the flattened arrays spread over the threads (_cpu/parallel.py). The
+    kernels of _cpu/optim.py update each element on its own, so any slicing gives the
+    same result; entries holding a non-contiguous array (which could not be flattened in
+    place) run whole."""
     pieces, values = [], 0
-    for arrays, coefficients in updates:
+    for arrays, options in updates:
         present = [a for a in arrays if a is not None]
         size = present[0].size
         values += size * len(present)
         if not all(a.flags.c_contiguous for a in present):
-            pieces.append((arrays, coefficients))
+            pieces.append((arrays, options))
             continue
         flat = [None if a is None else a.reshape(-1) for a in arrays]
         for part in split(size, -(-size // OPTIMIZER_SLICE)):
-            pieces.append(([None if a is None else a[part] for a in flat], coefficients))
-    parallel_for(pieces, lambda piece: update(*piece), values)
+            pieces.append(([None if a is None else a[part] for a in flat], options))
+    parallel_for(pieces, lambda piece: kernel(*piece[0], **piece[1]), values)
 
 
 def _scalar(x) -> float:
@@ -448,19 +441,6 @@ def _grad(p: Tensor, maximize: bool) -> np.ndarray:
     """The gradient array of p (negated when maximizing)."""
     g = _view(p._grad)
     return -g if maximize else g
-
-
-def _lerp_(start: np.ndarray, end: np.ndarray, weight: float,
-           scratch: np.ndarray | None = None) -> None:
-    """start += weight * (end - start) in place, in torch's two-sided form.
-    `scratch` (an array like start) avoids allocating the difference."""
-    diff = np.subtract(end, start, out=scratch)
-    if abs(weight) < 0.5:
-        diff *= weight
-        start += diff
-    else:
-        diff *= 1.0 - weight
-        np.subtract(end, diff, out=start)
 
 
 def _params_with_grad(group: dict, real_only: str | None = None) -> list[Tensor]:

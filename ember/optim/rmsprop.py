@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-import numpy as np
-
+from .._cpu import kernels
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_nonnegative, _count_step, _grad, _lerp_,
-                        _params_with_grad, _scalar, _state_zeros, _step_counter, _written)
+from .optimizer import (Optimizer, _check_nonnegative, _count_step, _params_with_grad,
+                        _scalar, _state_zeros, _step_counter, _view, _written, for_slices)
 
 __all__ = ["RMSprop"]
 
@@ -29,10 +28,12 @@ class RMSprop(Optimizer):
 
     def step(self, closure: Callable | None = None):
         loss = self._eval_closure(closure)
+        updates = []
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
-            alpha, eps, weight_decay = group["alpha"], group["eps"], group["weight_decay"]
             momentum, centered = group["momentum"], group["centered"]
+            options = dict(lr=_scalar(group["lr"]), alpha=group["alpha"], eps=group["eps"],
+                           weight_decay=group["weight_decay"], momentum=momentum,
+                           maximize=group["maximize"])
             for p in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
@@ -42,25 +43,10 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = _state_zeros(p)
                     if centered:
                         state["grad_avg"] = _state_zeros(p)
-                param, g = _written(p), _grad(p, group["maximize"])
-                square_avg = _written(state["square_avg"])
                 _count_step(state)
-                if weight_decay != 0:
-                    g = g + weight_decay * param
-                square_avg *= alpha
-                square_avg += (1 - alpha) * g * g
-                if centered:
-                    grad_avg = _written(state["grad_avg"])
-                    _lerp_(grad_avg, g, 1 - alpha)
-                    avg = np.sqrt(square_avg + -1 * grad_avg * grad_avg)
-                else:
-                    avg = np.sqrt(square_avg)
-                avg += eps
-                if momentum > 0:
-                    buf = _written(state["momentum_buffer"])
-                    buf *= momentum
-                    buf += g / avg
-                    param += -lr * buf
-                else:
-                    param += -lr * g / avg
+                arrays = (_written(p), _view(p._grad), _written(state["square_avg"]),
+                          _written(state["grad_avg"]) if centered else None,
+                          _written(state["momentum_buffer"]) if momentum > 0 else None)
+                updates.append((arrays, options))
+        for_slices(kernels.family("optim").rmsprop, updates)
         return loss

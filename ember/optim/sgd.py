@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .._cpu import kernels
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_nonnegative, _grad, _params_with_grad, _scalar,
-                        _view, _written)
+from .optimizer import (Optimizer, _check_nonnegative, _params_with_grad, _scalar,
+                        _state_zeros, _view, _written, for_slices)
 
 __all__ = ["SGD"]
 
@@ -36,24 +37,23 @@ class SGD(Optimizer):
 
     def step(self, closure: Callable | None = None):
         loss = self._eval_closure(closure)
+        updates = []
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
-            weight_decay = _scalar(group["weight_decay"])
-            momentum, dampening = group["momentum"], group["dampening"]
+            momentum = group["momentum"]
+            options = dict(lr=_scalar(group["lr"]), weight_decay=_scalar(group["weight_decay"]),
+                           momentum=momentum, dampening=group["dampening"],
+                           nesterov=group["nesterov"], maximize=group["maximize"])
             for p in _params_with_grad(group):
-                param, g = _written(p), _grad(p, group["maximize"])
-                if weight_decay != 0:
-                    g = g + weight_decay * param
+                buffer, first_step = None, False
                 if momentum != 0:
                     state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = Tensor._wrap(g.reshape(p._data.shape).copy())
-                        state["momentum_buffer"] = buf
+                    first_step = state.get("momentum_buffer") is None
+                    if first_step:     # the kernel fills it with the gradient
+                        state["momentum_buffer"] = _state_zeros(p)
+                        buffer = _view(state["momentum_buffer"])
                     else:
-                        b = _written(buf)
-                        b *= momentum
-                        b += (1 - dampening) * g
-                    g = g + momentum * _view(buf) if group["nesterov"] else _view(buf)
-                param += -lr * g
+                        buffer = _written(state["momentum_buffer"])
+                updates.append(((_written(p), _view(p._grad), buffer),
+                                dict(options, first_step=first_step)))
+        for_slices(kernels.family("optim").sgd, updates)
         return loss

@@ -23,7 +23,7 @@ _WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[0-9A-Z])(?=[A-Z][a-z])")
 
 # ember primitives whose grad_fn name (torch's, for the result) names another op than
 # the one the user called: torch's table shows the called op.
-_CALLED_OP = {"ember.nn.functional.linear.Linear": "aten::linear"}
+_CALLED_OP = {"ember.nn.functional.linear._LinearFn": "aten::linear"}
 
 ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
 EVALUATE_FUNCTION = "autograd::engine::evaluate_function: "

@@ -1,10 +1,15 @@
-"""F.*pool* against torch: values, indices, gradients (incl. overlapping windows, ties)."""
+"""F.*pool* and the pooling modules against torch: values, indices, gradients (incl.
+overlapping windows, ties); adaptive max and LP pooling in 3-d, fractional max pooling."""
+import math
+
 import numpy as np
 import pytest
 import torch
 
 import ember
+import ember.nn  # noqa: F401
 import ember.nn.functional  # noqa: F401
+from module_oracle import check_module
 from oracle import check, check_error
 
 MAX = [
@@ -103,3 +108,297 @@ def test_max_pool_backward_with_non_finite_gradients(stride):
         grads.append(xt.grad.numpy())
     np.testing.assert_array_equal(grads[1], grads[0])
     np.testing.assert_array_equal(np.signbit(grads[1]), np.signbit(grads[0]))
+
+
+DTYPES = ["float32", "float64"]
+NAN = float("nan")
+
+
+# ---------------------------------------------------------------- adaptive max pool 3d
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,size", [((2, 3, 6, 7, 5), (3, 2, 4)), ((3, 5, 5, 5), 2),
+                                        ((1, 2, 4, 4, 4), 1), ((2, 1, 3, 4, 5), (None, 2, 5)),
+                                        ((2, 2, 3, 3, 3), 5)])
+def test_adaptive_max_pool3d(dtype, shape, size):
+    check(lambda lib, x: lib.nn.functional.adaptive_max_pool3d(x, size, return_indices=True),
+          shape, dtype=dtype)
+    check(lambda lib, x: lib.nn.functional.adaptive_max_pool3d_with_indices(x, size)[0],
+          shape, dtype=dtype, non_contiguous=True)
+
+
+def test_adaptive_max_pool_nan_empty_and_errors():
+    # A NaN beats every number, and of several NaNs the last one wins (torch's kernel).
+    x = np.array([[[[[1.0, NAN], [NAN, 0.0]]]]], dtype=np.float32)
+    check(lambda lib, x: lib.nn.functional.adaptive_max_pool3d(x, 1, return_indices=True), x)
+    check(lambda lib, x: lib.nn.functional.adaptive_max_pool2d(x[0], 1, return_indices=True),
+          x)
+    check(lambda lib, x: lib.nn.functional.adaptive_max_pool3d(x, 2), (0, 2, 3, 3, 3))
+    check(lambda lib, x: lib.nn.functional.adaptive_max_pool2d(x, 2), (0, 2, 3, 3))
+    check_error(lambda lib: lib.nn.functional.adaptive_max_pool3d(
+        lib.zeros(1, 2, 3, 3, 3, dtype=lib.int64), 2), NotImplementedError,
+        "^\"adaptive_max_pool3d_cpu\" not implemented for 'Long'")
+
+
+def test_adaptive_max_pool3d_double_backward():
+    def second(lib, x):
+        y = lib.nn.functional.adaptive_max_pool3d(x, 2)
+        g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        return g
+    check(second, (1, 2, 4, 4, 4), dtype="float64")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_adaptive_max_pool3d_module(dtype):
+    check_module(lambda lib: lib.nn.AdaptiveMaxPool3d((2, 3, 2)), (2, 3, 5, 6, 4), dtype=dtype)
+    check_module(lambda lib: lib.nn.AdaptiveMaxPool3d(2, return_indices=True), (3, 4, 4, 4),
+                 dtype=dtype)
+    assert repr(ember.nn.AdaptiveMaxPool3d((2, None, 3))) == \
+        repr(torch.nn.AdaptiveMaxPool3d((2, None, 3)))
+
+
+# ---------------------------------------------------------------- LP pool 3d
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("p,kernel,stride,ceil", [(2, 2, None, False), (3.0, (1, 2, 2), 1, False),
+                                                  (1.5, 2, (1, 2, 1), True), (2, 3, 2, True)])
+def test_lp_pool3d(dtype, p, kernel, stride, ceil):
+    check(lambda lib, x: lib.nn.functional.lp_pool3d(x.abs() + 0.1, p, kernel, stride, ceil),
+          (2, 3, 5, 5, 6), dtype=dtype)
+
+
+@pytest.mark.parametrize("norm", [math.inf, -math.inf])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_lp_pool_infinite_norm(norm, n):
+    shape = (2, 3) + (6,) * n
+    check(lambda lib, x: getattr(lib.nn.functional, f"lp_pool{n}d")(x, norm, 2), shape)
+    check(lambda lib, x: getattr(lib.nn.functional, f"lp_pool{n}d")(x, norm, 3, 2, True),
+          shape)
+
+
+def test_lp_pool3d_unbatched_and_non_contiguous():
+    check(lambda lib, x: lib.nn.functional.lp_pool3d(x, 2, 2), (3, 4, 4, 4))
+    check(lambda lib, x: lib.nn.functional.lp_pool3d(x.transpose(2, 4), 2, 2), (1, 2, 4, 6, 4))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lp_pool3d_module(dtype):
+    check_module(lambda lib: lib.nn.LPPool3d(2, 2), (2, 3, 4, 4, 4), dtype=dtype)
+    check_module(lambda lib: lib.nn.LPPool3d(1.5, (1, 2, 2), stride=1, ceil_mode=True),
+                 (2, 3, 4, 5, 4), dtype=dtype, call=lambda m, x: m(x.abs()))
+
+
+# ---------------------------------------------------------------- fractional max pool
+def _samples(shape, dtype="float32", seed=3):
+    return np.random.default_rng(seed).random(shape).astype(dtype)
+
+
+def _frac(n, lib, x, u, **kwargs):
+    pool = getattr(lib.nn.functional, f"fractional_max_pool{n}d")
+    return pool(x, _random_samples=u, **kwargs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kwargs", [
+    {"kernel_size": 2, "output_size": 4}, {"kernel_size": (2, 3), "output_size": (5, 3)},
+    {"kernel_size": 3, "output_size": (3, 4), "return_indices": True},
+    {"kernel_size": 2, "output_ratio": (0.5, 0.7)}, {"kernel_size": 1, "output_size": (9, 8)},
+    {"kernel_size": 2, "output_size": 1, "return_indices": True},
+])
+def test_fractional_max_pool2d(dtype, kwargs):
+    u = _samples((2, 3, 2), dtype)
+    check(lambda lib, x, u: _frac(2, lib, x, u, **kwargs), (2, 3, 9, 8), u, dtype=dtype,
+          grad_inputs=[0])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kwargs", [
+    {"kernel_size": 2, "output_size": 3}, {"kernel_size": (1, 2, 3), "output_size": (4, 3, 2)},
+    {"kernel_size": 2, "output_ratio": 0.6, "return_indices": True},
+    {"kernel_size": 2, "output_ratio": (0.5, 0.7, 0.4)},
+])
+def test_fractional_max_pool3d(dtype, kwargs):
+    u = _samples((2, 3, 3), dtype)
+    check(lambda lib, x, u: _frac(3, lib, x, u, **kwargs), (2, 3, 7, 6, 5), u, dtype=dtype,
+          grad_inputs=[0])
+
+
+def test_fractional_with_indices_forms_and_unbatched():
+    u2, u3 = _samples((1, 3, 2)), _samples((1, 3, 3))
+    check(lambda lib, x, u: lib.nn.functional.fractional_max_pool2d_with_indices(
+        x, 2, (3, 4), _random_samples=u), (3, 8, 9), u2, grad_inputs=[0])
+    check(lambda lib, x, u: lib.nn.functional.fractional_max_pool3d_with_indices(
+        x, 2, 3, _random_samples=u), (3, 5, 6, 5), u3, grad_inputs=[0])
+    # More samples than the batch: the first ones are used.
+    check(lambda lib, x, u: _frac(2, lib, x, u, kernel_size=2, output_size=3), (2, 3, 6, 6),
+          _samples((4, 3, 2)), grad_inputs=[0])
+
+
+def test_fractional_non_contiguous_nan_and_overlap():
+    u = _samples((2, 4, 2))
+    check(lambda lib, x, u: _frac(2, lib, x, u, kernel_size=3, output_size=5), (2, 4, 7, 7), u,
+          non_contiguous=True, grad_inputs=[0])
+    x = np.array([[[[1.0, NAN], [NAN, 0.0]]]], dtype=np.float32)   # the last NaN wins
+    check(lambda lib, x, u: _frac(2, lib, x, u, kernel_size=2, output_size=1,
+                                  return_indices=True), x, _samples((1, 1, 2)), grad=False)
+
+
+def test_fractional_output_ratio_number_2d():
+    # torch 2.13's F.fractional_max_pool2d calls len() on a plain-number output_ratio (a
+    # TypeError, though its docs allow a number); ember takes it as (r, r), as the module does.
+    u = _samples((1, 2, 2))
+    y = ember.nn.functional.fractional_max_pool2d(ember.randn(1, 2, 8, 6), 2, output_ratio=0.5,
+                                                  _random_samples=ember.tensor(u))
+    assert tuple(y.shape) == (1, 2, 4, 3)
+    check(lambda lib, x, u: _frac(2, lib, x, u, kernel_size=2, output_ratio=(0.5, 0.5)),
+          (1, 2, 8, 6), u, grad_inputs=[0])
+
+
+def test_fractional_double_backward():
+    u = _samples((1, 2, 2), "float64")
+
+    def second(lib, x, u):
+        y = _frac(2, lib, x, u, kernel_size=2, output_size=3)
+        g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        return g
+    check(second, (1, 2, 6, 6), u, dtype="float64", grad_inputs=[0])
+
+
+def test_fractional_grad_fn_names_and_empty_batch():
+    x = ember.randn(1, 2, 6, 6, requires_grad=True)
+    assert ember.nn.functional.fractional_max_pool2d(x, 2, 3).grad_fn.name() == \
+        "FractionalMaxPool2DBackward0"
+    x3 = ember.randn(1, 2, 6, 6, 6, requires_grad=True)
+    assert ember.nn.functional.fractional_max_pool3d(x3, 2, 3).grad_fn.name() == \
+        "FractionalMaxPool3DBackward0"
+    check(lambda lib, x: lib.nn.functional.fractional_max_pool2d(x, 2, 3), (0, 2, 6, 6))
+    check(lambda lib, x, u: _frac(2, lib, x, u, kernel_size=2, output_size=(0, 2)),
+          (1, 2, 6, 6), _samples((1, 2, 2)), grad_inputs=[0])
+
+
+def test_fractional_random_samples_default():
+    # Without _random_samples each call draws new starts: outputs are maxima of 2x2 windows.
+    x = ember.arange(400.0).reshape(1, 4, 10, 10)
+    y, idx = ember.nn.functional.fractional_max_pool2d(x, 2, output_size=4, return_indices=True)
+    assert tuple(y.shape) == (1, 4, 4, 4)
+    assert ember.equal(y, x.flatten(2).gather(2, idx.flatten(2)).reshape(1, 4, 4, 4))
+    rows, cols = idx % 100 // 10, idx % 10
+    assert bool((rows[..., -1, :] == 9).all()) and bool((cols[..., -1] == 9).all())
+    assert bool((rows.diff(dim=2) >= 2).all()) and bool((cols.diff(dim=3) >= 2).all())
+    draws = {tuple(ember.nn.functional.fractional_max_pool2d(
+        x, 2, output_size=4, return_indices=True)[1].flatten().tolist()) for _ in range(10)}
+    assert len(draws) > 1
+
+
+def _frac_error(n, input_shape, samples_shape=None, samples_dtype="float32", **kwargs):
+    def fn(lib):
+        x = lib.randn(*input_shape)
+        u = None if samples_shape is None else lib.rand(*samples_shape,
+                                                        dtype=getattr(lib, samples_dtype))
+        pool = getattr(lib.nn.functional, f"fractional_max_pool{n}d")
+        return pool(x, _random_samples=u, **kwargs)
+    return fn
+
+
+@pytest.mark.parametrize("n,shape,samples,kwargs,error,match", [
+    (2, (1, 1, 5, 5), None, {"kernel_size": 3, "output_size": 4}, RuntimeError,
+     r"^fractional_max_pool2d\(\): pool height 3 too large relative to input height 5"),
+    (2, (1, 1, 5, 5), None, {"kernel_size": 2, "output_size": (4, 5)}, RuntimeError,
+     r"^fractional_max_pool2d\(\): pool width 2 too large relative to input width 5"),
+    (3, (1, 1, 5, 5, 5), None, {"kernel_size": 4, "output_size": 3}, RuntimeError,
+     r"^fractional_max_pool3d_out\(\): pool time 4 too large relative to input time 5"),
+    (2, (1, 1, 5, 5), None, {"kernel_size": 2}, ValueError,
+     "^fractional_max_pool2d requires specifying either an output_size or an output_ratio"),
+    (3, (1, 1, 5, 5, 5), None, {"kernel_size": 2}, ValueError,
+     "^fractional_max_pool3d requires specifying either an output_size or an output_ratio"),
+    (2, (1, 1, 5, 5), None, {"kernel_size": 2, "output_ratio": (0.5, 0.5, 0.5)}, ValueError,
+     "^fractional_max_pool2d requires output_ratio to either be a single Int or tuple"),
+    (2, (5, 5), None, {"kernel_size": 2, "output_size": 2}, IndexError,
+     r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got -3\)"),
+    (2, (5, 5), (1, 1, 2), {"kernel_size": 2, "output_size": 2}, RuntimeError,
+     r"^fractional_max_pool2d\(\): Expected 3D or 4D tensor, but got: \[5, 5\]"),
+    (3, (5, 5), (1, 1, 3), {"kernel_size": 2, "output_size": 2}, RuntimeError,
+     r"^fractional_max_pool3d_out\(\): Expected 4D or 5D tensor, but got: \[5, 5\]"),
+    (2, (2, 0, 5, 5), None, {"kernel_size": 2, "output_size": 2}, RuntimeError,
+     r"^fractional_max_pool2d\(\): Expected input to have non-zero size for non-batch "
+     r"dimensions, but got\[2, 0, 5, 5\] with dimension 1 being empty."),
+    (2, (2, 1, 5, 5), (1, 1, 2), {"kernel_size": 2, "output_size": 2}, RuntimeError,
+     r"^Expect _random_samples.size\(0\) no less then input batch size."),
+    (2, (2, 3, 5, 5), (2, 1, 2), {"kernel_size": 2, "output_size": 2}, RuntimeError,
+     r"^Expect _random_samples.size\(1\) equals to input channel size."),
+    (2, (2, 1, 5, 5), (2, 1, 3), {"kernel_size": 2, "output_size": 2}, RuntimeError,
+     r"^Expect _random_samples.size\(2\) equals to 2; got 3."),
+    (3, (2, 1, 5, 5, 5), (2, 1, 2), {"kernel_size": 2, "output_size": 2}, RuntimeError,
+     r"^Expect _random_samples.size\(2\) equals to 3; got 2."),
+    (2, (1, 1, 3, 3), (1, 1, 2, 1), {"kernel_size": 2, "output_size": 2}, RuntimeError,
+     "^Expect _random_samples to have 3 dimensions, got 4"),
+])
+def test_fractional_errors(n, shape, samples, kwargs, error, match):
+    check_error(_frac_error(n, shape, samples, **kwargs), error, match)
+
+
+def test_fractional_dtype_errors():
+    check_error(_frac_error(2, (2, 1, 5, 5), (2, 1, 2), "float64", kernel_size=2,
+                            output_size=2), RuntimeError,
+                "^Expect _random_samples to have the same dtype as input")
+
+    def integer_input(lib, samples):
+        x = lib.ones(1, 1, 4, 4, dtype=lib.int64)
+        u = None if samples is None else lib.zeros(1, 1, 2, dtype=lib.int64)
+        return lib.nn.functional.fractional_max_pool2d(x, 2, 2, _random_samples=u)
+    check_error(lambda lib: integer_input(lib, None), NotImplementedError,
+                "^\"check_uniform_bounds\" not implemented for 'Long'")
+    check_error(lambda lib: integer_input(lib, True), NotImplementedError,
+                "^\"fractional_max_pool2d_out_frame\" not implemented for 'Long'")
+
+
+def test_fractional_kernel_size_zero():
+    # torch's functional form reads outside the input for kernel_size 0 (its 3-d module
+    # refuses it); ember refuses it in the functional form too.
+    with pytest.raises(ValueError, match="^kernel_size must be greater than 0, but got 0"):
+        ember.nn.functional.fractional_max_pool2d(ember.randn(1, 1, 3, 3), 0, 2)
+    check_error(lambda lib: lib.nn.FractionalMaxPool3d(0, output_size=2), ValueError,
+                "^kernel_size must be greater than 0, but got 0")
+
+
+# ---------------------------------------------------------------- fractional modules
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fractional_modules_with_samples(dtype):
+    u2, u3 = _samples((2, 3, 2), dtype), _samples((2, 3, 3), dtype)
+
+    def module(n, u, **kwargs):
+        def make(lib):
+            cls = getattr(lib.nn, f"FractionalMaxPool{n}d")
+            return cls(_random_samples=lib.tensor(u), **kwargs)
+        return make
+    check_module(module(2, u2, kernel_size=2, output_size=(4, 3)), (2, 3, 8, 7), dtype=dtype)
+    check_module(module(2, u2, kernel_size=3, output_ratio=0.5, return_indices=True),
+                 (2, 3, 9, 8), dtype=dtype)
+    check_module(module(3, u3, kernel_size=(2, 1, 2), output_ratio=(0.5, 0.6, 0.7)),
+                 (2, 3, 6, 5, 7), dtype=dtype)
+    check_module(module(3, u3, kernel_size=2, output_size=2, return_indices=True),
+                 (2, 3, 4, 4, 4), dtype=dtype)
+
+
+def test_fractional_module_state_repr_and_errors():
+    for n in (2, 3):
+        name = f"FractionalMaxPool{n}d"
+        e, t = getattr(ember.nn, name)(2, output_size=3), getattr(torch.nn, name)(2, 3)
+        assert repr(e) == repr(t) == f"{name}()"
+        assert e.state_dict() == {} and e.kernel_size == t.kernel_size == (2,) * n
+        assert e.output_size == t.output_size and e.output_ratio is None
+        y = e(ember.randn(2, 3, *(8,) * n))
+        assert tuple(y.shape) == (2, 3) + (3,) * n
+        check_error(lambda lib: getattr(lib.nn, name)(2), ValueError,
+                    f"^{name} requires specifying either an output size, or a pooling ratio")
+        check_error(lambda lib: getattr(lib.nn, name)(2, output_size=2, output_ratio=0.5),
+                    ValueError, "^only one of output_size and output_ratio may be specified")
+        check_error(lambda lib: getattr(lib.nn, name)(2, output_ratio=1.2), ValueError,
+                    r"^output_ratio must be between 0 and 1 \(got 1.2\)")
+    m = ember.nn.FractionalMaxPool2d(2, output_ratio=0.5, _random_samples=ember.rand(1, 1, 2))
+    assert list(m.state_dict()) == ["_random_samples"] and m.output_ratio == (0.5, 0.5)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_adaptive_max_pool_integer_input(n):
+    check_error(lambda lib: getattr(lib.nn.functional, f"adaptive_max_pool{n}d")(
+        lib.zeros((1, 2) + (3,) * n, dtype=lib.int64), 2), NotImplementedError,
+        "^\"adaptive_max_pool2d\" not implemented for 'Long'")

@@ -180,8 +180,9 @@ def test_distances(dtype):
 
 def test_cosine_similarity_zero_vector_gradient():
     import numpy as np
+    # grad2=False: at a zero vector torch's second derivative is NaN where ember's is finite.
     check(lambda lib, x, y: fn(lib).cosine_similarity(x, y), np.zeros((2, 3), np.float32),
-          (2, 3))
+          (2, 3), grad2=False)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

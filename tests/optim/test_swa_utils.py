@@ -1,5 +1,4 @@
 """ember.optim.swa_utils against torch: averaged weights, EMA, SWALR, update_bn."""
-import warnings
 
 import numpy as np
 import pytest
@@ -150,7 +149,6 @@ def test_swa_training_loop():
 
 
 def test_update_bn():
-    pytest.importorskip("ember.nn.modules.batchnorm")
     results = []
     for lib in (ember, torch):
         net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4, momentum=0.3))
@@ -170,7 +168,6 @@ def test_update_bn():
 
 
 def test_update_bn_without_batchnorm_is_a_no_op():
-    pytest.importorskip("ember.nn.modules.batchnorm")
     net = build(ember)
     swa_utils.update_bn([ember.ones(2, 3)], net)
 

@@ -131,17 +131,3 @@ def shapes(state_dict) -> "OrderedDict[str, tuple]":
 def ember_repr(text: str) -> str:
     """Type reprs name ember's modules where torch's name torch's."""
     return text.replace("ember.", "torch.")
-
-
-def missing(obj, *attrs) -> bool:
-    """True when ember lacks obj.attr (a feature still being written)."""
-    for attr in attrs:
-        if not hasattr(obj, attr):
-            return True
-        obj = getattr(obj, attr)
-    return False
-
-
-def waiting(obj, *attrs):
-    path = ".".join(attrs)
-    return pytest.mark.skipif(missing(obj, *attrs), reason=f"waiting for ember {path}")

@@ -7,7 +7,6 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-import ember
 from seedkit import check, data, labels, same_error, seeded
 
 
@@ -21,7 +20,7 @@ def test_tensor_basics():
         n = torch.arange(0, 10, 2)
         return (a, h, i, type(j).__name__, j.dtype.name, k.shape, k.size(), torch.add(l, m),
                 n, l.view(3, 2), l.view(-1).shape)
-    check(snippet, atol=1.0)  # torch.rand draws differ; its shape and dtype are compared
+    check(snippet)  # of torch.rand (draws differ) only the shape is compared
 
 
 def test_unsqueeze_squeeze():
@@ -321,9 +320,6 @@ def test_deepcopy_a_layer_and_modify():
 
 
 def test_dataparallel_state_dict_prefix():
-    if not hasattr(ember.nn, "DataParallel"):
-        pytest.skip("waiting for ember.nn.DataParallel")
-
     def snippet(torch):
         model = torch.nn.Sequential(OrderedDict(conv1=torch.nn.Conv2d(1, 2, 3)))
         wrapped = torch.nn.DataParallel(model)
@@ -347,7 +343,6 @@ def test_pitfall_assigning_state_dict_loads_nothing():
     check(snippet)
 
 
-@pytest.mark.skipif(not hasattr(ember, "save"), reason="waiting for ember.save/ember.load")
 def test_save_whole_model_and_weights(tmp_path):
     def snippet(torch):
         unet = seeded(torch, torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU()))

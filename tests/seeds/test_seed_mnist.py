@@ -156,9 +156,6 @@ def test_ember_mnist_dataset_matches_the_numpy_reference(tmp_path):
 
 
 def test_resume_from_state_dicts(tmp_path):
-    if not hasattr(ember, "save"):
-        pytest.skip("waiting for ember.save/ember.load")
-
     def snippet(torch):
         model = seeded(torch, make_net(torch))
         model.conv2_drop.p = 0.0  # dropout draws differ between the libraries

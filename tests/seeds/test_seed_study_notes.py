@@ -4,7 +4,6 @@ import math
 import numpy as np
 import pytest
 
-import ember
 from seedkit import check, data, labels, same_error, seeded, shapes
 
 
@@ -94,7 +93,6 @@ def test_pitfall_undefined_submodule_in_forward():
     same_error(lambda torch: lenet(torch, False)(torch.zeros(1, 3, 32, 32)), AttributeError)
 
 
-@pytest.mark.skipif(not hasattr(ember.amp, "GradScaler"), reason="waiting for ember.amp.GradScaler")
 def test_amp_training_loop_cpu():
     # model.cuda() + cuda autocast/GradScaler in the note; the CPU equivalent runs bfloat16.
     def snippet(torch):
@@ -134,7 +132,6 @@ def test_autocast_decorator_on_forward():
     check(snippet, atol=2e-2, rtol=2e-2)
 
 
-@pytest.mark.skipif(not hasattr(ember, "save"), reason="waiting for ember.save/ember.load")
 def test_fine_tune_checkpoint(tmp_path):
     def snippet(torch):
         model = seeded(torch, torch.nn.Linear(3, 2))

@@ -11,7 +11,7 @@ import torch
 
 import ember
 from seedkit import (both, check, check_printed, data, ember_repr, labels, same, same_error,
-                     seeded, shapes, waiting, warned)
+                     seeded, shapes, warned)
 
 
 def conv_bn_relu(nn, cin, cout, k=3, stride=1, groups=1):
@@ -209,8 +209,6 @@ class TestTensor:
     def test_pitfall_cuda_tensor_without_cuda(self):
         same_error(lambda torch: torch.zeros(3, 3).cuda(), AssertionError, hint="CPU")
 
-    @pytest.mark.skipif(not hasattr(ember.cuda, "FloatTensor"),
-                        reason="waiting for ember.cuda.FloatTensor")
     def test_pitfall_cuda_legacy_constructor_without_cuda(self):
         same_error(lambda torch: torch.cuda.FloatTensor(3), TypeError)
 
@@ -652,7 +650,6 @@ class TestDataAndDevices:
         check(snippet, 0)
         check(snippet, 2)
 
-    @pytest.mark.skipif(not hasattr(ember, "save"), reason="waiting for ember.save/ember.load")
     def test_save_load_checkpoint_dict(self, tmp_path):
         def snippet(torch):
             net = seeded(torch, torch.nn.Linear(2, 2))
@@ -661,8 +658,6 @@ class TestDataAndDevices:
             return list(ckpt), type(ckpt["net"]).__name__, ckpt["net"], ckpt["acc"]
         check(snippet)
 
-    @pytest.mark.skipif(not hasattr(ember.nn, "DataParallel"),
-                        reason="waiting for ember.nn.DataParallel")
     def test_dataparallel_cpu_and_module_attribute(self):
         def snippet(torch):
             model = seeded(torch, torch.nn.Linear(3, 2))
@@ -678,7 +673,7 @@ class TestDataAndDevices:
 
 
 def test_summary_writer_scalars(tmp_path):
-    SummaryWriter = pytest.importorskip("ember.utils.tensorboard").SummaryWriter
+    from ember.utils.tensorboard import SummaryWriter
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     writer = SummaryWriter(str(tmp_path))
     for step in range(3):

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import ember
+from ember.utils.data._utils import shared_memory
 from oracle import check_error
 
 Point = collections.namedtuple("Point", ["x", "y"])
@@ -58,6 +59,11 @@ BATCHES = {
     "float32 tensors": lambda lib: [lib.tensor(a) for a in A],
     "int tensors": lambda lib: [lib.tensor(i) for i in I],
     "zero-dim tensors": lambda lib: [lib.tensor(1.5), lib.tensor(2.5)],
+    "empty tensors": lambda lib: [lib.zeros(0, 3), lib.zeros(0, 3)],
+    "non-contiguous tensors": lambda lib: list(lib.tensor(A).t()),
+    "float64 tensors": lambda lib: [lib.tensor(a, dtype=lib.float64) for a in A],
+    "mixed dtype tensors": lambda lib: [lib.ones(2), lib.ones(2, dtype=lib.float64),
+                                        lib.ones(2, dtype=lib.int32)],
     "numpy arrays": lambda lib: list(A),
     "numpy int arrays": lambda lib: list(I),
     "numpy scalars": lambda lib: [np.float32(1), np.float32(2)],
@@ -144,3 +150,52 @@ def test_collate_with_custom_map():
         return lambda batch: collate_fn(batch, collate_fn_map={int: count})
     batch = [(1, 2), (3, 4), (5, 6)]
     assert fn(ember, ember_collate)(batch) == fn(torch, torch_collate)(batch) == [3, 3]
+
+
+def test_collated_tensors_are_a_new_tensor():
+    samples = [ember.tensor(a) for a in A]
+    batch = collate(ember)(samples)
+    batch[0] = 0
+    np.testing.assert_array_equal(samples[0].numpy(), A[0])
+    assert batch.grad_fn is None and not batch.requires_grad
+
+
+def test_collating_tensors_that_require_grad_records_the_stack():
+    def batch(lib):
+        leaf = lib.tensor(A[0], requires_grad=True)
+        stacked = collate(lib)([leaf, lib.tensor(A[1]), leaf])
+        stacked.sum().backward()
+        return stacked, leaf.grad
+    (e, e_grad), (t, t_grad) = batch(ember), batch(torch)
+    assert e.grad_fn.name() == t.grad_fn.name() == "StackBackward0"
+    np.testing.assert_array_equal(e_grad.numpy(), t_grad.numpy())
+
+
+def test_collate_under_the_profiler_records_the_stack():
+    samples = [ember.tensor(a) for a in A]
+    keys = {}
+    for name, fn in [("stack", lambda: ember.stack(samples)),
+                     ("collate", lambda: collate(ember)(samples))]:
+        with ember.profiler.profile() as prof:
+            fn()
+        keys[name] = sorted(event.key for event in prof.key_averages())
+    assert keys["collate"] == keys["stack"] and keys["stack"]
+
+
+def test_collate_in_a_worker_makes_the_batch_in_shared_memory(monkeypatch):
+    pool = shared_memory.BlockPool()
+    monkeypatch.setattr(shared_memory, "_current_pool", pool)
+    samples = [ember.tensor(a) for a in A]
+    try:
+        pool.start_task()           # no block yet: the first batch is copied into one
+        slot, _, _ = pool.pack(collate(ember)(samples))
+        pool.release([slot])
+        pool.start_task()
+        batch = collate(ember)(samples)
+        block = np.frombuffer(pool.blocks[slot].buf, np.uint8)
+        assert np.shares_memory(batch.numpy(), block)
+        np.testing.assert_array_equal(batch.numpy(), A)
+        assert pool.pack(batch)[0] == slot
+        del batch, block
+    finally:
+        pool.close()

@@ -2,22 +2,26 @@
 
 Each elementwise activation is one primitive: a NumPy forward and a backward
 `grad * f'(x)` where f' is written with ember ops on the saved input (or output),
-so second derivatives work. `inplace=True` writes the result into the input, as
-torch's `relu_` and friends do. Softmax and log-softmax are single fused
-Functions, shifted by the row maximum for numerical stability.
+so second derivatives work. The smooth activations compute both directions with the
+`activation` kernel family (ember/_cpu/activation.py, or its numba twin); their
+ember-ops derivative runs only when the backward is itself recorded (create_graph).
+`inplace=True` writes the result into the input, as torch's `relu_` and friends do.
+Softmax and log-softmax are single fused Functions, shifted by the row maximum for
+numerical stability.
 """
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
 
+from ... import _dtype
+from ..._cpu import kernels
+from ..._cpu.activation import GELU_TANH_CUBIC, GELU_TANH_SCALE, INV_SQRT_2PI, ONE_SIXTH_FLOAT32
 from ..._random import numpy_generator
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ..._modes import current as modes
-from ...ops._special_math import erf as _erf
 from ...ops import pointwise
 from ...ops.pointwise import float_math, zero_unless
 from ...ops.softmax import LogSoftmax, Softmax, softmax_like as _softmax_like
@@ -49,8 +53,6 @@ def tanh(input: Tensor) -> Tensor:
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def _mask(condition: Tensor, like: Tensor) -> Tensor:
@@ -65,14 +67,37 @@ def _gate(grad: Tensor, keep: Tensor) -> Tensor:
     return Tensor._wrap(zero_unless(grad._data, keep._data))
 
 
+def _kernel(name: str):
+    """The activation kernel family's function `name`, looked up at each call (the
+    kernel choice may change between calls)."""
+    def call(*args):
+        return getattr(kernels.family("activation"), name)(*args)
+    return call
+
+
+def _backward_kernel(kernel, grad: Tensor, saved: Tensor, params: tuple) -> Tensor:
+    """kernel(grad, saved, *params) on the arrays, 16-bit floats computed in float32."""
+    g, s = grad._data, saved._data
+    if s.dtype in _dtype.LOW_PRECISION_NUMPY:
+        return Tensor._wrap(kernel(g.astype(np.float32), s.astype(np.float32), *params)
+                            .astype(s.dtype))
+    return Tensor._wrap(kernel(g, s, *params))
+
+
 def _activation(name: str, forward, derivative, from_output: bool = False,
-                gate: bool = False):
+                gate: bool = False, backward=None, torch_kernel: str | None = None):
     """Build the Function of y = forward(x, *params) with dy/dx = derivative(s, *params),
     where s is the input tensor (or the output when from_output). With `gate`, derivative
     returns a bool condition: the gradient passes where it holds and is +0 elsewhere (as
-    torch's threshold_backward; multiplying by a 0/1 mask would give -0 for negatives)."""
+    torch's threshold_backward; multiplying by a 0/1 mask would give -0 for negatives).
+    `backward(grad, s, *params)`, when given, computes grad * dy/dx on arrays for a
+    backward that is not recorded; `derivative` then serves create_graph only.
+    `torch_kernel` names torch's kernel in the error for integer, bool or complex input
+    (torch has only floating implementations of those activations)."""
 
     def fwd(ctx, x, *params):
+        if torch_kernel is not None:
+            require_floating(x, torch_kernel)
         ctx.params = params
         if not from_output:
             ctx.save_for_backward(x)
@@ -81,8 +106,11 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
 
     def bwd(ctx, grad):
         saved = ctx.output(0) if from_output else ctx.saved_tensors[0]
-        slope = derivative(saved, *ctx.params)
-        grad = _gate(grad, slope) if gate else grad * slope
+        if backward is not None and not modes().grad_enabled:
+            grad = _backward_kernel(backward, grad, saved, ctx.params)
+        else:
+            slope = derivative(saved, *ctx.params)
+            grad = _gate(grad, slope) if gate else grad * slope
         return (grad,) + (None,) * len(ctx.params)
 
     members = {"backward_name": name + "Backward0", "saves_outputs": from_output,
@@ -107,18 +135,16 @@ _Threshold = _activation("Threshold", lambda a, t, v: np.where(a > t, a, a.dtype
                          lambda x, t, v: x > t, gate=True)
 
 
-def _elu_forward(a, alpha, scale, input_scale):
-    return scale * np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0) * input_scale))
-
-
 def _elu_derivative(y, alpha, scale, input_scale):
     # For x <= 0: d/dx scale*alpha*(exp(x*s) - 1) = s * (y + scale*alpha).
     positive = _mask(y > 0, y)
     return positive * scale + (1 - positive) * ((y + scale * alpha) * input_scale)
 
 
-_Elu = _activation("Elu", _elu_forward, _elu_derivative, from_output=True)
-_Celu = _activation("Celu", _elu_forward, _elu_derivative, from_output=True)
+_Elu = _activation("Elu", _kernel("elu"), _elu_derivative, from_output=True,
+                   backward=_kernel("elu_backward"), torch_kernel="elu_cpu")
+_Celu = _activation("Celu", _kernel("elu"), _elu_derivative, from_output=True,
+                    backward=_kernel("elu_backward"), torch_kernel="elu_cpu")
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -249,7 +275,7 @@ class _NormalCdf(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return float_math(lambda a: 0.5 * (1.0 + _erf(a * (1.0 / math.sqrt(2.0)))), x._data)
+        return float_math(_kernel("normal_cdf"), x._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -258,29 +284,19 @@ class _NormalCdf(Function):
 
 
 def _normal_pdf(x: Tensor) -> Tensor:
-    return (x * x * -0.5).exp() * _INV_SQRT_2PI
-
-
-def _gelu_tanh_parts(a):
-    """sqrt(2/pi) (x + 0.044715 x^3), the argument of tanh in GELU's tanh form."""
-    return _SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)
-
-
-def _gelu_forward(a, approximate):
-    if approximate == "tanh":
-        return 0.5 * a * (1.0 + np.tanh(_gelu_tanh_parts(a)))
-    return 0.5 * a * (1.0 + _erf(a * (1.0 / math.sqrt(2.0))))
+    return (x * x * -0.5).exp() * INV_SQRT_2PI
 
 
 def _gelu_derivative(x, approximate):
     if approximate == "tanh":
-        t = tanh(_gelu_tanh_parts(x))
-        inner_grad = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+        t = tanh(GELU_TANH_SCALE * (x + GELU_TANH_CUBIC * x * x * x))
+        inner_grad = GELU_TANH_SCALE * (1 + 3 * GELU_TANH_CUBIC * x * x)
         return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * inner_grad
     return _NormalCdf.apply(x) + x * _normal_pdf(x)
 
 
-_Gelu = _activation("Gelu", _gelu_forward, _gelu_derivative)
+_Gelu = _activation("Gelu", _kernel("gelu"), _gelu_derivative, backward=_kernel("gelu_backward"),
+                    torch_kernel="GeluKernelImpl")
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -289,24 +305,21 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return _Gelu.apply(input, approximate)
 
 
-def _softplus_forward(a, beta, threshold):
-    return np.where(a * beta > threshold, a, np.logaddexp(0, a * beta) / beta).astype(a.dtype)
-
-
 def _softplus_derivative(x, beta, threshold):
     linear = _mask(x * beta > threshold, x)
     return linear + (1 - linear) * sigmoid(x * beta)
 
 
-_Softplus = _activation("Softplus", _softplus_forward, _softplus_derivative)
+_Softplus = _activation("Softplus", _kernel("softplus"), _softplus_derivative,
+                        backward=_kernel("softplus_backward"), torch_kernel="softplus_cpu")
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     return _Softplus.apply(input, beta, threshold)
 
 
-_Silu = _activation("Silu", lambda a: a * (0.5 * np.tanh(0.5 * a) + 0.5),
-                    lambda x: sigmoid(x) * (1 + x * (1 - sigmoid(x))))
+_Silu = _activation("Silu", _kernel("silu"), lambda x: sigmoid(x) * (1 + x * (1 - sigmoid(x))),
+                    backward=_kernel("silu_backward"), torch_kernel="silu_cpu")
 
 
 def _mish_derivative(x):
@@ -314,10 +327,10 @@ def _mish_derivative(x):
     return t + x * sigmoid(x) * (1 - t * t)
 
 
-_Mish = _activation("Mish", lambda a: a * np.tanh(np.logaddexp(0, a)).astype(a.dtype),
-                    _mish_derivative)
-_LogSigmoid = _activation("LogSigmoid", lambda a: -np.logaddexp(0, -a).astype(a.dtype),
-                          lambda x: sigmoid(-x))
+_Mish = _activation("Mish", _kernel("mish"), _mish_derivative, backward=_kernel("mish_backward"),
+                    torch_kernel="mish_cpu")
+_LogSigmoid = _activation("LogSigmoid", _kernel("logsigmoid"), lambda x: sigmoid(-x),
+                          backward=_kernel("logsigmoid_backward"), torch_kernel="log_sigmoid_cpu")
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -333,18 +346,19 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 
 # ---------------------------------------------------------------- piecewise-linear
-_Hardsigmoid = _activation("Hardsigmoid", lambda a: np.clip(a / 6 + 0.5, 0, 1).astype(a.dtype),
-                           lambda x: _mask(x > -3, x) * _mask(x < 3, x) / 6)
+_Hardsigmoid = _activation("Hardsigmoid", _kernel("hardsigmoid"),
+                           lambda x: _mask(x > -3, x) * _mask(x < 3, x) * ONE_SIXTH_FLOAT32,
+                           backward=_kernel("hardsigmoid_backward"),
+                           torch_kernel="hardsigmoid_cpu")
 
 
 def _hardswish_derivative(x):
-    middle = _mask(x >= -3, x) * _mask(x <= 3, x)
-    return middle * (x / 3 + 0.5) + _mask(x > 3, x)
+    middle = _mask(x > -3, x) * _mask(x < 3, x)
+    return middle * (x / 3 + 0.5) + _mask(x >= 3, x)
 
 
-_Hardswish = _activation("Hardswish",
-                         lambda a: (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype),
-                         _hardswish_derivative)
+_Hardswish = _activation("Hardswish", _kernel("hardswish"), _hardswish_derivative,
+                         backward=_kernel("hardswish_backward"), torch_kernel="hardswish_cpu")
 
 
 def _shrink_mask(x, lambd):

@@ -37,7 +37,7 @@ def _fold_array(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.nda
     return _col2im(as_columns, x_shape, kernel, geo, out)
 
 
-class Unfold(Function):
+class Im2Col(Function):
     backward_name = "Im2ColBackward0"
 
     @staticmethod
@@ -48,10 +48,10 @@ class Unfold(Function):
     @staticmethod
     def backward(ctx, grad):
         x_shape, kernel, geo = ctx.args
-        return Fold.apply(grad, x_shape, kernel, geo), None, None
+        return Col2Im.apply(grad, x_shape, kernel, geo), None, None
 
 
-class Fold(Function):
+class Col2Im(Function):
     backward_name = "Col2ImBackward0"
 
     @staticmethod
@@ -62,7 +62,7 @@ class Fold(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Unfold.apply(grad, *ctx.args), None, None, None
+        return Im2Col.apply(grad, *ctx.args), None, None, None
 
 
 def _geometry(kernel_size, dilation, padding, stride):
@@ -97,7 +97,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     x = input.unsqueeze(0) if unbatched else input
     kernel, geo = _geometry(kernel_size, dilation, padding, stride)
     _blocks(tuple(x.shape[2:]), kernel, geo)
-    y = Unfold.apply(x, kernel, geo)
+    y = Im2Col.apply(x, kernel, geo)
     return y.squeeze(0) if unbatched else y
 
 
@@ -125,5 +125,5 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
             f"{blocks[0]} * {blocks[1]} = {math.prod(blocks)}, but got "
             f"input.size(2)={cols.shape[2]}.")
     x_shape = (cols.shape[0], cols.shape[1] // k) + output_size
-    y = Fold.apply(cols, x_shape, kernel, geo)
+    y = Col2Im.apply(cols, x_shape, kernel, geo)
     return y.squeeze(0) if unbatched else y

@@ -40,7 +40,7 @@ class _AddmmGradLayout:
         return gx, _t(gwt)
 
 
-class Linear(Function):
+class _LinearFn(Function):
     """y = x @ W^T + b over the last dim of x: one GEMM plus the bias add."""
 
     backward_name = "AddmmBackward0"
@@ -116,7 +116,7 @@ def _check_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
 @autocast_op(LOWER)
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = input @ weight.T + bias (weight has shape (out_features, in_features))."""
-    out = Linear.apply(input, weight, bias)
+    out = _LinearFn.apply(input, weight, bias)
     node = out.grad_fn
     if node is not None:
         # torch's grad_fn names: addmm / mm for 2-D input, a view of them otherwise.

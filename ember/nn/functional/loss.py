@@ -562,13 +562,11 @@ class BinaryCrossEntropy(Function):
             scale = scale * w
         need_x, need_t = ctx.needs_input_grad[:2]
         grad_x = grad_t = None
+        # In ember ops, so that the gradient is itself differentiable (create_graph).
         if need_x:
-            denom = np.maximum((1 - x._data) * x._data, 1e-12)
-            grad_x = (x - t) / Tensor._wrap(denom.astype(x._data.dtype)) * scale
+            grad_x = (x - t) / ((1 - x) * x).clamp_min(1e-12) * scale
         if need_t:
-            with np.errstate(divide="ignore"):
-                logit = np.log(x._data) - np.log1p(-x._data)
-            grad_t = -Tensor._wrap(logit) * scale
+            grad_t = ((-x).log1p() - x.log()) * scale
         return grad_x, grad_t, None, None
 
 

@@ -1,6 +1,6 @@
 """Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, packed sequences) and
 their single-step cells. Each layer and direction runs as one fused primitive from
-ember/nn/functional/rnn.py; the cells are built from ordinary ops."""
+ember/nn/functional/rnn.py; the cells are its cell steps, built from ordinary ops."""
 from __future__ import annotations
 
 import math
@@ -12,7 +12,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..functional.rnn import GRULayer, LSTMLayer, RNNLayer
+from ..functional.rnn import GRULayer, LSTMLayer, RNNLayer, gru_cell, lstm_cell, rnn_cell
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from .module import Module
@@ -190,6 +190,8 @@ class RNNBase(Module):
             if not batched and hx is not None:
                 hx = tuple(h.unsqueeze(1) for h in hx) if isinstance(hx, tuple) \
                     else hx.unsqueeze(1)
+        if x.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         state = self._initial_state(x, x.shape[1], hx)
         output, final = self._run(x, state, lengths)
         if packed:
@@ -310,9 +312,8 @@ class RNNCellBase(Module):
             s += f", nonlinearity={self.nonlinearity}"
         return s
 
-    def _projections(self, x: Tensor, h: Tensor):
-        return F.linear(x, self.weight_ih, self.bias_ih), F.linear(h, self.weight_hh,
-                                                                   self.bias_hh)
+    def _weights(self) -> tuple:
+        return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
 
     def _batched(self, input: Tensor, hx):
         if input.ndim not in (1, 2):
@@ -338,14 +339,7 @@ class RNNCell(RNNCellBase):
     def forward(self, input: Tensor, hx=None) -> Tensor:
         input, hx, unbatched = self._batched(input, hx)
         h = self._zeros(input) if hx is None else hx
-        a, b = self._projections(input, h)
-        pre = a + b
-        if self.nonlinearity == "tanh":
-            out = pre.tanh()
-        elif self.nonlinearity == "relu":
-            out = pre.relu()
-        else:
-            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        out = rnn_cell(input, h, *self._weights(), self.nonlinearity)
         return out.squeeze(0) if unbatched else out
 
 
@@ -357,10 +351,7 @@ class LSTMCell(RNNCellBase):
     def forward(self, input: Tensor, hx=None):
         input, hx, unbatched = self._batched(input, hx)
         h, c = (self._zeros(input), self._zeros(input)) if hx is None else hx
-        a, b = self._projections(input, h)
-        i, f, g, o = (a + b).chunk(4, 1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
+        h, c = lstm_cell(input, h, c, *self._weights())
         return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
 
 
@@ -372,11 +363,5 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx=None) -> Tensor:
         input, hx, unbatched = self._batched(input, hx)
         h = self._zeros(input) if hx is None else hx
-        a, b = self._projections(input, h)
-        a_r, a_z, a_n = a.chunk(3, 1)
-        b_r, b_z, b_n = b.chunk(3, 1)
-        r = (a_r + b_r).sigmoid()
-        z = (a_z + b_z).sigmoid()
-        n = (a_n + r * b_n).tanh()
-        out = (1 - z) * n + z * h
+        out = gru_cell(input, h, *self._weights())
         return out.squeeze(0) if unbatched else out

@@ -9,8 +9,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...._modes import current as current_modes
 from ...._tensor import Tensor
 from ..dataset import BatchedSamples
+from .shared_memory import shared_empty
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map"]
 
@@ -88,8 +90,7 @@ def collate(batch, *, collate_fn_map: dict | None = None):
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         return elem_type(*(recurse(samples) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
-        size = len(elem)
-        if any(len(sample) != size for sample in batch):
+        if len(set(map(len, batch))) > 1:
             raise RuntimeError("each element in list of batch should be of equal size")
         columns = [recurse(samples) for samples in zip(*batch)]
         if isinstance(elem, tuple):
@@ -122,11 +123,29 @@ def _size_mismatch_error(shapes: list[tuple]) -> RuntimeError:
 
 
 def collate_tensor_fn(batch, *, collate_fn_map: dict | None = None) -> Tensor:
-    from .... import stack
-    shapes = [tuple(t._data.shape) for t in batch]
+    """torch.stack(batch): a new leading batch dimension. In a worker the batch is made
+    in shared memory, so that it reaches the main process without a copy."""
+    arrays = [t._data for t in batch]
+    shapes = [a.shape for a in arrays]
     if shapes.count(shapes[0]) != len(shapes):
         raise _size_mismatch_error(shapes)
-    return stack(batch, 0)
+    shape, dtype = shapes[0], arrays[0].dtype
+    if (any([t._requires_grad for t in batch]) or len({a.dtype for a in arrays}) > 1
+            or current_modes().recorder is not None):
+        # torch.stack's full path: it records the graph, promotes mixed dtypes, and is
+        # seen by the profiler and the exporters
+        from .... import stack
+        return stack(batch, 0)
+    # Samples of data: one NumPy copy into the batch, no graph to record.
+    batch_shape = (len(arrays),) + shape
+    out = shared_empty(batch_shape, dtype)
+    if out is None:
+        out = np.empty(batch_shape, dtype)
+    if shape:   # as rows of the batch joined end to end: concatenate is twice np.stack's speed
+        np.concatenate(arrays, out=out.reshape((len(arrays) * shape[0],) + shape[1:]))
+    else:
+        np.stack(arrays, out=out)
+    return Tensor._wrap(out)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map: dict | None = None):
