@@ -33,60 +33,52 @@ def _over_rows(kernel, *arrays) -> None:
                  lambda part: kernel(*(a[part] for a in arrays)), size)
 
 
-def _last_axis_rows(a: np.ndarray, axis: int) -> bool:
-    """Whether `a` suits the row kernels: compiled dtype, softmax over a non-empty last axis."""
-    return compiled(a) and a.ndim > 0 and a.size > 0 and axis in (-1, a.ndim - 1)
-
-
 def _as_rows(a: np.ndarray) -> np.ndarray:
     """a as C-contiguous (rows, last-axis length)."""
     return np.ascontiguousarray(a).reshape(-1, a.shape[-1])
 
 
+def _on_rows(kernel, fallback, axis: int, *arrays) -> np.ndarray:
+    """kernel(*rows of arrays, out) when the arrays suit it (one compiled dtype, a non-empty
+    last axis as `axis`), else fallback(*arrays, axis); a new array of arrays[0]'s shape."""
+    first = arrays[0]
+    if not (compiled(*arrays) and first.ndim > 0 and first.size > 0
+            and axis in (-1, first.ndim - 1)):
+        return fallback(*arrays, axis)
+    rows = [_as_rows(a) for a in arrays]
+    out = np.empty_like(rows[0])
+    _over_rows(kernel, *rows, out)
+    return out.reshape(first.shape)
+
+
 @jit
-def _softmax_rows(x, out):
+def _softmax_rows(x, log, out):
+    """softmax (log False) or log_softmax (log True) of each row of x into out."""
     n, m = x.shape
     for i in range(n):
         shift = row_max(x[i], m)
         for j in range(m):
             out[i, j] = shifted_exp(x[i, j] - shift)
         total = row_sum(out[i], m)
-        for j in range(m):
-            out[i, j] = out[i, j] / total
+        if log:
+            log_total = np.log(total)
+            for j in range(m):
+                out[i, j] = (x[i, j] - shift) - log_total
+        else:
+            for j in range(m):
+                out[i, j] = out[i, j] / total
 
 
 # 1.9x on (3072, 64) float32, 2.4x float64
 def softmax(a: np.ndarray, axis: int) -> np.ndarray:
     """exp(a) / sum(exp(a)) along `axis` (see the reference)."""
-    if not _last_axis_rows(a, axis):
-        return reference.softmax(a, axis)
-    x = _as_rows(a)
-    out = np.empty_like(x)
-    _over_rows(_softmax_rows, x, out)
-    return out.reshape(a.shape)
-
-
-@jit
-def _log_softmax_rows(x, out):
-    n, m = x.shape
-    for i in range(n):
-        shift = row_max(x[i], m)
-        for j in range(m):
-            out[i, j] = shifted_exp(x[i, j] - shift)
-        log_total = np.log(row_sum(out[i], m))
-        for j in range(m):
-            out[i, j] = (x[i, j] - shift) - log_total
+    return _on_rows(lambda x, out: _softmax_rows(x, False, out), reference.softmax, axis, a)
 
 
 # 2.0x on (3072, 64) float32, 2.4x float64
 def log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
     """a - log(sum(exp(a))) along `axis` (see the reference)."""
-    if not _last_axis_rows(a, axis):
-        return reference.log_softmax(a, axis)
-    x = _as_rows(a)
-    out = np.empty_like(x)
-    _over_rows(_log_softmax_rows, x, out)
-    return out.reshape(a.shape)
+    return _on_rows(lambda x, out: _softmax_rows(x, True, out), reference.log_softmax, axis, a)
 
 
 @jit
@@ -101,12 +93,7 @@ def _log_softmax_backward_rows(y, grad, out):
 # 1.9x on (3072, 64) float32, 2-3.6x float64
 def log_softmax_backward(y: np.ndarray, grad: np.ndarray, axis: int) -> np.ndarray:
     """grad - exp(y) * sum(grad) along `axis` (see the reference)."""
-    if not (_last_axis_rows(y, axis) and compiled(y, grad)):
-        return reference.log_softmax_backward(y, grad, axis)
-    y2, g2 = _as_rows(y), _as_rows(grad)
-    out = np.empty_like(y2)
-    _over_rows(_log_softmax_backward_rows, y2, g2, out)
-    return out.reshape(y.shape)
+    return _on_rows(_log_softmax_backward_rows, reference.log_softmax_backward, axis, y, grad)
 
 
 @jit
