@@ -48,7 +48,7 @@ def _weights_rows(scores, scale, causal, bias, allowed, keep, factor, weights):
                     out[j] = row[j] * factor if keep[b, i, j] else zero
 
 
-# 3.3x on (48, 64, 64) float32, causal (NumPy's scale, mask, max, exp, sum, divide passes)
+# 2.4x on (48, 64, 64) float32 causal (1.9x not causal), 4.3x float64 causal
 def attention_weights(scores: np.ndarray, scale: float, causal: bool, bias, allowed, keep,
                       p: float, weights: np.ndarray) -> np.ndarray:
     """Raw scores to attention weights in place (see the reference)."""
@@ -83,7 +83,7 @@ def _backward_rows(grad, probs, scale, causal, keep, factor):
                 g[j] = zero
 
 
-# 3.5x on (48, 64, 64) float32, causal
+# 1.5x on (48, 64, 64) float32 and float64, causal
 def attention_weights_backward(grad: np.ndarray, probs: np.ndarray, scale: float,
                                causal: bool, keep, p: float) -> np.ndarray:
     """The scores' gradient from the weights' gradient, in place (see the reference)."""

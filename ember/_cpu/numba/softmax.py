@@ -1,6 +1,7 @@
-"""Compiled twin of ember/_cpu/softmax.py: each function makes one pass over the rows
-(the last axis; cross-entropy's classes of an (N, C) input), with a vectorised exp
-(`_exp.shifted_exp`) and eight-way row sums (`_rows`).
+"""Compiled twin of ember/_cpu/softmax.py: softmax, log_softmax, log_softmax's backward and
+cross-entropy each make one pass over the rows (the last axis; cross-entropy's classes of
+an (N, C) input), with a vectorised exp (`_exp.shifted_exp`) and eight-way row sums
+(`_rows`); softmax's backward stays NumPy's.
 
 Other axes, layouts with classes not last, and dtypes other than float32/float64 go to
 the NumPy reference. Rows are summed in a different order than NumPy's pairwise sums
@@ -17,9 +18,11 @@ from ..parallel import parallel_for, split, threads
 from ..tuning import MIN_PARALLEL_VALUES
 from ._common import compiled, jit
 from ._exp import shifted_exp
-from ._rows import row_dot, row_max, row_sum
+from ._rows import row_max, row_sum
 
-row_shift = reference.row_shift
+# softmax's backward is an einsum and two passes in NumPy: a kernel measured 1.0-1.1x
+# (float32), 1.2-1.3x (float64) on (3072, 64), not worth a twin.
+softmax_backward = reference.softmax_backward
 
 
 def _over_rows(kernel, *arrays) -> None:
@@ -30,104 +33,67 @@ def _over_rows(kernel, *arrays) -> None:
                  lambda part: kernel(*(a[part] for a in arrays)), size)
 
 
-def _last_axis_rows(a: np.ndarray, axis: int) -> bool:
-    """Whether `a` suits the row kernels: compiled dtype, softmax over a non-empty last axis."""
-    return compiled(a) and a.ndim > 0 and a.size > 0 and axis in (-1, a.ndim - 1)
-
-
 def _as_rows(a: np.ndarray) -> np.ndarray:
     """a as C-contiguous (rows, last-axis length)."""
     return np.ascontiguousarray(a).reshape(-1, a.shape[-1])
 
 
+def _on_rows(kernel, fallback, axis: int, *arrays) -> np.ndarray:
+    """kernel(*rows of arrays, out) when the arrays suit it (one compiled dtype, a non-empty
+    last axis as `axis`), else fallback(*arrays, axis); a new array of arrays[0]'s shape."""
+    first = arrays[0]
+    if not (compiled(*arrays) and first.ndim > 0 and first.size > 0
+            and axis in (-1, first.ndim - 1)):
+        return fallback(*arrays, axis)
+    rows = [_as_rows(a) for a in arrays]
+    out = np.empty_like(rows[0])
+    _over_rows(kernel, *rows, out)
+    return out.reshape(first.shape)
+
+
 @jit
-def _softmax_rows(x, out):
+def _softmax_rows(x, log, out):
+    """softmax (log False) or log_softmax (log True) of each row of x into out."""
     n, m = x.shape
     for i in range(n):
-        xi, oi = x[i], out[i]
-        shift = row_max(xi, m)
+        shift = row_max(x[i], m)
         for j in range(m):
-            oi[j] = shifted_exp(xi[j] - shift)
-        total = row_sum(oi, m)
-        for j in range(m):
-            oi[j] = oi[j] / total
+            out[i, j] = shifted_exp(x[i, j] - shift)
+        total = row_sum(out[i], m)
+        if log:
+            log_total = np.log(total)
+            for j in range(m):
+                out[i, j] = (x[i, j] - shift) - log_total
+        else:
+            for j in range(m):
+                out[i, j] = out[i, j] / total
 
 
-# 2.5-2.8x on (3072, 64) float32 (NumPy's max, subtract, exp, sum and divide passes: 0.8 ms)
+# 1.9x on (3072, 64) float32, 2.4x float64
 def softmax(a: np.ndarray, axis: int) -> np.ndarray:
     """exp(a) / sum(exp(a)) along `axis` (see the reference)."""
-    if not _last_axis_rows(a, axis):
-        return reference.softmax(a, axis)
-    x = _as_rows(a)
-    out = np.empty_like(x)
-    _over_rows(_softmax_rows, x, out)
-    return out.reshape(a.shape)
+    return _on_rows(lambda x, out: _softmax_rows(x, False, out), reference.softmax, axis, a)
 
 
-@jit
-def _log_softmax_rows(x, out):
-    n, m = x.shape
-    for i in range(n):
-        xi, oi = x[i], out[i]
-        shift = row_max(xi, m)
-        for j in range(m):
-            oi[j] = shifted_exp(xi[j] - shift)
-        log_total = np.log(row_sum(oi, m))
-        for j in range(m):
-            oi[j] = (xi[j] - shift) - log_total
-
-
-# 2.4x on (3072, 64) float32
+# 2.0x on (3072, 64) float32, 2.4x float64
 def log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
     """a - log(sum(exp(a))) along `axis` (see the reference)."""
-    if not _last_axis_rows(a, axis):
-        return reference.log_softmax(a, axis)
-    x = _as_rows(a)
-    out = np.empty_like(x)
-    _over_rows(_log_softmax_rows, x, out)
-    return out.reshape(a.shape)
-
-
-@jit
-def _softmax_backward_rows(y, grad, out):
-    n, m = y.shape
-    for i in range(n):
-        yi, gi, oi = y[i], grad[i], out[i]
-        dot = row_dot(gi, yi, m)
-        for j in range(m):
-            oi[j] = yi[j] * (gi[j] - dot)
-
-
-# 3.0x on (3072, 64) float32
-def softmax_backward(y: np.ndarray, grad: np.ndarray, axis: int) -> np.ndarray:
-    """y * (grad - sum(grad * y)) along `axis` (see the reference)."""
-    if not (_last_axis_rows(y, axis) and compiled(y, grad)):
-        return reference.softmax_backward(y, grad, axis)
-    y2, g2 = _as_rows(y), _as_rows(grad)
-    out = np.empty_like(y2)
-    _over_rows(_softmax_backward_rows, y2, g2, out)
-    return out.reshape(y.shape)
+    return _on_rows(lambda x, out: _softmax_rows(x, True, out), reference.log_softmax, axis, a)
 
 
 @jit
 def _log_softmax_backward_rows(y, grad, out):
     n, m = y.shape
     for i in range(n):
-        yi, gi, oi = y[i], grad[i], out[i]
-        total = row_sum(gi, m)
+        total = row_sum(grad[i], m)
         for j in range(m):
-            oi[j] = gi[j] - shifted_exp(yi[j]) * total
+            out[i, j] = grad[i, j] - shifted_exp(y[i, j]) * total
 
 
-# 2.9x on (3072, 64) float32
+# 1.9x on (3072, 64) float32, 2-3.6x float64
 def log_softmax_backward(y: np.ndarray, grad: np.ndarray, axis: int) -> np.ndarray:
     """grad - exp(y) * sum(grad) along `axis` (see the reference)."""
-    if not (_last_axis_rows(y, axis) and compiled(y, grad)):
-        return reference.log_softmax_backward(y, grad, axis)
-    y2, g2 = _as_rows(y), _as_rows(grad)
-    out = np.empty_like(y2)
-    _over_rows(_log_softmax_backward_rows, y2, g2, out)
-    return out.reshape(y.shape)
+    return _on_rows(_log_softmax_backward_rows, reference.log_softmax_backward, axis, y, grad)
 
 
 @jit
@@ -170,7 +136,7 @@ def _cross_entropy_rows(x, target, target_weight, kept, class_weight, label_smoo
                     ei[j] -= s_kept if class_weight is None else s_kept * class_weight[j]
 
 
-# 1.9x on (768, 65) float32 with the gradient (3.1x with label smoothing)
+# 2.0-2.3x on (768, 65) float32 with the gradient (label smoothing or not), 3.2x float64
 def cross_entropy(x: np.ndarray, target: np.ndarray, target_weight: np.ndarray,
                   kept: np.ndarray, class_weight, label_smoothing: float,
                   gradient: bool) -> tuple:

@@ -3,8 +3,9 @@
 Most losses are a few lines of ember ops, so their gradients (and double backward)
 come from autograd. The losses that run on every training step or need torch's exact
 special cases get their own Function:
-  CrossEntropy   log_softmax + nll fused: a stable log-sum-exp in NumPy forward and
-                 (softmax - target) * scale backward
+  CrossEntropy   log_softmax + nll fused: a stable log-sum-exp forward and
+                 (softmax - target) * scale backward (class indices: one pass over the
+                 rows by the kernel family `softmax`)
   NllLoss        picks -w[t] * x[t]; its backward is a constant tensor times the grad
   BinaryCrossEntropy  torch's log clamped at -100 and its gradient formula
 CTC loss lives in ctc.py (re-exported here).
