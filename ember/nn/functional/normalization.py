@@ -17,6 +17,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._cpu import kernels
+from ..._memory_format import as_format, format_of
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ..._modes import current as modes
@@ -47,7 +48,8 @@ class BatchNorm(Function):
         ctx.parameter_dtypes = _dtypes(weight, bias)
         ctx.save_for_backward(x, weight)
         ctx.mark_non_differentiable(mean, var)
-        return y.reshape(data.shape).astype(data.dtype, copy=False), mean, var
+        y = as_format(y.reshape(data.shape).astype(data.dtype, copy=False), format_of(data))
+        return y, mean, var
 
     @staticmethod
     def backward(ctx, grad, _grad_mean, _grad_var):
@@ -298,7 +300,8 @@ def group_norm(input: Tensor, num_groups: int, weight=None, bias=None,
                            f"num_groups={num_groups}")
     grouped = input.reshape(n, num_groups, -1)           # each group a row of layer norm
     y = _named(LayerNorm.apply(grouped, None, None, 1, eps), "NativeGroupNormBackward0")
-    y = y.reshape(input.shape)
+    # The groups are rows of the row-major input; the result keeps the input's layout.
+    y = y.reshape(input.shape).contiguous(memory_format=format_of(input._data))
     shape = _channel_shape(input)
     if weight is not None:
         y = y * weight.reshape(shape)
