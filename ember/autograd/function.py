@@ -47,6 +47,7 @@ class Function(Node):
         cls.__name__ = cls.backward_name
         # ember's own primitives compute on arrays; user Functions get torch's ctx extras.
         cls._is_primitive = cls.__module__.startswith("ember.")
+        cls._arrays_in = cls._is_primitive and getattr(cls, "_converted", False)
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -61,6 +62,18 @@ class Function(Node):
     # ctx-side API used inside forward ------------------------------------------------
     def mark_dirty(self, *tensors) -> None:
         self._dirty = tensors
+
+    def save_for_backward(self, *values) -> None:
+        if not self._arrays_in:
+            return super().save_for_backward(*values)
+        inputs = self.__dict__.get("_inputs")
+        if inputs is None:
+            return      # nothing is being recorded, so backward will never run
+        # A primitive's forward sees arrays. An input's own array stands for the input
+        # Tensor, so that backward computes on it with ember ops (differentiably); any
+        # other array is saved as a constant.
+        self._saved = tuple([None if v is None else SavedTensor(_input_or_constant(v, inputs))
+                             for v in values])
 
     def mark_non_differentiable(self, *tensors) -> None:
         self._non_differentiable = {id(t) for t in tensors}
@@ -90,25 +103,28 @@ class Function(Node):
         # Function's forward never records history of its own.
         if not cls._is_primitive:
             ctx.needs_input_grad = (False,) * len(args)
+        inputs = [a._data if isinstance(a, Tensor) else a for a in args] \
+            if cls._arrays_in else args
         if modes.grad_enabled:
             if modes is DEFAULT_MODES:
                 modes = own_modes()
             modes.grad_enabled = False
             try:
-                out = cls.forward(ctx, *args, **kwargs)
+                out = cls.forward(ctx, *inputs, **kwargs)
             finally:
                 modes.grad_enabled = True
         else:
-            out = cls.forward(ctx, *args, **kwargs)
+            out = cls.forward(ctx, *inputs, **kwargs)
         result = _wrap(out) if type(out) is np.ndarray else _wrap_outputs(out, None)
         return _mark_views(result, args[0]) if cls.is_view else result
 
     @classmethod
     def _apply_recording(cls, ctx, args, kwargs, modes):
         """Run forward and record ctx as the graph node of the outputs."""
-        edges, metas, needs = [], [], []
+        edges, metas, needs, arrays = [], [], [], []
         for a in args:
             if isinstance(a, Tensor):
+                arrays.append(a._data)
                 if a._requires_grad:
                     node = a._grad_fn
                     edges.append((node, a._output_nr) if node is not None else a._edge())
@@ -117,17 +133,23 @@ class Function(Node):
                     continue
                 metas.append(None)
             else:
+                arrays.append(a)
                 metas.append(False)
             edges.append(None)
             needs.append(False)
         ctx._edges = edges          # set before forward: it may read needs_input_grad
         ctx._input_meta = metas
         ctx.needs_input_grad = tuple(needs)
+        if cls._arrays_in:
+            ctx._inputs = args      # save_for_backward maps input arrays back to these
+            args_for_forward = arrays
+        else:
+            args_for_forward = args
         if modes is DEFAULT_MODES:
             modes = own_modes()
         modes.grad_enabled = False
         try:
-            out = cls.forward(ctx, *args, **kwargs)
+            out = cls.forward(ctx, *args_for_forward, **kwargs)
         finally:
             modes.grad_enabled = True
         if ANOMALY_STATE.enabled:
@@ -140,6 +162,15 @@ class Function(Node):
         else:
             result = _wrap_outputs(out, ctx)
         return _mark_views(result, args[0]) if cls.is_view else result
+
+
+def _input_or_constant(value, inputs):
+    if isinstance(value, Tensor):
+        return value
+    for a in inputs:
+        if isinstance(a, Tensor) and a._data is value:
+            return a
+    return _wrap(np.asarray(value))
 
 
 def _mark_views(result, source):

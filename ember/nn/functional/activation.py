@@ -102,7 +102,7 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
         if not from_output:
             ctx.save_for_backward(x)
         with np.errstate(over="ignore", invalid="ignore"):
-            return float_math(forward, x._data, *params)
+            return float_math(forward, x, *params)
 
     def bwd(ctx, grad):
         saved = ctx.output(0) if from_output else ctx.saved_tensors[0]
@@ -113,7 +113,7 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
             grad = _gate(grad, slope) if gate else grad * slope
         return (grad,) + (None,) * len(ctx.params)
 
-    members = {"backward_name": name + "Backward0", "saves_outputs": from_output,
+    members = {"backward_name": name + "Backward0", "saves_outputs": from_output, "_converted": True,
                "forward": staticmethod(fwd), "backward": staticmethod(bwd)}
     return type(name, (Function,), members)
 
@@ -241,11 +241,12 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 class PreluKernel(Function):
     backward_name = "PreluKernelBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, weight):
         ctx.save_for_backward(x, weight)
-        return np.where(x._data > 0, x._data, x._data * weight._data)
+        return np.where(x > 0, x, x * weight)
 
     @staticmethod
     def backward(ctx, grad):
@@ -272,10 +273,12 @@ class _NormalCdf(Function):
     """Phi(x), the standard normal CDF; used inside GELU's derivative so that it can be
     differentiated again."""
 
+    _converted = True
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return float_math(_kernel("normal_cdf"), x._data)
+        return float_math(_kernel("normal_cdf"), x)
 
     @staticmethod
     def backward(ctx, grad):
