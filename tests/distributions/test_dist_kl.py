@@ -311,26 +311,28 @@ def test_kl_lowrank(p_kind, q_kind, dtype):
               draw("real", (2, 3, 1), dtype, seed=4), draw("positive", (2, 3), dtype, seed=5)]
 
     def fn(lib, *xs):
-        return lib.distributions.kl_divergence(build[p_kind](lib, *xs[:3]), build[q_kind](lib, *xs[3:]))
+        return lib.distributions.kl_divergence(build[p_kind](lib, *xs[:3]),
+                                               build[q_kind](lib, *xs[3:]))
     check(fn, *inputs, dtype=dtype, atol=1e-4 if dtype == "float32" else None)
 
 
 def test_kl_lowrank_event_shape_error():
-    check_error(lambda lib: lib.distributions.kl_divergence(_lowrank(lib, lib.zeros(3), lib.ones(3, 1), lib.ones(3)),
-                                     _lowrank(lib, lib.zeros(2), lib.ones(2, 1), lib.ones(2))),
-                ValueError, "^KL-divergence between two Low Rank Multivariate Normals with")
+    check_error(lambda lib: lib.distributions.kl_divergence(
+        _lowrank(lib, lib.zeros(3), lib.ones(3, 1), lib.ones(3)),
+        _lowrank(lib, lib.zeros(2), lib.ones(2, 1), lib.ones(2))), ValueError,
+        "^KL-divergence between two Low Rank Multivariate Normals with")
 
 
 def _continuous_bernoulli_pair(lib, name, a, b):
     D = lib.distributions
-    q_cb = lib.distributions.ContinuousBernoulli(probs=b)
+    q_cb = D.ContinuousBernoulli(probs=b)
     pairs = {
-        "cb_cb": lambda: (lib.distributions.ContinuousBernoulli(logits=a), q_cb),
+        "cb_cb": lambda: (D.ContinuousBernoulli(logits=a), q_cb),
         "beta_cb": lambda: (D.Beta(a.exp(), b + 0.5), q_cb),
         "uniform_cb": lambda: (D.Uniform(a.sigmoid() * 0.4, 0.5 + b * 0.5), q_cb),
-        "cb_exponential": lambda: (lib.distributions.ContinuousBernoulli(b), D.Exponential(a.exp())),
-        "cb_normal": lambda: (lib.distributions.ContinuousBernoulli(b), D.Normal(a, b + 0.5)),
-        "cb_uniform": lambda: (lib.distributions.ContinuousBernoulli(b),
+        "cb_exponential": lambda: (D.ContinuousBernoulli(b), D.Exponential(a.exp())),
+        "cb_normal": lambda: (D.ContinuousBernoulli(b), D.Normal(a, b + 0.5)),
+        "cb_uniform": lambda: (D.ContinuousBernoulli(b),
                                D.Uniform(-a.exp(), 1.0 + b)),
     }
     return pairs[name]()
@@ -341,20 +343,20 @@ def _continuous_bernoulli_pair(lib, name, a, b):
                                   "cb_normal", "cb_uniform"])
 def test_kl_continuous_bernoulli(name, dtype):
     a, b = draw("real", (2, 5), dtype), draw("probs", (5,), dtype, seed=1)
-    check(lambda lib, a, b: lib.distributions.kl_divergence(*_continuous_bernoulli_pair(lib, name, a, b)), a, b,
-          dtype=dtype, atol=1e-4 if dtype == "float32" else None,
-          rtol=1e-3 if dtype == "float32" else None)
+    check(lambda lib, a, b: lib.distributions.kl_divergence(
+        *_continuous_bernoulli_pair(lib, name, a, b)), a, b, dtype=dtype,
+        atol=1e-4 if dtype == "float32" else None, rtol=1e-3 if dtype == "float32" else None)
 
 
 def test_kl_continuous_bernoulli_infinite():
     def fn(lib):
         D = lib.distributions
-        cb = lib.distributions.ContinuousBernoulli(lib.tensor([0.3, 0.6]))
-        return (lib.distributions.kl_divergence(cb, D.Pareto(lib.tensor([1.0, 2.0]), 1.0)),
-                lib.distributions.kl_divergence(D.Normal(lib.zeros(2), 1.0), cb),
-                lib.distributions.kl_divergence(D.Exponential(lib.ones(2)), cb),
-                lib.distributions.kl_divergence(D.Uniform(lib.tensor([-0.5, 0.2]), 0.9), cb),
-                lib.distributions.kl_divergence(cb, D.Uniform(lib.tensor([0.1, -1.0]), 2.0)))
+        cb = D.ContinuousBernoulli(lib.tensor([0.3, 0.6]))
+        return (D.kl_divergence(cb, D.Pareto(lib.tensor([1.0, 2.0]), 1.0)),
+                D.kl_divergence(D.Normal(lib.zeros(2), 1.0), cb),
+                D.kl_divergence(D.Exponential(lib.ones(2)), cb),
+                D.kl_divergence(D.Uniform(lib.tensor([-0.5, 0.2]), 0.9), cb),
+                D.kl_divergence(cb, D.Uniform(lib.tensor([0.1, -1.0]), 2.0)))
     check(fn, grad=False)
 
 
