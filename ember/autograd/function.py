@@ -152,6 +152,8 @@ class Function(Node):
             out = cls.forward(ctx, *args_for_forward, **kwargs)
         finally:
             modes.grad_enabled = True
+        if cls._arrays_in:
+            ctx._inputs = None      # the node keeps only what forward saved
         if ANOMALY_STATE.enabled:
             ctx._record_trace()
         if type(out) is np.ndarray and "_non_differentiable" not in ctx.__dict__:
