@@ -381,7 +381,9 @@ class _LegacyStorageType(type):
 
 def _legacy_storage(dt: _dtype.dtype) -> type:
     name = dt.scalar_name + "Storage"
-    return _LegacyStorageType(name, (TypedStorage,), {"dtype": dt, "__module__": "torch"})
+    doc = f"Legacy TypedStorage of {dt}: {name}(n) allocates n elements, {name}(list) copies them."
+    return _LegacyStorageType(name, (TypedStorage,),
+                              {"dtype": dt, "__module__": "torch", "__doc__": doc})
 
 
 BoolStorage = _legacy_storage(_dtype.bool)

@@ -27,6 +27,7 @@ def _inplace_method(fn):
     def method(self, *args, **kwargs):
         return self._inplace(lambda s, *a: fn(s, *a, **kwargs), *args)
     method.__name__ = fn.__name__ + "_"
+    method.__doc__ = f"In-place Tensor.{fn.__name__}: writes the result into self, returns self."
     return method
 
 

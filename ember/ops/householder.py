@@ -86,6 +86,9 @@ class _NoReflectors(Function):
 
 
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
+    """The first n columns of the product of Householder reflectors H_i = I - tau_i v_i v_i^H, where
+    v_i is the i-th column of `A` below the diagonal (with a unit diagonal entry): the Q of a QR
+    factorisation given in LAPACK's compact form."""
     if out is not None:
         raise NotImplementedError("householder_product: the 'out' argument is not "
                                   "supported by ember")
