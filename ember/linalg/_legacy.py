@@ -23,6 +23,7 @@ def det(input: Tensor) -> Tensor:
 
 @autocast_op(FP32)
 def inverse(input: Tensor, *, out=None) -> Tensor:
+    """Inverse of the square matrix (or batch) `input`; the same as linalg.inv."""
     return linalg.inv(input, out=out)
 
 
@@ -41,6 +42,8 @@ def logdet(input: Tensor) -> Tensor:
 
 @autocast_op(FP32)
 def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """Cholesky factor of the positive-definite `input`, lower (or upper=True: upper) triangular;
+    linalg.cholesky is preferred."""
     return linalg.cholesky(input, upper=upper, out=out)
 
 

@@ -37,6 +37,8 @@ class Geqrf(Function):
 
 
 def geqrf(input: Tensor, *, out=None) -> tuple:
+    """QR factorisation in LAPACK's compact form: (a, tau) with R in a's upper triangle and the
+    Householder vectors below it (householder_product rebuilds Q)."""
     if out is not None:
         raise NotImplementedError("geqrf: the 'out' argument is not supported by ember")
     if input.ndim < 2:
