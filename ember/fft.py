@@ -146,10 +146,11 @@ class _RealToComplex(Function):
     """A real tensor as complex (for real input to transforms of complex tensors); its
     gradient is the real part of the complex one, as in torch."""
     backward_name = "ToCopyBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x):
-        return x._data.astype(np.result_type(x._data.dtype, np.complex64))
+        return x.astype(np.result_type(x.dtype, np.complex64))
 
     @staticmethod
     def backward(ctx, grad):
@@ -158,10 +159,11 @@ class _RealToComplex(Function):
 
 class _RealPart(Function):
     backward_name = "RealBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, z):
-        return z._data.real.copy()
+        return z.real.copy()
 
     @staticmethod
     def backward(ctx, grad):

@@ -133,13 +133,14 @@ class Inv(Function):
     backward_name = "LinalgInvExBackward0"
     holomorphic = True
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, A, name):
         try:
-            return _in_float32(np.linalg.inv, A._data)
+            return _in_float32(np.linalg.inv, A)
         except np.linalg.LinAlgError:
-            raise _inverse_error(name, A._data) from None
+            raise _inverse_error(name, A) from None
 
     @staticmethod
     def backward(ctx, grad):
@@ -184,11 +185,12 @@ class Det(Function):
     backward_name = "LinalgDetBackward0"
     holomorphic = True
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, A):
         ctx.save_for_backward(A)
-        return _in_float32(np.linalg.det, A._data)
+        return _in_float32(np.linalg.det, A)
 
     @staticmethod
     def backward(ctx, grad):
@@ -216,13 +218,14 @@ def det(A: Tensor, *, out=None) -> Tensor:
 
 class Slogdet(Function):
     backward_name = "LinalgSlogdetBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, A):
         ctx.save_for_backward(A)
         # torch records the sign too (it is differentiable for complex input); for real
         # input its gradient is zero and backward ignores it.
-        sign, logabsdet = _in_float32(lambda a: np.stack(np.linalg.slogdet(a)), A._data)
+        sign, logabsdet = _in_float32(lambda a: np.stack(np.linalg.slogdet(a)), A)
         return sign, logabsdet
 
     @staticmethod
@@ -245,14 +248,15 @@ class Solve(Function):
     backward_name = "LinalgSolveExBackward0"
     holomorphic = True
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, A, B, vector):
         ctx.save_for_backward(A)
         ctx.vector = vector
-        b = B._data[..., None] if vector else B._data
+        b = B[..., None] if vector else B
         try:
-            X = _in_float32(np.linalg.solve, A._data, b)
+            X = _in_float32(np.linalg.solve, A, b)
         except np.linalg.LinAlgError:
             raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
                               "is singular.") from None
@@ -316,13 +320,14 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
 class Cholesky(Function):
     backward_name = "LinalgCholeskyExBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, A):
         try:
-            return _in_float32(np.linalg.cholesky, A._data)
+            return _in_float32(np.linalg.cholesky, A)
         except np.linalg.LinAlgError:
-            info = _partial_cholesky(A._data.astype(np.float64))[1]
+            info = _partial_cholesky(A.astype(np.float64))[1]
             raise _cholesky_error("linalg.cholesky", info) from None
 
     @staticmethod
@@ -412,14 +417,15 @@ def _symmetric_from_lower(M: Tensor) -> Tensor:
 class Qr(Function):
     backward_name = "LinalgQrBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, A, mode):
         ctx.mode = mode
         if mode == "r":
-            return np.zeros(0, dtype=A._data.dtype), _in_float32(
-                lambda a: np.linalg.qr(a, mode="r"), A._data)
-        return _in_float32_tuple(lambda a: np.linalg.qr(a, mode=mode), A._data)
+            return np.zeros(0, dtype=A.dtype), _in_float32(
+                lambda a: np.linalg.qr(a, mode="r"), A)
+        return _in_float32_tuple(lambda a: np.linalg.qr(a, mode=mode), A)
 
     @staticmethod
     def backward(ctx, grad_Q, grad_R):
@@ -467,11 +473,11 @@ class Svd(Function):
 
     backward_name = "LinalgSvdBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, A, full_matrices):
-        return _in_float32_tuple(lambda a: np.linalg.svd(a, full_matrices=full_matrices),
-                                 A._data)
+        return _in_float32_tuple(lambda a: np.linalg.svd(a, full_matrices=full_matrices), A)
 
     @staticmethod
     def backward(ctx, grad_U, grad_S, grad_Vh):
@@ -521,10 +527,11 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> retu
 
 class Svdvals(Function):
     backward_name = "LinalgSvdBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, A):
-        U, S, Vh = _in_float32_tuple(lambda a: np.linalg.svd(a, full_matrices=False), A._data)
+        U, S, Vh = _in_float32_tuple(lambda a: np.linalg.svd(a, full_matrices=False), A)
         ctx.vectors = (U, Vh)
         return S
 
@@ -545,10 +552,11 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
 
 class Eigh(Function):
     backward_name = "LinalgEighBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, A, UPLO):
-        w, V = _in_float32_tuple(lambda a: np.linalg.eigh(a, UPLO=UPLO), A._data)
+        w, V = _in_float32_tuple(lambda a: np.linalg.eigh(a, UPLO=UPLO), A)
         ctx.result = (w, V)
         return w, V
 
@@ -608,11 +616,12 @@ def _pinv_array(a: np.ndarray, atol, rtol, hermitian: bool) -> np.ndarray:
 class Pinv(Function):
     backward_name = "LinalgPinvBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, A, atol, rtol, hermitian):
         ctx.save_for_backward(A)
-        return _in_float32(lambda a: _pinv_array(a, atol, rtol, hermitian), A._data)
+        return _in_float32(lambda a: _pinv_array(a, atol, rtol, hermitian), A)
 
     @staticmethod
     def backward(ctx, grad):

@@ -23,11 +23,12 @@ _COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.comp
 
 class Eig(Function):
     backward_name = "LinalgEigBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, A):
-        values, vectors = np.linalg.eig(A._data)
-        complex_dtype = _COMPLEX_OF[A._data.dtype]
+        values, vectors = np.linalg.eig(A)
+        complex_dtype = _COMPLEX_OF[A.dtype]
         return values.astype(complex_dtype), vectors.astype(complex_dtype)
 
     @staticmethod

@@ -25,10 +25,11 @@ __all__ = ["geqrf", "orgqr"]
 
 class Geqrf(Function):
     backward_name = "GeqrfBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, A):
-        compact, tau = np.linalg.qr(A._data, mode="raw")   # compact form comes transposed
+        compact, tau = np.linalg.qr(A, mode="raw")   # compact form comes transposed
         return np.ascontiguousarray(compact.swapaxes(-1, -2)), tau
 
     @staticmethod
@@ -76,10 +77,11 @@ class _NoReflectors(Function):
     """The product of zero reflectors: the identity's first columns, recorded in the graph
     as torch does (the output requires grad; no gradient reaches a or tau)."""
     backward_name = "LinalgHouseholderProductBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, A, tau):
-        identity = np.eye(*A.shape[-2:], dtype=A._data.dtype)
+        identity = np.eye(*A.shape[-2:], dtype=A.dtype)
         return np.broadcast_to(identity, A.shape).copy()
 
     @staticmethod

@@ -37,11 +37,12 @@ class LinAlgError(RuntimeError):
 
 
 
-def _check_same_dtype(a: Tensor, b: Tensor) -> None:
+def _check_same_dtype(a: np.ndarray, b: np.ndarray) -> None:
     """torch's words for mixed dtypes depend on the kernel matmul picks (dot, mv, bmm, mm)."""
-    if a._data.dtype == b._data.dtype:
+    if a.dtype == b.dtype:
         return
-    sa, sb = (t.dtype.scalar_name for t in (a, b))
+    da, db = _dtype.from_numpy_dtype(a.dtype), _dtype.from_numpy_dtype(b.dtype)
+    sa, sb = da.scalar_name, db.scalar_name
     if a.ndim == 1 and b.ndim == 1:
         message = f"dot : expected both vectors to have same dtype, but found {sa} and {sb}"
     elif b.ndim == 1:
@@ -50,13 +51,13 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
         message = f"expected scalar type {sa} but found {sb}"
     else:
         message = (f"expected m1 and m2 to have the same dtype, but got: "
-                   f"{a.dtype.cpp_name} != {b.dtype.cpp_name}")
+                   f"{da.cpp_name} != {db.cpp_name}")
     raise RuntimeError(message + ". Hint: convert one operand, e.g. b.to(a.dtype) "
                        "(float64 usually comes from NumPy arrays).")
 
 
-def _shape_error(a: Tensor, b: Tensor) -> RuntimeError:
-    sa, sb = a._data.shape, b._data.shape
+def _shape_error(a: Tensor | np.ndarray, b: Tensor | np.ndarray) -> RuntimeError:
+    sa, sb = a.shape, b.shape
     if len(sa) == 2 and len(sb) == 2 or len(sa) == 1 or len(sb) == 1:
         return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                             f"({sa[0] if len(sa) > 1 else 1}x{sa[-1]} and "
@@ -76,17 +77,17 @@ def _in_float32(fn, *arrays):
 class MatMul(Function):
     backward_name = "MmBackward0"
     holomorphic = True
+    _converted = True
 
     @staticmethod
-    def forward(ctx, a, b):
-        _check_same_dtype(a, b)
-        x, y = a._data, b._data
+    def forward(ctx, x, y):
+        _check_same_dtype(x, y)
         if x.ndim == 0 or y.ndim == 0:
             raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                                f"{x.ndim}D and {y.ndim}D")
         if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
-            raise _shape_error(a, b)
-        ctx.save_for_backward(a, b)
+            raise _shape_error(x, y)
+        ctx.save_for_backward(x, y)
         if x.dtype in _LOW_PRECISION:
             return float_math(np.matmul, x, y.astype(np.float32))
         if x.ndim > 2 and y.ndim == 2:
@@ -283,16 +284,16 @@ class Einsum(Function):
 
     backward_name = "ViewBackward0"
     holomorphic = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, inputs, output, *operands):
         ctx.spec = (inputs, output)
         ctx.save_for_backward(*operands)
         equation = ",".join(inputs) + "->" + output
-        arrays = [o._data for o in operands]
-        result = _in_float32(lambda *a: np.einsum(equation, *a, optimize=True), *arrays)
+        result = _in_float32(lambda *a: np.einsum(equation, *a, optimize=True), *operands)
         # NumPy returns views for pure relabellings ('ij->ji', 'ii->i'); torch copies.
-        if any(np.may_share_memory(result, a) for a in arrays):
+        if any(np.may_share_memory(result, a) for a in operands):
             result = result.copy()
         return result
 
@@ -462,19 +463,19 @@ def multi_dot(tensors, *, out=None) -> Tensor:
 class AddProduct(Function):
     """beta * input + alpha * (contraction of m1 and m2): addmm, addmv, addr, baddbmm..."""
     holomorphic = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, input, m1, m2, equation, beta, alpha):
         _check_same_dtype(m1, m2)
         ctx.save_for_backward(m1, m2)
         ctx.args = (equation, beta, alpha)
-        product = _in_float32(lambda x, y: np.einsum(equation, x, y, optimize=True),
-                              m1._data, m2._data)
+        product = _in_float32(lambda x, y: np.einsum(equation, x, y, optimize=True), m1, m2)
         scaled = product if alpha == 1 else product * alpha
         if beta == 0:          # input is ignored (even its nans), as in torch
             return np.broadcast_to(scaled, np.broadcast_shapes(scaled.shape,
-                                                               input._data.shape)).copy()
-        bias = input._data if beta == 1 else input._data * beta
+                                                               input.shape)).copy()
+        bias = input if beta == 1 else input * beta
         return (bias + scaled).astype(product.dtype)
 
     @staticmethod
@@ -560,12 +561,13 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
 class Cross(Function):
     backward_name = "LinalgCrossBackward0"
     holomorphic = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, a, b, dim):
         ctx.save_for_backward(a, b)
         ctx.dim = dim
-        return _in_float32(lambda x, y: np.cross(x, y, axis=dim), a._data, b._data)
+        return _in_float32(lambda x, y: np.cross(x, y, axis=dim), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -606,12 +608,13 @@ class DiagEmbed(Function):
     """A vector placed on diagonal `offset` of a zero matrix of `shape`."""
 
     backward_name = "DiagEmbedBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, v, offset, shape):
         ctx.offset = offset
-        out = np.zeros(shape, dtype=v._data.dtype)
-        out[_diagonal_index(shape, offset)] = v._data
+        out = np.zeros(shape, dtype=v.dtype)
+        out[_diagonal_index(shape, offset)] = v
         return out
 
     @staticmethod
@@ -623,11 +626,12 @@ class DiagCopy(Function):
     """Diagonal `offset` of a matrix, as a new vector."""
 
     backward_name = "DiagonalBackward0_copy"
+    _converted = True
 
     @staticmethod
     def forward(ctx, m, offset):
-        ctx.meta = (offset, m._data.shape)
-        return m._data[_diagonal_index(m._data.shape, offset)]
+        ctx.meta = (offset, m.shape)
+        return m[_diagonal_index(m.shape, offset)]
 
     @staticmethod
     def backward(ctx, grad):
@@ -650,10 +654,11 @@ class Cdist(Function):
     """p-norm distance between every row of x1 and every row of x2 (batched)."""
 
     backward_name = "CdistBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x1, x2, p):
-        diff = x1._data[..., :, None, :] - x2._data[..., None, :, :]
+        diff = x1[..., :, None, :] - x2[..., None, :, :]
         dist = _in_float32(lambda d: _p_norm(d, p), diff)
         ctx.p, ctx.diff, ctx.dist = p, diff, dist
         return dist

@@ -105,10 +105,11 @@ def _square_grad(L: Tensor, U: Tensor, grad_L: Tensor, grad_U: Tensor) -> Tensor
 class LuFactor(Function):
     backward_name = "LinalgLuFactorExBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, A):
-        return _factor(A._data)
+        return _factor(A)
 
     @staticmethod
     def backward(ctx, grad, grad_pivots, grad_info):

@@ -59,14 +59,14 @@ def _expm(a: np.ndarray) -> np.ndarray:
 
 class MatrixExp(Function):
     backward_name = "LinalgMatrixExpBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, A):
         ctx.save_for_backward(A)
-        data = A._data
-        wide = np.complex128 if np.iscomplexobj(data) else np.float64
+        wide = np.complex128 if np.iscomplexobj(A) else np.float64
         with np.errstate(all="ignore"):      # inf or nan entries give nan, as in torch
-            return _expm(data.astype(wide)).astype(data.dtype)
+            return _expm(A.astype(wide)).astype(A.dtype)
 
     @staticmethod
     def backward(ctx, grad):

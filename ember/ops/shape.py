@@ -56,12 +56,13 @@ def infer_shape(shape, numel: int) -> tuple:
 class View(Function):
     backward_name = "ViewBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, shape):
-        ctx.in_shape = x._data.shape
+        ctx.in_shape = x.shape
         try:
-            return x._data.reshape(shape, copy=False)
+            return x.reshape(shape, copy=False)
         except ValueError:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one "
@@ -75,11 +76,12 @@ class View(Function):
 
 class CopyReshape(Function):
     backward_name = "UnsafeViewBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, shape):
-        ctx.in_shape = x._data.shape
-        return contiguous_array(x._data).reshape(shape)
+        ctx.in_shape = x.shape
+        return contiguous_array(x).reshape(shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -119,11 +121,12 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 class Expand(Function):
     backward_name = "ExpandBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, shape):
-        ctx.in_shape = x._data.shape
-        return np.broadcast_to(x._data, shape)
+        ctx.in_shape = x.shape
+        return np.broadcast_to(x, shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -165,11 +168,12 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
 class Permute(Function):
     backward_name = "PermuteBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return x._data.transpose(dims)
+        return x.transpose(dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -194,11 +198,12 @@ def permute(input: Tensor, *dims) -> Tensor:
 class Transpose(Function):
     backward_name = "TransposeBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim0, dim1):
         ctx.dims = (dim0, dim1)
-        return np.swapaxes(x._data, dim0, dim1)
+        return x.swapaxes(dim0, dim1)
 
     @staticmethod
     def backward(ctx, grad):
@@ -407,11 +412,12 @@ def _dims_list(input: Tensor, dims) -> tuple:
 
 class Flip(Function):
     backward_name = "FlipBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.flip(x._data, dims).copy()
+        return np.flip(x, dims).copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -441,11 +447,12 @@ def flipud(input: Tensor) -> Tensor:
 
 class Roll(Function):
     backward_name = "RollBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
-        return np.roll(x._data, shifts, dims)
+        return np.roll(x, shifts, dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -500,13 +507,14 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
 # ---------------------------------------------------------------- repeating
 class Repeat(Function):
     backward_name = "RepeatBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, repeats):
-        ctx.in_shape = x._data.shape
+        ctx.in_shape = x.shape
         ctx.repeats = repeats
-        padded = (1,) * (len(repeats) - x._data.ndim) + x._data.shape
-        return np.tile(x._data.reshape(padded), repeats)
+        padded = (1,) * (len(repeats) - x.ndim) + x.shape
+        return np.tile(x.reshape(padded), repeats)
 
     @staticmethod
     def backward(ctx, grad):
@@ -566,13 +574,14 @@ class StridedView(Function):
     unfold). Backward sends each gradient element back to the element it was read from,
     found by applying `make` to an array of element numbers."""
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, make, backward_name):
-        ctx.make, ctx.in_shape = make, x._data.shape
+        ctx.make, ctx.in_shape = make, x.shape
         ctx.backward_name = backward_name
-        out = make(x._data)
-        if not out.flags.writeable and x._data.flags.writeable:
+        out = make(x)
+        if not out.flags.writeable and x.flags.writeable:
             out.flags.writeable = True  # np.diagonal hands out read-only views
         return out
 
@@ -589,24 +598,25 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     d1, d2 = input._wrap_dim(dim1), input._wrap_dim(dim2)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return StridedView.apply(input, lambda a: np.diagonal(a, offset, d1, d2),
+    return StridedView.apply(input, lambda a: a.diagonal(offset, d1, d2),
                              "DiagonalBackward0")
 
 
 class DiagEmbed(Function):
     backward_name = "DiagEmbedBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, offset, dim1, dim2):
         ctx.args = (offset, dim1, dim2)
-        n = x._data.shape[-1] + abs(offset)
-        shape = list(x._data.shape[:-1])
+        n = x.shape[-1] + abs(offset)
+        shape = list(x.shape[:-1])
         for d in sorted((dim1, dim2)):
             shape.insert(d, n)
-        out = np.zeros(shape, dtype=x._data.dtype)
+        out = np.zeros(shape, dtype=x.dtype)
         diag = np.diagonal(out, offset, dim1, dim2)
         diag.flags.writeable = True
-        diag[...] = x._data
+        diag[...] = x
         return out
 
     @staticmethod
@@ -694,16 +704,18 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 
 class AsStrided(Function):
-    """A view of the input's storage with the given sizes, strides and offset."""
+    """A view of the input's storage with the given sizes, strides and offset.
+
+    `storage` is the flat array of the input's root tensor, and `in_geometry` the input's
+    own (shape, strides, offset) in it: tensor facts forward cannot read from an array."""
     backward_name = "AsStridedBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
-    def forward(ctx, x, size, stride, offset):
-        root = x if x._base is None else x._base
-        storage = root._data.reshape(-1)
+    def forward(ctx, x, size, stride, offset, storage, in_geometry):
         ctx.geometry = (size, stride, offset, storage.size)
-        ctx.in_geometry = (x._data.shape, x.stride(), x.storage_offset())
+        ctx.in_geometry = in_geometry
         item = storage.itemsize
         return np.lib.stride_tricks.as_strided(storage[offset:], size,
                                                tuple(s * item for s in stride))
@@ -718,7 +730,7 @@ class AsStrided(Function):
             return np.lib.stride_tricks.as_strided(labels[start:], shape,
                                                    tuple(s * item for s in strides))
         storage_grad = put_into_zeros(grad, positions(size, stride, offset), (numel,))
-        return index(storage_grad, positions(*ctx.in_geometry)), None, None, None
+        return index(storage_grad, positions(*ctx.in_geometry)), None, None, None, None, None
 
 
 def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
@@ -728,7 +740,8 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     if not root._data.flags.c_contiguous:
         raise NotImplementedError("as_strided on a tensor whose storage is not contiguous "
                                   "(e.g. from_numpy of a transposed array)")
-    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    own_offset = input.storage_offset()
+    offset = own_offset if storage_offset is None else int(storage_offset)
     item = input._data.itemsize
     needed = (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))) * item \
         if all(size) else 0
@@ -736,7 +749,8 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
                            f"offset {offset}, and itemsize {item} requiring a storage size of "
                            f"{needed} are out of bounds for storage of size {root._data.nbytes}")
-    return AsStrided.apply(input, size, stride, offset)
+    in_geometry = (input._data.shape, input.stride(), own_offset)
+    return AsStrided.apply(input, size, stride, offset, root._data.reshape(-1), in_geometry)
 
 
 def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
@@ -749,11 +763,12 @@ def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -
 # ---------------------------------------------------------------- triangles
 class Tril(Function):
     backward_name = "TrilBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, diagonal, upper):
         ctx.args = (diagonal, upper)
-        return (np.triu if upper else np.tril)(x._data, diagonal)
+        return (np.triu if upper else np.tril)(x, diagonal)
 
     @staticmethod
     def backward(ctx, grad):

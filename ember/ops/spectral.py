@@ -74,11 +74,12 @@ def _c2c(z: np.ndarray, axes: tuple, sign: int, norm: str) -> np.ndarray:
 class FftC2C(Function):
     """scale * sum_n z[n] exp(sign * 2 pi i k n / N) over `axes`, scaled by torch's `norm`."""
     backward_name = "FftC2CBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, z, axes, sign, norm):
         ctx.args = axes, -sign, _DUAL_NORM[norm]
-        return _c2c(z._data, axes, sign, norm)
+        return _c2c(z, axes, sign, norm)
 
     @staticmethod
     def backward(ctx, grad):
@@ -88,14 +89,14 @@ class FftC2C(Function):
 class FftR2C(Function):
     """The transform of a real tensor over `axes`; one-sided keeps n // 2 + 1 last bins."""
     backward_name = "FftR2CBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, sign, norm, onesided, weight=0):
-        data = x._data
-        length = data.shape[axes[-1]]
+        length = x.shape[axes[-1]]
         ctx.args = axes, length, -sign, _DUAL_NORM[norm], onesided, weight - 1
         transform = np.fft.rfftn if onesided else np.fft.fftn
-        out = transform(data, axes=axes, norm=_numpy_norm(-1, sign, norm))
+        out = transform(x, axes=axes, norm=_numpy_norm(-1, sign, norm))
         if sign > 0:    # a real signal's transform with +i is the conjugate of the -i one
             out = np.conj(out)
         return _weighted(out, axes[-1], length, weight) if onesided else out
@@ -109,14 +110,14 @@ class FftC2R(Function):
     """The real signal (of `length` samples along axes[-1]) of a one-sided spectrum, or, when
     not `onesided`, the real part of a full complex transform."""
     backward_name = "FftC2RBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, z, axes, length, sign, norm, onesided=True, weight=0):
         ctx.args = axes, -sign, _DUAL_NORM[norm], onesided, weight + 1
-        data = z._data
         if not onesided:
-            return _c2c(data, axes, sign, norm).real.copy()
-        data = _weighted(data, axes[-1], length, weight)
+            return _c2c(z, axes, sign, norm).real.copy()
+        data = _weighted(z, axes[-1], length, weight)
         if sign < 0:    # Re(F_-(z)) = Re(conj(F_+(conj z))) = Re(F_+(conj z))
             data = np.conj(data)
         sizes = [data.shape[a] for a in axes[:-1]] + [length]

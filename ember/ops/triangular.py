@@ -71,12 +71,13 @@ class SolveTriangular(Function):
 
     backward_name = "LinalgSolveTriangularBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, A, B, upper, unitriangular):
         ctx.save_for_backward(A)
         ctx.args = (upper, unitriangular)
-        return _substitute(A._data, B._data, upper, unitriangular)
+        return _substitute(A, B, upper, unitriangular)
 
     @staticmethod
     def backward(ctx, grad):
@@ -153,13 +154,14 @@ class CholeskySolve(Function):
 
     backward_name = "CholeskySolveBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, B, factor, upper):
         ctx.save_for_backward(factor)
         ctx.upper = upper
-        L = factor._data.swapaxes(-1, -2).conj() if upper else factor._data
-        Y = _substitute(L, B._data, upper=False, unitriangular=False)
+        L = factor.swapaxes(-1, -2).conj() if upper else factor
+        Y = _substitute(L, B, upper=False, unitriangular=False)
         return _substitute(L.swapaxes(-1, -2).conj(), Y, upper=True, unitriangular=False)
 
     @staticmethod

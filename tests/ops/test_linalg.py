@@ -274,6 +274,32 @@ def test_linalg_double_backward():
 
 
 @pytest.mark.parametrize("fn", [
+    lambda L, a, b: a @ b,
+    lambda L, a, b: L.einsum("ij,jk->ik", a, b),
+    lambda L, a, b: L.addmm(b, a, b),
+    lambda L, a, b: L.linalg.cross(a, b),
+    lambda L, a, b: L.linalg.solve(a, b),
+    lambda L, a, b: L.linalg.det(a),
+    lambda L, a, b: L.linalg.slogdet(a).logabsdet,
+    lambda L, a, b: L.linalg.pinv(a),
+    lambda L, a, b: L.matrix_exp(a),
+    lambda L, a, b: L.linalg.solve_triangular(a, b, upper=True),
+    lambda L, a, b: L.cholesky_solve(b, a),
+])
+def test_saved_input_modified_in_place(fn):
+    """Primitives whose forward sees arrays still save their input tensors (not the
+    arrays), so changing an input in place before backward raises torch's error."""
+    def run(L):
+        a = L.tensor(well_conditioned(3), requires_grad=True).clone()
+        b = L.tensor(spd(3), requires_grad=True).clone()
+        y = fn(L, a, b)
+        a.add_(1)
+        y.sum().backward()
+    check_error(run, RuntimeError, "^one of the variables needed for gradient computation has "
+                "been modified by an inplace operation")
+
+
+@pytest.mark.parametrize("fn", [
     lambda L, a: L.linalg.qr(a),
     lambda L, a: L.linalg.qr(a, mode="complete"),
     lambda L, a: L.linalg.svd(a, full_matrices=False)[1],
@@ -313,6 +339,17 @@ ERRORS = [
      "einsum\\(\\): subscript j has size 4 for operand 1"),
     (lambda L: L.einsum("ij->k", L.ones(2, 3)), "einsum\\(\\): output subscript k"),
     (lambda L: L.mv(L.ones(2, 3), L.ones(4)), "size mismatch, got input \\(2\\)"),
+    (lambda L: L.matmul(L.ones(2, 3), L.ones(3, 2, dtype=L.float64)),
+     "^expected m1 and m2 to have the same dtype, but got: float != double"),
+    (lambda L: L.matmul(L.ones(2, 3), L.ones(3, dtype=L.float64)),
+     "^addmv input tensors must have the same dtype, but got Double, Float, and Double"),
+    (lambda L: L.matmul(L.ones(2, 2, 3), L.ones(2, 3, 2, dtype=L.float64)),
+     "^expected scalar type Float but found Double"),
+    (lambda L: L.matmul(L.ones(()), L.ones(3)),
+     "^both arguments to matmul need to be at least 1D, but they are 0D and 1D"),
+    (lambda L: L.matmul(L.ones(2, 2, 3), L.ones(2, 4, 2)),
+     "^Expected size for first two dimensions of batch2 tensor to be: \\[2, 3\\] but got: "
+     "\\[2, 4\\]"),
     (lambda L: L.addmm(L.ones(2, 2), L.ones(2, 3), L.ones(4, 2)),
      "mat1 and mat2 shapes cannot be multiplied \\(2x3 and 4x2\\)"),
     (lambda L: L.trace(L.ones(2, 2, 2)), "trace: expected a matrix"),
