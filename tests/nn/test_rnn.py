@@ -162,3 +162,18 @@ def test_double_backward_matches_torch(cls_name, kwargs, lengths):
     for e, t in zip(_second_order(ember, emod, x, lengths),
                     _second_order(torch, tmod, x, lengths)):
         assert_same(e, t, 1e-10, 1e-8)
+
+
+@pytest.mark.parametrize("cls_name", ["LSTM", "GRU", "RNN"])
+def test_double_backward_sees_input_modified_in_place(cls_name):
+    # The layer's node saves its inputs; create_graph rebuilds the layer from them, so an
+    # input changed in place after the forward is torch's error, not a wrong gradient.
+    def run(lib):
+        lib.manual_seed(0)
+        x = lib.randn(5, 2, 3, requires_grad=True)
+        h = x * 1
+        out, _ = getattr(lib.nn, cls_name)(3, 4)(h)
+        h.add_(1)
+        lib.autograd.grad(out.sum(), [x], create_graph=True)
+    check_error(run, RuntimeError, "^one of the variables needed for gradient computation has "
+                                   "been modified by an inplace operation")
