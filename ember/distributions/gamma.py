@@ -112,12 +112,12 @@ class _RegularizedGammaP(Function):
     """P(a, x), differentiable in x only (torch does not differentiate igamma in a)."""
 
     backward_name = "IgammaBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, a, x):
         ctx.save_for_backward(a, x)
-        dtype = np.result_type(a._data, x._data)
-        return _regularized_gamma_p(a._data, x._data).astype(dtype)
+        return _regularized_gamma_p(a, x).astype(np.result_type(a, x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -132,12 +132,12 @@ class _StandardGammaGrad(Function):
     """dx/dalpha of standard gamma draws x; like torch, ember cannot differentiate it again."""
 
     backward_name = "StandardGammaGradBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, concentration, sample):
-        dtype = concentration._data.dtype
-        return _standard_gamma_grad(concentration._data.astype(np.float64),
-                                    sample._data.astype(np.float64)).astype(dtype)
+        return _standard_gamma_grad(concentration.astype(np.float64),
+                                    sample.astype(np.float64)).astype(concentration.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -149,11 +149,11 @@ class _StandardGamma(Function):
 
     backward_name = "StandardGammaBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
-    def forward(ctx, concentration):
-        ctx.save_for_backward(concentration)
-        alpha = concentration._data
+    def forward(ctx, alpha):
+        ctx.save_for_backward(alpha)
         draw = default_generator.np.standard_gamma(alpha.astype(np.float64))
         # torch clamps draws to the smallest normal number so that log(x) stays finite.
         return np.maximum(draw.astype(alpha.dtype), np.finfo(alpha.dtype).tiny)

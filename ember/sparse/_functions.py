@@ -27,14 +27,15 @@ def _row_sums(rows: np.ndarray, products: np.ndarray, n_rows: int) -> np.ndarray
 class SparseDenseMM(Function):
     """(sparse matrix with `indices`, `values`, `shape`) @ dense matrix."""
     backward_name = "SparseAddmmBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, values, dense, indices, shape):
         rows, cols = indices
         ctx.save_for_backward(values, dense)
         ctx.indices, ctx.shape = indices, shape
-        products = values._data[:, None] * dense._data[cols]
-        return _row_sums(rows, products, shape[0]).astype(dense._data.dtype, copy=False)
+        products = values[:, None] * dense[cols]
+        return _row_sums(rows, products, shape[0]).astype(dense.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -53,12 +54,13 @@ class SparseDenseMM(Function):
 class ToDense(Function):
     """The dense tensor of `shape` holding `values` at `indices` (duplicates summed)."""
     backward_name = "ToDenseBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, values, indices, shape):
         ctx.indices = indices
-        out = np.zeros(shape, dtype=values._data.dtype)
-        np.add.at(out, tuple(indices), values._data)
+        out = np.zeros(shape, dtype=values.dtype)
+        np.add.at(out, tuple(indices), values)
         return out
 
     @staticmethod

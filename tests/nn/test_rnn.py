@@ -214,7 +214,6 @@ def test_float32_language_model_shape(cls_name, bias):
         assert ep.grad.numpy().flags.c_contiguous
 
 
-
 @pytest.mark.parametrize("cls_name", ["LSTM", "GRU", "RNN"])
 def test_layer_outputs_are_contiguous(cls_name):
     module = getattr(ember.nn, cls_name)(3, 4)
@@ -224,3 +223,18 @@ def test_layer_outputs_are_contiguous(cls_name):
     for lengths in (None, [5, 3]):
         outputs = layer.run(x, h0, h0 if cls_name == "LSTM" else None, *weights, lengths=lengths)
         assert all(o.is_contiguous() for o in outputs)
+
+
+@pytest.mark.parametrize("cls_name", ["LSTM", "GRU", "RNN"])
+def test_double_backward_sees_input_modified_in_place(cls_name):
+    # The layer's node saves its inputs; create_graph rebuilds the layer from them, so an
+    # input changed in place after the forward is torch's error, not a wrong gradient.
+    def run(lib):
+        lib.manual_seed(0)
+        x = lib.randn(5, 2, 3, requires_grad=True)
+        h = x * 1
+        out, _ = getattr(lib.nn, cls_name)(3, 4)(h)
+        h.add_(1)
+        lib.autograd.grad(out.sum(), [x], create_graph=True)
+    check_error(run, RuntimeError, "^one of the variables needed for gradient computation has "
+                                   "been modified by an inplace operation")

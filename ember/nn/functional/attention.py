@@ -178,10 +178,10 @@ class _Attention(Function):
     dV = W^T dO, dW = dO V^T, dS = scale * P (dP - rowsum(dP P)) with dP = dW * keep /
     (1 - p), dQ = dS K, dK = dS^T Q; recorded (create_graph) it is rebuilt from ember ops."""
     backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, query, key, value, scale, causal, bias, allowed, keep, p):
-        q, k, v = query._data, key._data, value._data
+    def forward(ctx, q, k, v, scale, causal, bias, allowed, keep, p):
         batch, length, source = q.shape[:-2], q.shape[-2], k.shape[-2]
         scores = np.empty(batch + (length, source), q.dtype)
         weights = scores if keep is None else np.empty_like(scores)
@@ -204,7 +204,7 @@ class _Attention(Function):
 
         parallel_for(_pieces(batch), piece, scores.size)
         if any(ctx.needs_input_grad):
-            ctx.save_for_backward(query, key, value)
+            ctx.save_for_backward(q, k, v)
             ctx.probs, ctx.weights = scores, weights
             ctx.options = (scale, causal, bias, allowed, keep, p)
         return out

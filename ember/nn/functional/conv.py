@@ -222,19 +222,17 @@ def _columns_bytes(x: np.ndarray, w: np.ndarray, geo: Geometry) -> int:
 
 class Conv(Function):
     backward_name = "ConvolutionBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, w, b, geo):
-        xd, wd = x._data, w._data
-        dtype = xd.dtype
         # Keep the columns for the weight gradient when recording and they are small enough.
         keep = ctx.needs_input_grad[1:2] == (True,) and \
-            _columns_bytes(xd, wd, geo) <= CACHE_COLUMNS_BYTES
-        y, ctx.cols = conv_forward(_compute_dtype(xd), _compute_dtype(wd), geo, keep,
-                                   None if b is None else b._data)
+            _columns_bytes(x, w, geo) <= CACHE_COLUMNS_BYTES
+        y, ctx.cols = conv_forward(_compute_dtype(x), _compute_dtype(w), geo, keep, b)
         ctx.save_for_backward(x, w)
         ctx.geo = geo
-        return as_format(y.astype(dtype, copy=False), format_of(xd, wd))
+        return as_format(y.astype(x.dtype, copy=False), format_of(x, w))
 
     @staticmethod
     def backward(ctx, grad):
@@ -267,14 +265,14 @@ def _as_tensor(array: np.ndarray | None, dtype) -> Tensor | None:
 class ConvInputGrad(Function):
     """dL/dx of a convolution; with x_shape chosen freely it is the transposed convolution."""
     backward_name = "ConvolutionBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, g, w, geo, x_shape, g_cf=None):
         ctx.save_for_backward(g, w)
         ctx.geo = geo
-        gx = conv_input_grad(_compute_dtype(g._data), _compute_dtype(w._data), geo, x_shape,
-                             g_cf)
-        return as_format(gx.astype(g._data.dtype, copy=False), format_of(g._data, w._data))
+        gx = conv_input_grad(_compute_dtype(g), _compute_dtype(w), geo, x_shape, g_cf)
+        return as_format(gx.astype(g.dtype, copy=False), format_of(g, w))
 
     @staticmethod
     def backward(ctx, h):
@@ -287,14 +285,14 @@ class ConvInputGrad(Function):
 
 class ConvWeightGrad(Function):
     backward_name = "ConvolutionBackwardBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, g, geo, w_shape, cols, g_cf=None):
         ctx.save_for_backward(x, g)
         ctx.geo = geo
-        gw = conv_weight_grad(_compute_dtype(x._data), _compute_dtype(g._data), geo, w_shape,
-                              cols, g_cf)
-        return gw.astype(x._data.dtype, copy=False)
+        gw = conv_weight_grad(_compute_dtype(x), _compute_dtype(g), geo, w_shape, cols, g_cf)
+        return gw.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, h):

@@ -35,10 +35,11 @@ class CtcLoss(Function):
     i.e. the gradient with respect to the logits of a log_softmax.
     """
     backward_name = "CtcLossBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, log_probs, targets, in_len, tgt_len, blank, zero_infinity):
-        lp = log_probs._data.astype(np.float64)
+        lp = log_probs.astype(np.float64)
         n_time, n, n_classes = lp.shape
         width = 2 * targets.shape[1] + 1
         ext = np.full((n, width), blank, dtype=np.int64)
@@ -64,10 +65,10 @@ class CtcLoss(Function):
         needs = ctx.needs_input_grad
         if needs and needs[0]:
             ctx.grad = CtcLoss.gradient(lp, alpha, emit, ext, skip, in_len, tgt_len, nll,
-                                        zero_infinity).astype(log_probs._data.dtype)
+                                        zero_infinity).astype(log_probs.dtype)
         if zero_infinity:
             nll = np.where(np.isinf(nll), 0.0, nll)
-        return nll.astype(log_probs._data.dtype)
+        return nll.astype(log_probs.dtype)
 
     @staticmethod
     def gradient(lp, alpha, emit, ext, skip, in_len, tgt_len, nll, zero_infinity):

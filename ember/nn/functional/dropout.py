@@ -19,14 +19,15 @@ __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
 class MaskedScale(Function):
     """y = x * mask + shift, with a fixed (non-differentiable) mask and shift."""
     backward_name = "NativeDropoutBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, mask, shift):
         ctx.mask = mask
-        y = x._data * mask
+        y = x * mask
         if shift is not None:
             y += shift
-        return y.astype(x._data.dtype, copy=False)
+        return y.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,11 +76,12 @@ class Dropout(Function):
     kernels.family("dropout") applies it in forward and backward alike. torch's CPU
     dropout multiplies by its mask, so the node is a Mul."""
     backward_name = "MulBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, draws, p):
         ctx.draws, ctx.p = draws, p
-        return kernels.family("dropout").dropout(x._data, draws, p)
+        return kernels.family("dropout").dropout(x, draws, p)
 
     @staticmethod
     def backward(ctx, grad):

@@ -39,11 +39,12 @@ def _fold_array(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.nda
 
 class Im2Col(Function):
     backward_name = "Im2ColBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, kernel, geo):
-        ctx.args = (tuple(x.shape), kernel, geo)
-        return _unfold_array(x._data, kernel, geo)
+        ctx.args = (x.shape, kernel, geo)
+        return _unfold_array(x, kernel, geo)
 
     @staticmethod
     def backward(ctx, grad):
@@ -53,12 +54,13 @@ class Im2Col(Function):
 
 class Col2Im(Function):
     backward_name = "Col2ImBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, cols, x_shape, kernel, geo):
         ctx.args = (kernel, geo)
         out = geo.out_size(x_shape[2:], kernel)
-        return _fold_array(cols._data, x_shape, kernel, geo, out)
+        return _fold_array(cols, x_shape, kernel, geo, out)
 
     @staticmethod
     def backward(ctx, grad):

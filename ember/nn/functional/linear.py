@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
+from ..._dtype import scalar_type_name
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ..._modes import current as modes
@@ -46,27 +47,27 @@ class _LinearFn(Function):
     backward_name = "AddmmBackward0"
     holomorphic = True
     torch_grad_layout = _AddmmGradLayout
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, weight, bias=None):
-        xd, wd = x._data, weight._data
         _check_dtypes(x, weight, bias)
-        if xd.ndim == 0 or wd.ndim != 2 or xd.shape[-1] != wd.shape[1]:
-            rows = int(np.prod(xd.shape[:-1])) if xd.ndim > 1 else 1
-            cols = xd.shape[-1] if xd.ndim else 1
+        if x.ndim == 0 or weight.ndim != 2 or x.shape[-1] != weight.shape[1]:
+            rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
+            cols = x.shape[-1] if x.ndim else 1
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
-                               f"{wd.shape[-1]}x{wd.shape[0]})")
+                               f"{weight.shape[-1]}x{weight.shape[0]})")
         ctx.save_for_backward(x, weight)
         ctx.has_bias = bias is not None
-        compute = np.float32 if xd.dtype in _LOW_PRECISION else None
-        x2 = xd.reshape(-1, xd.shape[-1])
-        w = wd
+        compute = np.float32 if x.dtype in _LOW_PRECISION else None
+        x2 = x.reshape(-1, x.shape[-1])
+        w = weight
         if compute is not None:
             x2, w = x2.astype(compute), w.astype(compute)
         out = x2 @ w.T
         if bias is not None:
-            out += bias._data if compute is None else bias._data.astype(compute)
-        return out.astype(xd.dtype, copy=False).reshape(xd.shape[:-1] + (wd.shape[0],))
+            out += bias if compute is None else bias.astype(compute)
+        return out.astype(x.dtype, copy=False).reshape(x.shape[:-1] + (weight.shape[0],))
 
     @staticmethod
     def backward(ctx, grad):
@@ -94,10 +95,10 @@ def _plain_backward(g: np.ndarray, x: np.ndarray, w: np.ndarray, need_x: bool, n
     return grad_x, grad_w, grad_b
 
 
-def _check_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+def _check_dtypes(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> None:
     """torch's messages differ between its mm and addmm kernels; ember repeats them."""
-    def name(t: Tensor) -> str:
-        return t.dtype.scalar_name
+    def name(a: np.ndarray) -> str:
+        return scalar_type_name(a.dtype)
 
     hint = (" Hint: the input and the layer's parameters have different dtypes (float64 "
             "usually comes from a NumPy array through torch.from_numpy); convert one side, "

@@ -384,10 +384,10 @@ def _finish(loss: np.ndarray, denom: float, reduction: str, dtype) -> np.ndarray
 class NllLoss(Function):
     """-w[t] * input[n, t]: linear in input, so backward is a constant times the grad."""
     backward_name = "NllLossBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, input, t, weight, ignore_index, reduction):
-        x = input._data
+    def forward(ctx, x, t, weight, ignore_index, reduction):
         safe, w_t, _ = _target_weights(t, weight, ignore_index, x.dtype)
         picked = at_targets(x, safe)
         loss = np.where(w_t != 0, -w_t * picked, 0)
@@ -430,24 +430,21 @@ class CrossEntropy(Function):
     probabilities), whose gradient is softmax(x) * sum_c Q - Q.
     """
     backward_name = "NllLossBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, label_smoothing, reduction):
-        x = input._data
-        out_dtype = x.dtype
-        if x.dtype in _LOW_PRECISION:
-            x = x.astype(np.float32)
+        x = input.astype(np.float32) if input.dtype in _LOW_PRECISION else input
         n_classes = x.shape[1]
         w_b = 1 if weight is None else weight.reshape((1, -1) + (1,) * (x.ndim - 2))
         smooth = label_smoothing / n_classes
         needs = ctx.needs_input_grad
-        if isinstance(target, Tensor):          # class probabilities
+        if target.ndim == x.ndim:               # class probabilities (class indices: one less)
             shift = row_shift(x)
             z = x - shift
             with np.errstate(divide="ignore"):
                 logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-            probs = target._data
-            q = (probs * (1 - label_smoothing) + smooth if label_smoothing else probs) * w_b
+            q = (target * (1 - label_smoothing) + smooth if label_smoothing else target) * w_b
             keep = None
             denom = float(logp.size // n_classes) if logp.size else 0.0
             loss = -(q * np.where(q != 0, logp, 0)).sum(axis=1)
@@ -469,7 +466,7 @@ class CrossEntropy(Function):
         ctx.weight = w_b
         if needs:
             ctx.save_for_backward(input, target if keep is None else None)
-        return _finish(loss, denom, reduction, out_dtype)
+        return _finish(loss, denom, reduction, input.dtype)
 
     @staticmethod
     def _class_coefficients(ctx, like: np.ndarray) -> np.ndarray:
@@ -555,10 +552,11 @@ class BinaryCrossEntropy(Function):
     """-w (t log x + (1 - t) log(1 - x)) with torch's log clamp at -100 and its gradient
     w (x - t) / max(x (1 - x), 1e-12)."""
     backward_name = "BinaryCrossEntropyBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, input, target, weight, reduction):
-        x, t, _ = operands(input, target)
+    def forward(ctx, x, t, weight, reduction):
+        # binary_cross_entropy checked that x and t have one shape and one dtype.
         # Written so that NaN fails the test too, as in torch.
         for name, values in (("input", x), ("target", t)):
             if not ((values >= 0) & (values <= 1)).all():
@@ -568,9 +566,9 @@ class BinaryCrossEntropy(Function):
             log_1mx = np.maximum(np.log1p(-x), -100)
         loss = -(t * log_x + (1 - t) * log_1mx)
         if weight is not None:
-            loss = loss * weight._data
+            loss = loss * weight
         ctx.meta = (reduction, loss.size)
-        ctx.save_for_backward(input, target, weight)
+        ctx.save_for_backward(x, t, weight)
         return _finish(loss, loss.size, reduction, loss.dtype)
 
     @staticmethod

@@ -37,18 +37,18 @@ class BatchNorm(Function):
     and a backward that is not recorded run the `normalization` kernels on x seen as
     (N, C, L)."""
     backward_name = "NativeBatchNormBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, weight, bias, eps):
-        data = x._data
-        compute = np.float32 if data.dtype in _LOW_PRECISION else data.dtype
+        compute = np.float32 if x.dtype in _LOW_PRECISION else x.dtype
         y, mean, var, ctx.rstd = kernels.family("normalization").batch_norm(
-            _channels(data, compute), _flat(weight, compute), _flat(bias, compute), eps)
+            _channels(x, compute), _flat(weight, compute), _flat(bias, compute), eps)
         ctx.mean, ctx.eps = mean, eps
         ctx.parameter_dtypes = _dtypes(weight, bias)
         ctx.save_for_backward(x, weight)
         ctx.mark_non_differentiable(mean, var)
-        y = as_format(y.reshape(data.shape).astype(data.dtype, copy=False), format_of(data))
+        y = as_format(y.reshape(x.shape).astype(x.dtype, copy=False), format_of(x))
         return y, mean, var
 
     @staticmethod
@@ -61,7 +61,7 @@ class BatchNorm(Function):
         compute = ctx.mean.dtype
         grads = kernels.family("normalization").batch_norm_backward(
             _channels(grad._data, compute), _channels(x._data, compute), ctx.mean, ctx.rstd,
-            _flat(weight, compute), needs)
+            _flat(_array(weight), compute), needs)
         return _wrap_grads(grads, x, (x.shape[1],), ctx.parameter_dtypes) + (None,)
 
 
@@ -71,17 +71,17 @@ class LayerNorm(Function):
     shape. Forward and a backward that is not recorded run the `normalization` kernels
     on x seen as rows of the normalised values."""
     backward_name = "NativeLayerNormBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, weight, bias, ndim, eps):
-        data = x._data
-        compute = np.float32 if data.dtype in _LOW_PRECISION else data.dtype
+        compute = np.float32 if x.dtype in _LOW_PRECISION else x.dtype
         y, ctx.mean, ctx.rstd = kernels.family("normalization").layer_norm(
-            _rows(data, ndim, compute), _flat(weight, compute), _flat(bias, compute), eps)
+            _rows(x, ndim, compute), _flat(weight, compute), _flat(bias, compute), eps)
         ctx.ndim, ctx.eps = ndim, eps
         ctx.parameter_dtypes = _dtypes(weight, bias)
         ctx.save_for_backward(x, weight)
-        return y.reshape(data.shape).astype(data.dtype, copy=False)
+        return y.reshape(x.shape).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -94,7 +94,7 @@ class LayerNorm(Function):
         compute = ctx.mean.dtype
         grads = kernels.family("normalization").layer_norm_backward(
             _rows(grad._data, ctx.ndim, compute), _rows(x._data, ctx.ndim, compute),
-            ctx.mean, ctx.rstd, _flat(weight, compute), needs)
+            ctx.mean, ctx.rstd, _flat(_array(weight), compute), needs)
         shape = x.shape[x.ndim - ctx.ndim:]
         return _wrap_grads(grads, x, shape, ctx.parameter_dtypes) + (None, None)
 
@@ -112,13 +112,18 @@ def _channels(data: np.ndarray, dtype) -> np.ndarray:
                                                   math.prod(data.shape[2:]))
 
 
-def _flat(parameter: Tensor | None, dtype):
+def _flat(parameter: np.ndarray | None, dtype):
     """A weight or bias as a flat array in the kernels' dtype (or None)."""
-    return None if parameter is None else parameter._data.astype(dtype, copy=False).reshape(-1)
+    return None if parameter is None else parameter.astype(dtype, copy=False).reshape(-1)
+
+
+def _array(parameter: Tensor | None):
+    """A saved parameter's array (or None)."""
+    return None if parameter is None else parameter._data
 
 
 def _dtypes(*parameters) -> list:
-    return [p._data.dtype if p is not None else None for p in parameters]
+    return [p.dtype if p is not None else None for p in parameters]
 
 
 def _wrap_grads(grads: tuple, x: Tensor, parameter_shape: tuple, parameter_dtypes) -> tuple:
@@ -199,14 +204,15 @@ class _AllReduceSum(Function):
     """The sum of a tensor over the processes of a group (every process gets it). Its
     adjoint is the same sum: each process's input reaches every process's output."""
     backward_name = "AllReduceSumBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, group):
         from ... import distributed
         ctx.group = group
-        total = Tensor._wrap(x._data.copy())
-        distributed.all_reduce(total, group=group)
-        return total._data
+        total = x.copy()
+        distributed.all_reduce(Tensor._wrap(total), group=group)    # sums into total
+        return total
 
     @staticmethod
     def backward(ctx, grad):

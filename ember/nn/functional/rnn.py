@@ -20,10 +20,6 @@ from .linear import linear
 __all__: list = []
 
 
-def _array(t):
-    return None if t is None else t._data
-
-
 def _tensors(arrays):
     return tuple(None if a is None else Tensor._wrap(a) for a in arrays)
 
@@ -33,6 +29,7 @@ class _Recurrent(Function):
     options) -> (output (T, B, H), h_T, [c_T]); time-major input, one direction."""
     cell = ""               # "lstm", "gru" or "rnn": the steps composite_layer loops over
     has_cell = False
+    _converted = True
 
     @classmethod
     def run(cls, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr=None, lengths=None, **options):
@@ -49,7 +46,7 @@ class _Recurrent(Function):
         on the node's own inputs and differentiate it with a graph (the fused backward is
         plain arrays)."""
         from ...autograd import grad
-        inputs = ctx.inputs
+        inputs = ctx.saved_tensors
         wanted = [k for k, t in enumerate(inputs) if ctx.needs_input_grad[k]]
         outputs = composite_layer(type(ctx).cell, *inputs, ctx.lengths, **ctx.options)
         found = grad(outputs, [inputs[k] for k in wanted], grads, create_graph=True,
@@ -61,8 +58,10 @@ class _Recurrent(Function):
 
     @staticmethod
     def keep_inputs(ctx, inputs, lengths, options) -> None:
-        """What differentiate_composite needs (Tensors are kept, not copied)."""
-        ctx.inputs, ctx.lengths, ctx.options = inputs, lengths, options
+        """What differentiate_composite needs: the input Tensors (saved, not copied), the
+        lengths and the options."""
+        ctx.save_for_backward(*inputs)
+        ctx.lengths, ctx.options = lengths, options
 
 
 class LSTMLayer(_Recurrent):
@@ -75,8 +74,7 @@ class LSTMLayer(_Recurrent):
         _Recurrent.keep_inputs(ctx, (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr), lengths,
                                options)
         *outputs, ctx.saved = kernels.family("rnn").lstm_forward(
-            x._data, h0._data, c0._data, w_ih._data, w_hh._data, _array(b_ih),
-            _array(b_hh), _array(w_hr), lengths)
+            x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, lengths)
         return tuple(outputs)
 
     @staticmethod
@@ -96,7 +94,7 @@ class GRULayer(_Recurrent):
     def forward(ctx, x, h0, w_ih, w_hh, b_ih, b_hh, lengths, options):
         _Recurrent.keep_inputs(ctx, (x, h0, w_ih, w_hh, b_ih, b_hh), lengths, options)
         *outputs, ctx.saved = kernels.family("rnn").gru_forward(
-            x._data, h0._data, w_ih._data, w_hh._data, _array(b_ih), _array(b_hh), lengths)
+            x, h0, w_ih, w_hh, b_ih, b_hh, lengths)
         return tuple(outputs)
 
     @staticmethod
@@ -118,8 +116,7 @@ class RNNLayer(_Recurrent):
         _Recurrent.keep_inputs(ctx, (x, h0, w_ih, w_hh, b_ih, b_hh), lengths, options)
         relu = options.get("nonlinearity", "tanh") == "relu"
         *outputs, ctx.saved = kernels.family("rnn").rnn_forward(
-            x._data, h0._data, w_ih._data, w_hh._data, _array(b_ih), _array(b_hh), lengths,
-            relu)
+            x, h0, w_ih, w_hh, b_ih, b_hh, lengths, relu)
         return tuple(outputs)
 
     @staticmethod

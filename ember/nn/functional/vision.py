@@ -68,12 +68,13 @@ def _compute(a: np.ndarray) -> np.ndarray:
 class Resample(Function):
     """y = sum_t w_t * x[..., idx_t, ...] along one axis."""
     backward_name = "UpsampleBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axis, taps, in_size):
         ctx.args = (axis, taps, in_size)
-        y = _gather(_compute(x._data), axis, taps).astype(x._data.dtype, copy=False)
-        return as_format(y, format_of(x._data))        # channels-last stays channels-last
+        y = _gather(_compute(x), axis, taps).astype(x.dtype, copy=False)
+        return as_format(y, format_of(x))        # channels-last stays channels-last
 
     @staticmethod
     def backward(ctx, grad):
@@ -82,12 +83,13 @@ class Resample(Function):
 
 class ResampleAdjoint(Function):
     backward_name = "UpsampleBackwardBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, g, axis, taps, in_size):
         ctx.args = (axis, taps, in_size)
-        scattered = _scatter(_compute(g._data), axis, taps, in_size)
-        return as_format(scattered.astype(g._data.dtype, copy=False), format_of(g._data))
+        scattered = _scatter(_compute(g), axis, taps, in_size)
+        return as_format(scattered.astype(g.dtype, copy=False), format_of(g))
 
     @staticmethod
     def backward(ctx, grad):
@@ -243,7 +245,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if mode == "area":
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[len(out) - 1]
         return pool(input, out)
-    dtype = np.float64 if input._data.dtype == np.float64 else np.float32
+    dtype = np.float64 if input.dtype == _dtype.float64 else np.float32
     y = input
     for d, (n, o) in enumerate(zip(spatial, out)):
         scale = scales[d] if scales is not None else None

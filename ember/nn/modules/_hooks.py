@@ -71,12 +71,12 @@ class BackwardHookFunction(Function):
     """Identity on tensors; its graph node marks where a module's gradients pass."""
 
     backward_name = "BackwardHookFunctionBackward"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, *tensors):
-        arrays = tuple(t._data for t in tensors)
-        ctx.mark_non_differentiable(*(a for a, t in zip(arrays, tensors)
-                                      if not t.requires_grad))
+    def forward(ctx, *arrays):
+        ctx.mark_non_differentiable(*(a for a, needed in zip(arrays, ctx.needs_input_grad)
+                                      if not needed))
         return arrays
 
     @staticmethod

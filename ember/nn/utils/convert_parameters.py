@@ -1,6 +1,8 @@
 """Flatten parameters into one vector and back (used by second-order optimisers)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._tensor import Tensor
@@ -13,17 +15,18 @@ class _FlattenCat(Function):
     """Concatenate the flattened inputs; the gradient is split back into their shapes."""
 
     backward_name = "CatBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, *tensors):
-        ctx.shapes = [t.shape for t in tensors]
-        return np.concatenate([t._data.reshape(-1) for t in tensors])
+    def forward(ctx, *arrays):
+        ctx.shapes = [a.shape for a in arrays]
+        return np.concatenate([a.reshape(-1) for a in arrays])
 
     @staticmethod
     def backward(ctx, grad):
         grads, start = [], 0
         for shape in ctx.shapes:
-            n = shape.numel()
+            n = math.prod(shape)
             grads.append(grad[start:start + n].reshape(shape))
             start += n
         return tuple(grads)
