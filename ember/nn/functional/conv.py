@@ -5,7 +5,8 @@ offset's window is one strided slice (with long contiguous rows) copied into a c
 buffer of shape (C, K, *out, N) (K = kernel positions). The product with the weight, viewed as
 (groups, O/groups, C/groups * K), gives every output at once. Backward runs the
 same machinery in reverse: the input gradient is built by slice-adds of the column
-gradient (col2im), the weight gradient is one GEMM against the columns.
+gradient (col2im), the weight gradient is one GEMM against the columns. The column copies
+are the kernel family `conv` (ember/_cpu/conv.py, with a compiled twin for 2-d).
 
 Three primitives close the set under differentiation, so double backward works:
     Conv(x, w)            y = x (*) w
@@ -14,14 +15,13 @@ Three primitives close the set under differentiation, so double backward works:
 """
 from __future__ import annotations
 
-import functools
-import itertools
 import math
 from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
 from ... import _dtype
+from ..._cpu import conv as conv_kernels, kernels
 from ..._cpu.transpose import move_first_axes_last, move_last_axes_first
 from ..._memory_format import as_format, format_of
 from ..._cpu.scratch import ThreadScratch
@@ -51,39 +51,16 @@ class Geometry:
         self.stride, self.dilation, self.pads, self.groups = stride, dilation, pads, groups
 
     def out_size(self, in_size, kernel) -> tuple:
-        return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, k, s, d, (lo, hi) in
-                     zip(in_size, kernel, self.stride, self.dilation, self.pads))
+        return conv_kernels.out_size(in_size, kernel, self.stride, self.dilation, self.pads)
 
     def windows(self, kernel, out) -> tuple:
         """For each kernel offset: the slice of the padded input it reads."""
-        return _windows(tuple(kernel), tuple(out), tuple(self.stride), tuple(self.dilation))
-
-
-@functools.lru_cache(maxsize=256)
-def _windows(kernel: tuple, out: tuple, stride: tuple, dilation: tuple) -> tuple:
-    """Geometry.windows, computed once per shape (a training loop asks for the same few
-    shapes at every step)."""
-    return tuple(tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
-                       for o, d, n, s in zip(offset, dilation, out, stride))
-                 for offset in itertools.product(*(range(k) for k in kernel)))
+        return conv_kernels.windows(tuple(kernel), tuple(out), tuple(self.stride),
+                                    tuple(self.dilation))
 
 
 def _compute_dtype(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float32) if a.dtype in _LOW_PRECISION else a
-
-
-def _padded_shape(c: int, spatial, geo: Geometry, n: int) -> tuple:
-    return (c,) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, geo.pads)) + (n,)
-
-
-def _inner(spatial, geo: Geometry) -> tuple:
-    """The index of the unpadded region inside a padded (C, *spatial, N) array."""
-    return (slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in
-                                  zip(spatial, geo.pads)) + (slice(None),)
-
-
-def _window(window: tuple) -> tuple:
-    return (slice(None),) + window + (slice(None),)
 
 
 @contextmanager
@@ -95,34 +72,19 @@ def _columns(x: np.ndarray, kernel, geo: Geometry, temporary: bool):
     shape = (x.shape[1], math.prod(kernel)) + out + (x.shape[0],)
     buffer = _COLUMNS.lend(shape, x.dtype) if temporary else nullcontext(np.empty(shape, x.dtype))
     with buffer as cols:
-        _im2col(x, kernel, geo, out, cols)
+        _im2col(x, kernel, geo, cols)
         yield cols, out
 
 
-def _im2col(x: np.ndarray, kernel, geo: Geometry, out, cols: np.ndarray) -> None:
-    """Fills cols (C, K, *out, N) with the columns of the padded input x (N, C, *spatial).
-
-    The batch is the innermost axis, so each kernel offset's window is a slice whose
-    rows are long contiguous runs (out_width * N values) — cheap to copy."""
-    n, c = x.shape[:2]
-    spatial = x.shape[2:]
-    x_t = move_first_axes_last(x)
-    if any(lo or hi for lo, hi in geo.pads):
-        padded = np.zeros(_padded_shape(c, spatial, geo, n), dtype=x.dtype)
-        padded[_inner(spatial, geo)] = x_t
-        x_t = padded
-    for k, window in enumerate(geo.windows(kernel, out)):
-        cols[:, k] = x_t[_window(window)]
+def _im2col(x: np.ndarray, kernel, geo: Geometry, cols: np.ndarray) -> None:
+    """Fill cols (C, K, *out, N) with the columns of x (N, C, *spatial)."""
+    kernels.family("conv").im2col(x, kernel, geo.stride, geo.dilation, geo.pads, cols)
 
 
-def _col2im(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.ndarray:
+def _col2im(cols: np.ndarray, x_shape, kernel, geo: Geometry) -> np.ndarray:
     """Sum columns (C, K, *out, N) back into an input-shaped (N, C, *spatial) array."""
-    n, c = x_shape[:2]
-    spatial = x_shape[2:]
-    padded = np.zeros(_padded_shape(c, spatial, geo, n), dtype=cols.dtype)
-    for k, window in enumerate(geo.windows(kernel, out)):
-        padded[_window(window)] += cols[:, k]
-    return move_last_axes_first(padded[_inner(spatial, geo)])
+    return kernels.family("conv").col2im(cols, x_shape, kernel, geo.stride, geo.dilation,
+                                         geo.pads)
 
 
 def _grouped(cols: np.ndarray, groups: int) -> np.ndarray:
@@ -172,7 +134,7 @@ def conv_input_grad(g: np.ndarray, w: np.ndarray, geo: Geometry, x_shape,
         np.matmul(w_g.transpose(0, 2, 1), g_cf, out=cols)
         c = x_shape[1]
         cols = cols.reshape((c, math.prod(kernel)) + g.shape[2:] + (x_shape[0],))
-        return _col2im(cols, x_shape, kernel, geo, g.shape[2:])
+        return _col2im(cols, x_shape, kernel, geo)
 
 
 def conv_weight_grad(x: np.ndarray, g: np.ndarray, geo: Geometry, w_shape,

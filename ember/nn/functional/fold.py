@@ -34,7 +34,7 @@ def _fold_array(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.nda
     n, c = x_shape[:2]
     k = math.prod(kernel)
     as_columns = np.moveaxis(cols.reshape((n, c, k) + tuple(out)), 0, -1)  # (C, K, *out, N)
-    return _col2im(as_columns, x_shape, kernel, geo, out)
+    return _col2im(as_columns, x_shape, kernel, geo)
 
 
 class Im2Col(Function):
