@@ -64,7 +64,7 @@ for _op, _onnx_op in {pointwise.exp: "Exp", pointwise.log: "Log", pointwise.sqrt
                       pointwise.sign: "Sign"}.items():
     symbolic(_op.Function)(_unary(_onnx_op))
 symbolic(pointwise.Neg)(_unary("Neg"))
-symbolic(activation._Relu)(_unary("Relu"))
+symbolic(activation._Relu, pointwise.relu.Function)(_unary("Relu"))
 
 
 @symbolic(pointwise.rsqrt.Function)

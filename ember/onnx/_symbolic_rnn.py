@@ -66,7 +66,7 @@ def recurrent(g, module, input, hx, out) -> None:
     _check_exportable(module)
     if isinstance(input, tuple):
         raise NotImplementedError("ember.onnx.export: recurrent layers on packed sequences "
-                                  "are not supported")
+                                  "(pack_padded_sequence) are not supported")
     unbatched = input.ndim == 2
     if unbatched:
         x = _unsqueeze(g, g.name(input), 1)

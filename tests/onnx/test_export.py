@@ -391,12 +391,53 @@ def test_unmapped_primitive_is_named():
         ember.onnx.export(Lambda(lambda x: Double.apply(x)), randn(2, 2), io.BytesIO())
 
 
-def test_patches_are_restored_after_error():
-    add = ember.Tensor.__add__
-    with pytest.raises(NotImplementedError):
-        ember.onnx.export(Lambda(lambda x: (x + 1).cumsum(0)), randn(2, 2), io.BytesIO())
-    assert ember.Tensor.__add__ is add and F.relu.__module__ == "ember.nn.functional"
-    assert not hasattr(F.relu, "__wrapped__")
+def _attributes_of_ember() -> dict:
+    """Every attribute of every ember module, of Tensor and of Function, by identity."""
+    owners = [m for n, m in sorted(sys.modules.items()) if n == "ember" or
+              n.startswith("ember.")] + [ember.Tensor, ember.autograd.Function]
+    return {(id(owner), name): id(value) for owner in owners
+            for name, value in list(vars(owner).items())}
+
+
+def test_export_modifies_no_module_attribute():
+    ember.onnx.export(nn.Linear(2, 2), randn(1, 2), io.BytesIO())   # imports onnx
+    before = _attributes_of_ember()
+    during = []
+
+    def forward(x):
+        during.append(_attributes_of_ember())
+        return F.relu(x) + 1
+    ember.onnx.export(Lambda(forward), randn(1, 2), io.BytesIO())
+    assert during[0] == before and _attributes_of_ember() == before
+    with pytest.raises(NotImplementedError, match="Cumsum"):     # fails midway
+        ember.onnx.export(Lambda(lambda x: (F.relu(x) + 1).cumsum(0)), randn(2, 2),
+                          io.BytesIO())
+    assert _attributes_of_ember() == before
+
+
+def test_other_threads_are_not_traced():
+    """Ops another thread runs during an export are neither recorded nor refused."""
+    import threading
+    started, finish = threading.Event(), threading.Event()
+    inputs, results = [], []
+
+    def other_thread():     # works on the traced input: cumsum would stop a traced thread
+        started.wait()
+        results.append((inputs[0].cumsum(0) + 1).numpy())
+        finish.set()
+
+    def forward(x):
+        inputs.append(x)
+        started.set()
+        assert finish.wait(10)
+        return x * 2
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    proto = export_and_run(Lambda(forward), randn(2, 2))
+    worker.join()
+    assert op_types(proto) == ["Mul"]
+    np.testing.assert_allclose(results[0], randn(2, 2).numpy().cumsum(0) + 1)
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
