@@ -97,18 +97,22 @@ newaxis = None
 
 
 def is_tensor(obj) -> bool:
+    """Whether `obj` is an ember Tensor (Parameters included)."""
     return isinstance(obj, Tensor)
 
 
 def numel(input: Tensor) -> int:
+    """Number of elements of `input`."""
     return input.numel()
 
 
 def is_floating_point(input: Tensor) -> bool:
+    """Whether input's dtype is a floating-point type (float16, bfloat16, float32, float64)."""
     return input.is_floating_point()
 
 
 def is_complex(input: Tensor) -> bool:
+    """Whether input's dtype is complex (complex64 or complex128)."""
     return input.is_complex()
 
 

@@ -16,6 +16,8 @@ _DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Require deterministic algorithms (mode=True): ops without one raise RuntimeError, or only
+    warn when warn_only=True."""
     if not isinstance(mode, bool):
         raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) "
                         f"must be bool, not {type(mode).__name__}")
@@ -23,10 +25,13 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 
 
 def are_deterministic_algorithms_enabled() -> bool:
+    """Whether use_deterministic_algorithms(True) is in effect."""
     return _state["enabled"]
 
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """Whether deterministic mode only warns (use_deterministic_algorithms(True, warn_only=True)).
+    """
     return _state["warn_only"]
 
 
@@ -46,6 +51,7 @@ def set_deterministic_debug_mode(debug_mode) -> None:
 
 
 def get_deterministic_debug_mode() -> int:
+    """The deterministic mode as a number: 0 off, 1 warn only, 2 error."""
     if not _state["enabled"]:
         return 0
     return 1 if _state["warn_only"] else 2

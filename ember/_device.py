@@ -7,6 +7,8 @@ import builtins
 
 
 class device:
+    """A device: a type ('cpu', 'cuda' ...) and optional index, from device('cpu'), device('cuda:0')
+    or device('cuda', 0). ember computes on the CPU only."""
     __slots__ = ("type", "index")
 
     def __init__(self, type, index: int | None = None):

@@ -115,10 +115,13 @@ _default = [float32]
 
 
 def get_default_dtype() -> dtype:
+    """The floating dtype that float-producing factories use when none is given (float32 unless
+    changed)."""
     return _default[0]
 
 
 def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype (float32 or float64, say) used when none is given."""
     if not isinstance(d, dtype) or not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     _default[0] = d
@@ -159,6 +162,8 @@ _PROMOTE = _build_promotion_table()
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both `a` and `b` convert to without losing their category, by torch's
+    promotion rules."""
     return _PROMOTE[a, b]
 
 

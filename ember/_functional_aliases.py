@@ -85,27 +85,33 @@ def _stride(stride):
 
 def max_pool1d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                ceil_mode: bool = False) -> Tensor:
+    """torch.max_pool1d: nn.functional.max_pool1d, where an empty stride means kernel_size."""
     return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def max_pool2d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                ceil_mode: bool = False) -> Tensor:
+    """torch.max_pool2d: nn.functional.max_pool2d, where an empty stride means kernel_size."""
     return F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def max_pool3d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                ceil_mode: bool = False) -> Tensor:
+    """torch.max_pool3d: nn.functional.max_pool3d, where an empty stride means kernel_size."""
     return F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                             ceil_mode: bool = False):
+    """torch.max_pool1d_with_indices: (output, indices) of a 1-D max pooling; an empty stride means
+    kernel_size."""
     return F.max_pool1d_with_indices(input, kernel_size, _stride(stride), padding, dilation,
                                      ceil_mode, return_indices=True)
 
 
 def avg_pool1d(input: Tensor, kernel_size, stride=(), padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
+    """torch.avg_pool1d: nn.functional.avg_pool1d, where an empty stride means kernel_size."""
     return F.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode,
                         count_include_pad)
 
@@ -149,11 +155,13 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
 
 def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5,
                cudnn_enable: bool = True) -> Tensor:
+    """torch.layer_norm: nn.functional.layer_norm (cudnn_enable is ignored)."""
     return F.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5,
                cudnn_enabled: bool = True) -> Tensor:
+    """torch.group_norm: nn.functional.group_norm (cudnn_enabled is ignored)."""
     return F.group_norm(input, num_groups, weight, bias, eps)
 
 
@@ -165,34 +173,42 @@ def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training:
 
 def instance_norm(input: Tensor, weight, bias, running_mean, running_var, use_input_stats: bool,
                   momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    """torch.instance_norm: nn.functional.instance_norm with weight and bias before the running
+    statistics (cudnn_enabled is ignored)."""
     return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
                            momentum, eps)
 
 
 def rms_norm(input: Tensor, normalized_shape, weight=None, eps: float | None = None) -> Tensor:
+    """torch.rms_norm: nn.functional.rms_norm."""
     return F.rms_norm(input, normalized_shape, weight, eps)
 
 
 def selu(input: Tensor) -> Tensor:
+    """torch.selu: nn.functional.selu (out of place)."""
     return F.selu(input)
 
 
 def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """torch.celu: nn.functional.celu (out of place)."""
     return F.celu(input, alpha)
 
 
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """torch.threshold: nn.functional.threshold (out of place)."""
     return F.threshold(input, threshold, value)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
           training: bool = False, generator=None) -> Tensor:
+    """torch.rrelu: nn.functional.rrelu; a generator argument is not supported."""
     if generator is not None:
         raise NotImplementedError("ember's rrelu does not take a generator argument")
     return F.rrelu(input, lower, upper, training)
 
 
 def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
+    """Pad `input` with `value` as nn.functional.pad(mode='constant') does."""
     return F.pad(input, pad, "constant", value)
 
 
@@ -208,17 +224,23 @@ def kl_div(input: Tensor, target: Tensor, reduction: int = 1, *,
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         reduction: int = 1) -> Tensor:
+    """torch.margin_ranking_loss: the nn.functional loss with reduction as an int (0 none, 1 mean, 2
+    sum)."""
     return F.margin_ranking_loss(input1, input2, target, margin,
                                  reduction=_REDUCTIONS[reduction])
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          reduction: int = 1) -> Tensor:
+    """torch.hinge_embedding_loss: the nn.functional loss with reduction as an int (0 none, 1 mean,
+    2 sum)."""
     return F.hinge_embedding_loss(input, target, margin, reduction=_REDUCTIONS[reduction])
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           reduction: int = 1) -> Tensor:
+    """torch.cosine_embedding_loss: the nn.functional loss with reduction as an int (0 none, 1 mean,
+    2 sum)."""
     return F.cosine_embedding_loss(input1, input2, target, margin,
                                    reduction=_REDUCTIONS[reduction])
 
@@ -226,24 +248,31 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                         margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
                         swap: bool = False, reduction: int = 1) -> Tensor:
+    """torch.triplet_margin_loss: the nn.functional loss with reduction as an int (0 none, 1 mean, 2
+    sum)."""
     return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                  reduction=_REDUCTIONS[reduction])
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
                      reduction: int) -> Tensor:
+    """torch.poisson_nll_loss: the nn.functional loss with every argument required and reduction as
+    an int (0 none, 1 mean, 2 sum)."""
     return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
                               reduction=_REDUCTIONS[reduction])
 
 
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
              blank: int = 0, reduction: int = 1, zero_infinity: bool = False) -> Tensor:
+    """torch.ctc_loss: the nn.functional loss with reduction as an int (0 none, 1 mean, 2 sum)."""
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                       _REDUCTIONS[reduction], zero_infinity)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
                                      pos_weight=None, reduction: int = 1) -> Tensor:
+    """torch.binary_cross_entropy_with_logits: the nn.functional loss with reduction as an int (0
+    none, 1 mean, 2 sum)."""
     return F.binary_cross_entropy_with_logits(input, target, weight,
                                               reduction=_REDUCTIONS[reduction],
                                               pos_weight=pos_weight)
@@ -282,41 +311,50 @@ for _name in ["view", "t", "permute", "transpose", "unsqueeze", "squeeze", "sele
 
 
 def expand_copy(input: Tensor, size, *, implicit: bool = False) -> Tensor:
+    """input.expand(size), copied into new memory."""
     return input.expand(size).clone()
 
 
 def slice_copy(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+    """The slice start:end:step of input along `dim`, copied into new memory."""
     index = [slice(None)] * input.ndim
     index[dim] = slice(start, end, step)
     return input[tuple(index)].clone()
 
 
 def alias_copy(input: Tensor) -> Tensor:
+    """A copy of input in new memory (the copying form of an alias)."""
     return input.clone()
 
 
 def as_strided_copy(input: Tensor, size, stride, storage_offset=None) -> Tensor:
+    """as_strided(input, size, stride, storage_offset), copied into new memory."""
     return as_strided(input, size, stride, storage_offset).clone()
 
 
 def view_as_real_copy(input: Tensor) -> Tensor:
+    """view_as_real(input), copied into new memory."""
     return view_as_real(input).clone()
 
 
 def view_as_complex_copy(input: Tensor) -> Tensor:
+    """view_as_complex(input), copied into new memory."""
     return view_as_complex(input).clone()
 
 
 # ---------------------------------------------------------------- utilities
 def detach(input: Tensor) -> Tensor:
+    """input.detach(): a tensor sharing input's data, cut from the autograd graph."""
     return input.detach()
 
 
 def detach_(input: Tensor) -> Tensor:
+    """input.detach_(): cut input itself from the autograd graph."""
     return input.detach_()
 
 
 def is_signed(input: Tensor) -> bool:
+    """Whether input's dtype is signed (every dtype but bool and uint8)."""
     return input.is_signed()
 
 
@@ -362,6 +400,7 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0,
 
 
 def get_default_device() -> device:
+    """The device factories use when none is given: always the CPU in ember."""
     return device("cpu")
 
 
@@ -374,6 +413,8 @@ _MATMUL_PRECISION = ["highest"]
 
 
 def get_float32_matmul_precision() -> str:
+    """The float32 matmul precision last set ('highest' by default; ember always computes at full
+    precision)."""
     return _MATMUL_PRECISION[0]
 
 
@@ -391,8 +432,10 @@ _WARN_ALWAYS = [False]
 
 
 def set_warn_always(b: bool) -> None:
+    """Ask warnings that torch gives once per process to be given every time."""
     _WARN_ALWAYS[0] = bool(b)
 
 
 def is_warn_always_enabled() -> bool:
+    """Whether set_warn_always(True) is in effect."""
     return _WARN_ALWAYS[0]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 
 class layout:
+    """The memory layout of a tensor (strided for dense tensors, sparse_coo ...); its instances are
+    the constants ember.strided, ember.sparse_coo and friends."""
     __slots__ = ("name",)
 
     def __init__(self, name: str):

@@ -62,7 +62,9 @@ class _LegacyTensorType(type):
 
 
 def _legacy_type(dt: _dtype.dtype) -> _LegacyTensorType:
-    attributes = {"dtype": dt, "is_cuda": False, "__module__": "torch"}
+    doc = (f"Legacy constructor of {dt} tensors ({dt._legacy_name}(2, 3) is uninitialised, "
+           f"{dt._legacy_name}(data) copies); isinstance(t, it) tests t.dtype is {dt}.")
+    attributes = {"dtype": dt, "is_cuda": False, "__module__": "torch", "__doc__": doc}
     return _LegacyTensorType(dt._legacy_name, (), attributes)
 
 

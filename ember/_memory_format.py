@@ -19,6 +19,8 @@ from ._cpu.transpose import contiguous as transposed_copy
 
 
 class memory_format:
+    """How a tensor's dimensions are ordered in memory; its instances are ember.contiguous_format,
+    channels_last, channels_last_3d and preserve_format."""
     __slots__ = ("name",)
 
     def __init__(self, name: str):

@@ -17,6 +17,8 @@ _STATE_LAYOUT = np.dtype([("seed", "<u8"), ("pos", "<u8"), ("key", "<u4", (_MT_W
 
 
 class Generator:
+    """A random number generator with its own state: manual_seed, seed, initial_seed, get_state and
+    set_state; pass it as `generator=` to random functions."""
     def __init__(self, device="cpu"):
         self.device = device
         self._seed = _DEFAULT_SEED
@@ -84,18 +86,22 @@ def manual_seed(seed: int) -> Generator:
 
 
 def seed() -> int:
+    """Seed the default generator with a fresh non-deterministic number and return it."""
     return default_generator.seed()
 
 
 def initial_seed() -> int:
+    """The seed the default generator was last seeded with."""
     return default_generator.initial_seed()
 
 
 def get_rng_state():
+    """The default generator's state, as a uint8 tensor."""
     return default_generator.get_state()
 
 
 def set_rng_state(state) -> None:
+    """Restore the default generator's state from a tensor that get_rng_state gave."""
     default_generator.set_state(state)
 
 

@@ -7,6 +7,8 @@ import numpy as np
 
 
 class Size(tuple):
+    """The shape of a tensor: a tuple of ints (what tensor.shape and tensor.size() return), with
+    numel() for the product."""
     __slots__ = ()
 
     def __repr__(self) -> str:

@@ -381,7 +381,9 @@ class _LegacyStorageType(type):
 
 def _legacy_storage(dt: _dtype.dtype) -> type:
     name = dt.scalar_name + "Storage"
-    return _LegacyStorageType(name, (TypedStorage,), {"dtype": dt, "__module__": "torch"})
+    doc = f"Legacy TypedStorage of {dt}: {name}(n) allocates n elements, {name}(list) copies them."
+    return _LegacyStorageType(name, (TypedStorage,),
+                              {"dtype": dt, "__module__": "torch", "__doc__": doc})
 
 
 BoolStorage = _legacy_storage(_dtype.bool)
@@ -419,9 +421,12 @@ class StorageMethods:
     __slots__ = ()
 
     def untyped_storage(self) -> UntypedStorage:
+        """The bytes under this tensor (shared with it and its views), as an UntypedStorage."""
         return UntypedStorage._wrap(storage_bytes(self))
 
     def storage(self) -> TypedStorage:
+        """The memory under this tensor as a TypedStorage of its dtype (deprecated in torch: warns
+        once)."""
         _warn_typed_storage_removal()
         return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype)
 
@@ -457,6 +462,7 @@ class StorageMethods:
         return _shared_memory.segment_of(storage_bytes(self)) is not None
 
     def storage_offset(self) -> int:
+        """Offset of this tensor's first element in its storage, in elements."""
         return (_address(self._data) - _address(storage_bytes(self))) // self._data.itemsize
 
     def _remember_buffer(self) -> None:
@@ -495,6 +501,7 @@ class StorageMethods:
         return self
 
     def resize_as_(self, the_template, *, memory_format=None):
+        """Resize self in place to the_template's shape (resize_ rules)."""
         return self.resize_(the_template.shape, memory_format=memory_format)
 
     def set_(self, source=None, storage_offset: int = 0, size=None, stride=None):

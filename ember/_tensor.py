@@ -24,6 +24,7 @@ def _cast_method(name: str, dtype):
         return self.to(dtype, memory_format=memory_format)
     cast.__name__ = name
     cast.__qualname__ = "Tensor." + name
+    cast.__doc__ = f"self converted to {dtype} (self.to({dtype})); self when it has that dtype."
     return cast
 
 
@@ -87,6 +88,8 @@ class Tensor(StorageMethods):
         return Size(self._data.shape)
 
     def size(self, dim: int | None = None):
+        """The shape as a Size, or the size of dimension `dim` (negative dims count from the end).
+        """
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[self._wrap_dim(dim)]
@@ -96,16 +99,19 @@ class Tensor(StorageMethods):
         return self._data.ndim
 
     def dim(self) -> int:
+        """Number of dimensions."""
         return self._data.ndim
 
     ndimension = dim
 
     def numel(self) -> int:
+        """Number of elements (the product of the sizes)."""
         return self._data.size
 
     nelement = numel
 
     def element_size(self) -> int:
+        """Size of one element in bytes."""
         return self._data.itemsize
 
     @property
@@ -136,18 +142,23 @@ class Tensor(StorageMethods):
                            "Strided")
 
     def get_device(self) -> int:
+        """The device index: -1 for CPU tensors, which are all ember has."""
         return -1
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating-point type."""
         return self._data.dtype.kind == "f" or self._data.dtype == _dtype.bfloat16.numpy
 
     def is_complex(self) -> bool:
+        """Whether the dtype is complex."""
         return self._data.dtype.kind == "c"
 
     def is_signed(self) -> bool:
+        """Whether the dtype is signed (every dtype but bool and uint8)."""
         return self.dtype.is_signed
 
     def stride(self, dim: int | None = None):
+        """The strides in elements (one per dimension), or the stride of dimension `dim`."""
         data = self._data
         strides = tuple(s // data.itemsize for s in data.strides)
         if data.flags.c_contiguous and 0 in strides:
@@ -161,10 +172,13 @@ class Tensor(StorageMethods):
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def is_contiguous(self, memory_format=_memory_format.contiguous_format) -> bool:
+        """Whether the elements are laid out densely in the order of memory_format (row-major by
+        default)."""
         _memory_format.check_format(memory_format, "is_contiguous")
         return _memory_format.is_contiguous_as(self._data, memory_format)
 
     def data_ptr(self) -> int:
+        """Address of the first element in memory."""
         return self._data.__array_interface__["data"][0]
 
     def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
@@ -225,6 +239,7 @@ class Tensor(StorageMethods):
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set whether autograd records operations on this leaf tensor; returns self."""
         if requires_grad and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
@@ -270,11 +285,14 @@ class Tensor(StorageMethods):
         return self._retains_grad()
 
     def detach(self) -> "Tensor":
+        """A new tensor sharing this one's data but cut from the autograd graph (requires_grad
+        False)."""
         t = Tensor._wrap(self._data, False, None, 0, self._vc)
         t._base = self._base
         return t
 
     def detach_(self) -> "Tensor":
+        """Cut this tensor from the autograd graph in place, making it a leaf."""
         if self._base is not None and self._base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None
@@ -344,6 +362,8 @@ class Tensor(StorageMethods):
 
     # ------------------------------------------------------------------ conversions
     def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The NumPy array sharing this tensor's memory; refuses tensors that require grad unless
+        force=True."""
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -356,6 +376,7 @@ class Tensor(StorageMethods):
         return data if dtype is None else data.astype(dtype)
 
     def item(self):
+        """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
@@ -364,6 +385,7 @@ class Tensor(StorageMethods):
         return value
 
     def tolist(self):
+        """The tensor's values as (nested) Python lists of Python numbers."""
         data = self._data
         if data.dtype == _dtype.bfloat16.numpy:
             data = data.astype(np.float32)
@@ -439,15 +461,19 @@ class Tensor(StorageMethods):
         return new
 
     def cpu(self, memory_format=None) -> "Tensor":
+        """The tensor on the CPU: self, as every ember tensor lives there."""
         return self
 
     def cuda(self, device=None, non_blocking: bool = False, memory_format=None):
+        """ember has no CUDA: raises, as torch does without a GPU."""
         check_device("cuda")
 
     def pin_memory(self, device=None) -> "Tensor":
+        """self (page-locking is only meaningful with a GPU)."""
         return self
 
     def is_pinned(self, device=None) -> bool:
+        """Whether the tensor is in pinned memory: never in ember."""
         return False
 
     # double(), float(), ..., bool(): self.to(that dtype), keeping the memory layout
@@ -464,9 +490,11 @@ class Tensor(StorageMethods):
     bool = _cast_method("bool", _dtype.bool)
 
     def cfloat(self) -> "Tensor":
+        """self converted to complex64."""
         return self.to(_dtype.complex64)
 
     def cdouble(self) -> "Tensor":
+        """self converted to complex128."""
         return self.to(_dtype.complex128)
 
     def nonzero_static(self, *, size: int, fill_value: int = -1) -> "Tensor":

@@ -5,7 +5,9 @@ import pytest
 import torch
 
 import ember
-from oracle import check_error, same
+from oracle import check, check_error, same
+
+DTYPES = ["float32", "float64"]
 
 
 
@@ -326,3 +328,124 @@ def test_new_methods(make, dtype):
 def test_new_methods_requires_grad():
     t = ember.ones(2).new_zeros(3, requires_grad=True)
     assert t.requires_grad and t.is_leaf
+
+
+# ---------------------------------------------------------------- construction
+@pytest.mark.parametrize("fn", ["tril_indices", "triu_indices"])
+@pytest.mark.parametrize("row, col, offset", [(3, 4, 0), (4, 3, 1), (3, 3, -1), (3, 4, -5),
+                                              (3, 4, 10), (0, 0, 0), (1, 5, 2)])
+def test_triangle_indices(fn, row, col, offset):
+    check(lambda lib: getattr(lib, fn)(row, col, offset), grad=False)
+    check(lambda lib: getattr(lib, fn)(row, col, offset=offset, dtype=lib.int32), grad=False)
+
+
+@pytest.mark.parametrize("fn", ["tril_indices", "triu_indices"])
+def test_triangle_indices_errors(fn):
+    check_error(lambda lib: getattr(lib, fn)(-1, 4), RuntimeError,
+                r"^row must be non-negative, got-1")
+    check_error(lambda lib: getattr(lib, fn)(2, -4), RuntimeError,
+                r"^col must be non-negative, got-4")
+    for dtype, name in (("float32", "Float"), ("int16", "Short"), ("bool", "Bool")):
+        check_error(lambda lib: getattr(lib, fn)(3, 3, dtype=getattr(lib, dtype)),
+                    NotImplementedError, rf'^"{fn}" not implemented for \'{name}\'')
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_block_diag(dtype):
+    check(lambda lib, a, b, c, d: lib.block_diag(a, b, c, d), (2, 3), (), (4,), (1, 2),
+          dtype=dtype)
+    check(lambda lib, a, b: lib.block_diag(a, b), (0, 2), (2, 0), dtype=dtype)
+    check(lambda lib, a: lib.block_diag(a), (2, 3), dtype=dtype, non_contiguous=True)
+
+
+def test_block_diag_dtypes_name_and_errors():
+    check(lambda lib, a: lib.block_diag(a, lib.tensor([[1, 2]]), lib.tensor(True)), (2, 2))
+    check(lambda lib: lib.block_diag(lib.tensor([1, 2]), lib.tensor([[3]])), grad=False)
+    check(lambda lib: lib.block_diag(), grad=False)
+    check(lambda lib, a: lib.block_diag(a, a).grad_fn.name(), (2, 2))
+    check_error(lambda lib: lib.block_diag(lib.ones(2), lib.ones(2, 2, 2)), RuntimeError,
+                r"^torch.block_diag: Input tensors must have 2 or fewer dimensions. Input 1 has "
+                r"3 dimensions")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cartesian_prod(dtype):
+    check(lambda lib, a, b: lib.cartesian_prod(a, b), (2,), (3,), dtype=dtype)
+    check(lambda lib, a, b, c: lib.cartesian_prod(a, b, c), (2,), (0,), (3,), dtype=dtype)
+    check(lambda lib, a: lib.cartesian_prod(a), (4,), dtype=dtype)
+
+
+def test_cartesian_prod_integers_and_errors():
+    check(lambda lib: lib.cartesian_prod(lib.arange(2), lib.arange(3)), grad=False)
+    check_error(lambda lib: lib.cartesian_prod(lib.ones(2, 2)), RuntimeError,
+                r"^Expect a 1D vector, but got shape \[2, 2\]")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("r", [0, 1, 2, 3, 5])
+@pytest.mark.parametrize("with_replacement", [False, True])
+def test_combinations(dtype, r, with_replacement):
+    check(lambda lib, x: lib.combinations(x, r, with_replacement), (4,), dtype=dtype)
+
+
+def test_combinations_integers_empty_and_errors():
+    check(lambda lib: lib.combinations(lib.arange(3), with_replacement=True), grad=False)
+    check(lambda lib, x: lib.combinations(x, 2), (0,))
+    check(lambda lib, x: lib.combinations(x, 2).grad_fn.name(), (3,))
+    check_error(lambda lib: lib.combinations(lib.ones(2, 2)), RuntimeError,
+                r"^Expect a 1D vector, but got shape \[2, 2\]")
+    check_error(lambda lib: lib.combinations(lib.ones(3), r=-1), RuntimeError,
+                r"^Expect a non-negative number, but got -1")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("N", [None, 0, 1, 4])
+@pytest.mark.parametrize("increasing", [False, True])
+def test_vander(dtype, N, increasing):
+    check(lambda lib, x: lib.vander(x, N, increasing), (3,), dtype=dtype, grad=N in (0, 1))
+
+
+@pytest.mark.parametrize("increasing", [False, True])
+@pytest.mark.parametrize("values", [[0.5, -1.5, 2.0], [0.0, 1.5, -2.0]])
+def test_vander_gradient(increasing, values):
+    # torch 2.13's vander backward fails ("modified by an inplace operation"), so the
+    # gradient is compared with d/dx x^p = p x^(p-1) instead. A zero entry checks that it
+    # stays finite there.
+    x = ember.tensor(values, dtype=ember.float64, requires_grad=True)
+    upstream = np.arange(12.0).reshape(3, 4) - 5
+    (ember.vander(x, 4, increasing) * ember.tensor(upstream)).sum().backward()
+    powers = np.arange(4) if increasing else np.arange(3, -1, -1)
+    data = np.array(values)[:, None]
+    slopes = powers * np.where(powers > 0, data ** np.maximum(powers - 1, 0), 0)
+    np.testing.assert_allclose(x.grad.numpy(), (upstream * slopes).sum(1), rtol=1e-12)
+    assert ember.vander(x).grad_fn.name() == "FlipBackward0"
+
+
+def test_vander_integers_and_errors():
+    for dtype in ("int32", "int64", "bool", "uint8"):
+        check(lambda lib: lib.vander(lib.tensor([1, 0, 3]).to(getattr(lib, dtype))),
+              grad=False)
+    check(lambda lib, x: lib.vander(x), (0,))
+    check_error(lambda lib: lib.vander(lib.ones(2, 2)), RuntimeError,
+                r"^x must be a one-dimensional tensor.")
+    check_error(lambda lib: lib.vander(lib.ones(2), N=-1), RuntimeError,
+                r"^N must be non-negative.")
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), 12, (12,), ()])
+def test_unravel_index(shape):
+    flat = np.array([[0, 5], [11, 7]]) if shape != () else np.zeros((2,), np.int64)
+    check(lambda lib, i: lib.unravel_index(i, shape), flat, grad=False)
+    check(lambda lib: lib.unravel_index(lib.tensor(3), shape), grad=False)
+
+
+def test_unravel_index_wraps_out_of_range_and_int32():
+    check(lambda lib, i: lib.unravel_index(i, (3, 4)), np.array([-1, 12, 13, -13]), grad=False)
+    check(lambda lib, i: lib.unravel_index(i, [3, 4]), np.array([5], np.int32), grad=False)
+
+
+def test_unravel_index_errors():
+    check_error(lambda lib: lib.unravel_index(lib.tensor(1.0), (3, 4)), TypeError,
+                r"^expected 'indices' to be integer dtype, but got torch.float32")
+    check_error(lambda lib: lib.unravel_index(lib.tensor(1), (-3, 4)), ValueError,
+                r"^'shape' cannot have negative values, but got \(-3, 4\)")

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import ember
+from oracle import check, check_error
 
 PREDICATES = sorted(name for name in dir(torch.Tensor) if name.startswith("is_"))
 SAMPLES = [np.ones((2, 3), np.float32), np.arange(4), np.array(True), np.zeros(0, np.float64),
@@ -62,3 +63,41 @@ def test_storage_type_names_the_legacy_storage_class(dtype):
         got = ember.zeros(1, dtype=getattr(ember, dtype)).storage_type()
     assert got is getattr(ember, expected.__name__)
     assert (got.__module__, got.__name__) == (expected.__module__, expected.__name__)
+
+
+# ---------------------------------------------------------------- identity queries
+def test_identity_queries():
+    def queries(lib, x):
+        return (x.is_cpu, x.is_inference(), x.is_conj(), x.is_neg(),
+                x.is_same_size(lib.ones(2, 3)), x.is_same_size(lib.ones(3, 2)),
+                lib.is_same_size(x, x), lib.is_conj(x), lib.is_neg(x), lib.is_inference(x))
+    check(queries, (2, 3), grad=False)
+
+
+@pytest.mark.parametrize("value", [[2.0], [0.0], [[0.5]], 3, 0, True, False])
+def test_is_nonzero(value):
+    check(lambda lib: (lib.is_nonzero(lib.tensor(value)), lib.tensor(value).is_nonzero()),
+          grad=False)
+
+
+@pytest.mark.parametrize("value, words", [([], "no values"), ([1, 2], "more than one value")])
+def test_is_nonzero_errors(value, words):
+    check_error(lambda lib: lib.is_nonzero(lib.tensor(value)), RuntimeError,
+                rf"^Boolean value of Tensor with {words} is ambiguous")
+
+
+@pytest.mark.parametrize("other", ["int64", "float64", "float32", "int32", "bool"])
+def test_type_as(other):
+    check(lambda lib, x: x.type_as(lib.zeros(1, dtype=getattr(lib, other))), (2, 3))
+
+
+def test_type_as_same_dtype_is_self():
+    x = ember.ones(2)
+    assert x.type_as(ember.zeros(3)) is x
+
+
+def test_new():
+    check(lambda lib, x: (x.new(2, 3).shape, x.new().shape, x.new([1, 2]), str(x.new().dtype),
+                          x.new(lib.Size([4])).shape), (2,), dtype="float64", grad=False)
+    check(lambda lib, x: x.new([[1, 2]]), np.arange(3), grad=False)
+    check_error(lambda lib: lib.ones(2).new(lib.tensor([1, 2])), TypeError, r"^expected ")

@@ -50,4 +50,6 @@ def set_num_interop_threads(count, /) -> None:
 
 
 def get_num_interop_threads() -> int:
+    """Number of threads used for inter-op parallelism (ember records the setting; its kernels only
+    use the intra-op threads)."""
     return _remembered["interop"]

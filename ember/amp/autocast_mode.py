@@ -23,6 +23,8 @@ _SUPPORTED_DTYPES = (_dtype.bfloat16, _dtype.float16)
 
 
 def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast supports the device type `device_type` ('cpu' and 'cuda' are accepted by
+    ember)."""
     return device_type in _DEVICE_TYPES
 
 
@@ -38,18 +40,21 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:
 
 
 def set_autocast_enabled(device_type: str, enabled: bool) -> None:
+    """Switch autocast on or off for `device_type` in the current thread."""
     _check_device(device_type)
     if device_type == "cpu":
         own_modes().autocast_enabled = bool(enabled)
 
 
 def get_autocast_dtype(device_type: str) -> _dtype.dtype:
+    """The dtype autocast casts to on `device_type` (bfloat16 for the CPU by default)."""
     _check_device(device_type)
     state = modes()
     return state.autocast_dtype if device_type == "cpu" else state.autocast_cuda_dtype
 
 
 def set_autocast_dtype(device_type: str, dtype: _dtype.dtype) -> None:
+    """Set the dtype autocast casts to on `device_type`."""
     _check_device(device_type)
     if device_type == "cpu":
         own_modes().autocast_dtype = dtype
@@ -58,14 +63,18 @@ def set_autocast_dtype(device_type: str, dtype: _dtype.dtype) -> None:
 
 
 def is_autocast_cache_enabled() -> bool:
+    """Whether autocast keeps the casts of leaf tensors it made, to reuse them inside the same
+    autocast region."""
     return modes().autocast_cache_enabled
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Switch autocast's cache of cast leaf tensors on or off."""
     own_modes().autocast_cache_enabled = bool(enabled)
 
 
 def clear_autocast_cache() -> None:
+    """Drop every cast tensor autocast has cached."""
     modes().autocast_cache.clear()
 
 

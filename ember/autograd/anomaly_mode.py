@@ -22,10 +22,12 @@ def capture_stack() -> str:
 
 
 def is_anomaly_enabled() -> bool:
+    """Whether anomaly detection (detect_anomaly / set_detect_anomaly) is on."""
     return STATE.enabled
 
 
 def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly detection also checks backward results for NaN."""
     return STATE.check_nan
 
 

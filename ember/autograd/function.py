@@ -95,16 +95,27 @@ class Function(Node):
         if modes.recorder is not None and modes.recorder.wants():
             return modes.recorder.record_op(cls, args, kwargs)
         ctx = _new(cls)
-        if modes.grad_enabled:
+        if cls._arrays_in:
+            # One pass finds an input to record and unwraps the arrays forward takes (a
+            # plain loop: cheaper than a comprehension, which is a call of its own).
+            inputs = []
             for a in args:
-                if isinstance(a, Tensor) and a._requires_grad:
-                    return cls._apply_recording(ctx, args, kwargs, modes)
+                if isinstance(a, Tensor):
+                    if a._requires_grad and modes.grad_enabled:
+                        return cls._apply_recording(ctx, args, kwargs, modes)
+                    inputs.append(a._data)
+                else:
+                    inputs.append(a)
+        else:
+            inputs = args
+            if modes.grad_enabled:
+                for a in args:
+                    if isinstance(a, Tensor) and a._requires_grad:
+                        return cls._apply_recording(ctx, args, kwargs, modes)
         # Fast path: nothing to record. Forward still runs with grad mode off, so a user
         # Function's forward never records history of its own.
         if not cls._is_primitive:
             ctx.needs_input_grad = (False,) * len(args)
-        inputs = [a._data if isinstance(a, Tensor) else a for a in args] \
-            if cls._arrays_in else args
         if modes.grad_enabled:
             if modes is DEFAULT_MODES:
                 modes = own_modes()
@@ -152,6 +163,8 @@ class Function(Node):
             out = cls.forward(ctx, *args_for_forward, **kwargs)
         finally:
             modes.grad_enabled = True
+        if cls._arrays_in:
+            ctx._inputs = None      # the node keeps only what forward saved
         if ANOMALY_STATE.enabled:
             ctx._record_trace()
         if type(out) is np.ndarray and "_non_differentiable" not in ctx.__dict__:

@@ -12,10 +12,12 @@ from .._modes import current, own
 
 
 def is_grad_enabled() -> bool:
+    """Whether autograd records operations in the current thread (off under no_grad)."""
     return current().grad_enabled
 
 
 def is_inference_mode_enabled() -> bool:
+    """Whether inference_mode is active in the current thread."""
     return current().inference
 
 

@@ -50,6 +50,8 @@ set_public_module(__name__, LinAlgError)        # torch.linalg.LinAlgError, as t
 # ---------------------------------------------------------------- norms
 def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,
                 out=None) -> Tensor:
+    """The `ord`-norm of `x` seen as a vector: over every element by default, or over the dimensions
+    in `dim` (ord may be any real, inf or -inf; 0 counts non-zeros)."""
     axes = reduce_dims(x, dim)
     _check_norm_input(x, ord, axes)
     return _out(VectorNorm.apply(x, float(ord), axes, keepdim, dtype), out)
@@ -71,6 +73,8 @@ def _pick(values: Tensor, largest: bool) -> Tensor:
 
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None,
                 out=None) -> Tensor:
+    """The matrix norm of `A` over the two dimensions `dim`: 'fro' (default), 'nuc', inf, -inf, 1,
+    -1, 2 or -2; batch dimensions are kept."""
     _check_float(A, "matrix_norm")
     if dtype is not None:
         A = A.to(dtype)
@@ -145,6 +149,7 @@ class Inv(Function):
 
 @autocast_op(FP32)
 def inv(A: Tensor, *, out=None) -> Tensor:
+    """Inverse of the square matrix (or batch of matrices) `A`; a singular matrix raises."""
     _check_square(A, "inv")
     return _out(Inv.apply(A, "linalg.inv"), out)
 
@@ -204,6 +209,7 @@ def _cofactors(A: np.ndarray) -> np.ndarray:
 
 
 def det(A: Tensor, *, out=None) -> Tensor:
+    """Determinant of the square matrix (or batch of matrices) `A`."""
     _check_square(A, "det")
     return _out(Det.apply(A), out)
 
@@ -226,6 +232,8 @@ class Slogdet(Function):
 
 
 def slogdet(A: Tensor, *, out=None) -> return_types.linalg_slogdet:
+    """Sign (or phase, for complex input) and log of the absolute value of the determinant of `A`,
+    as a named tuple (sign, logabsdet); stable where det itself would overflow."""
     _check_square(A, "slogdet")
     _refuse_complex_grad("linalg.slogdet", A)
     return return_types.linalg_slogdet(*Slogdet.apply(A))
@@ -266,6 +274,8 @@ class Solve(Function):
 
 @autocast_op(FP32)
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
+    """Solution X of A X = B (or X A = B when left=False) for square, invertible `A`, batched and
+    broadcast over leading dimensions."""
     _check_square(A, "solve")
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
@@ -362,6 +372,8 @@ def _cholesky_error(name: str, info: np.ndarray) -> LinAlgError:
 
 @autocast_op(FP32)
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
+    """Cholesky factor of the Hermitian positive-definite `A`: lower triangular L with A = L L^H
+    (upper=True gives U with A = U^H U)."""
     _check_square(A, "cholesky")
     _refuse_complex_grad("linalg.cholesky", A)
     L = Cholesky.apply(A)
@@ -439,6 +451,8 @@ def _qr_square_grad(Q: Tensor, R: Tensor, grad_Q: Tensor, grad_R: Tensor) -> Ten
 
 @autocast_op(FP32)
 def qr(A: Tensor, mode: str = "reduced", *, out=None) -> return_types.linalg_qr:
+    """QR decomposition A = Q R as a named tuple (Q, R); mode is 'reduced' (default), 'complete' or
+    'r' (R only, Q empty)."""
     _check_float(A, "qr")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
@@ -495,6 +509,8 @@ def _svd_grad(U: Tensor, S: Tensor, V: Tensor, grad_U: Tensor, grad_S: Tensor,
 
 @autocast_op(FP32)
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> return_types.linalg_svd:
+    """Singular value decomposition A = U diag(S) Vh as a named tuple (U, S, Vh); S is sorted in
+    descending order, full_matrices=False gives the thin factors."""
     _check_float(A, "svd")
     if driver is not None:
         raise NotImplementedError("linalg.svd: the 'driver' argument (CUDA only) is not "
@@ -521,6 +537,7 @@ class Svdvals(Function):
 
 @autocast_op(FP32)
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
+    """Singular values of `A`, in descending order (the S of svd without U and Vh)."""
     _check_float(A, "svdvals")
     _refuse_complex_grad("linalg.svdvals", A)
     return _out(Svdvals.apply(A), out)
@@ -551,6 +568,8 @@ class Eigh(Function):
 
 @autocast_op(FP32)
 def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> return_types.linalg_eigh:
+    """Eigenvalues (ascending) and eigenvectors of the Hermitian/symmetric `A`, as a named tuple
+    (eigenvalues, eigenvectors); only the triangle named by UPLO is read."""
     _check_square(A, "eigh")
     _refuse_complex_grad("linalg.eigh", A)
     return return_types.linalg_eigh(*Eigh.apply(A, UPLO))
@@ -558,6 +577,8 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> return_types.linalg_eigh:
 
 @autocast_op(FP32)
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
+    """Eigenvalues of the Hermitian/symmetric `A` in ascending order, reading only the triangle
+    named by UPLO."""
     return _out(_named(eigh(A, UPLO).eigenvalues, "LinalgEighBackward0"), out)
 
 
@@ -606,6 +627,8 @@ class Pinv(Function):
 
 
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
+    """Moore-Penrose pseudo-inverse of `A`, computed from its SVD (or its eigendecomposition when
+    hermitian=True); singular values below the atol/rtol cut-off count as zero."""
     _check_float(A, "pinv")
     if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
         raise NotImplementedError("linalg.pinv: tensor 'atol'/'rtol' arguments are not "
@@ -626,6 +649,8 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False,
 
 
 def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
+    """`A` multiplied by itself `n` times (n = 0 gives the identity, a negative n the inverse's
+    power), batched over leading dimensions."""
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
                            f"they are {A.shape[-2] if A.ndim > 1 else 1} by {A.shape[-1]} "
@@ -643,11 +668,15 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
+    """Cross product of 3-vectors along dimension `dim` (default -1) of input and other, which
+    broadcast against each other."""
     return _cross(input, other, dim, out)
 
 
 @autocast_op(LOWER)
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
+    """Dot product of the vectors along dimension `dim` of x and y: sum(x.conj() * y, dim), with
+    broadcasting."""
     if x.is_complex():
         raise NotImplementedError("linalg.vecdot of complex tensors is not supported by ember")
     return _out((x * y).sum(dim), out)

@@ -17,15 +17,19 @@ __all__ = ["det", "inverse", "logdet", "slogdet", "cholesky", "svd", "pinverse",
 
 
 def det(input: Tensor) -> Tensor:
+    """Determinant of the square matrix (or batch) `input`; the same as linalg.det."""
     return linalg.det(input)
 
 
 @autocast_op(FP32)
 def inverse(input: Tensor, *, out=None) -> Tensor:
+    """Inverse of the square matrix (or batch) `input`; the same as linalg.inv."""
     return linalg.inv(input, out=out)
 
 
 def slogdet(input: Tensor) -> tuple:
+    """Sign and log of the absolute determinant of `input`, as the named tuple (sign, logabsdet);
+    the same as linalg.slogdet."""
     return return_types.slogdet(*linalg.slogdet(input))
 
 
@@ -38,6 +42,8 @@ def logdet(input: Tensor) -> Tensor:
 
 @autocast_op(FP32)
 def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """Cholesky factor of the positive-definite `input`, lower (or upper=True: upper) triangular;
+    linalg.cholesky is preferred."""
     return linalg.cholesky(input, upper=upper, out=out)
 
 
@@ -56,10 +62,14 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None) 
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """Pseudo-inverse of `input`: linalg.pinv with singular values below rcond * (largest singular
+    value) treated as zero."""
     return linalg.pinv(input, rtol=rcond)
 
 
 def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
+    """`input` raised to the integer power `n` by matrix products; the same as linalg.matrix_power.
+    """
     return linalg.matrix_power(input, n, out=out)
 
 

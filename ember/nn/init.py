@@ -69,10 +69,12 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+    """Fill `tensor` in place with draws from the uniform distribution U(a, b); returns it."""
     return _write(tensor, numpy_generator(generator).uniform(a, b, tensor.shape))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    """Fill `tensor` in place with draws from N(mean, std**2); returns it."""
     return _write(tensor, mean + std * numpy_generator(generator).standard_normal(tensor.shape))
 
 
@@ -92,18 +94,23 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill `tensor` in place with the value `val`; returns it."""
     return _write(tensor, val)
 
 
 def ones_(tensor: Tensor) -> Tensor:
+    """Fill `tensor` in place with ones; returns it."""
     return _write(tensor, 1)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
+    """Fill `tensor` in place with zeros; returns it."""
     return _write(tensor, 0)
 
 
 def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D `tensor` in place with the identity matrix (ones on the diagonal, zeros elsewhere,
+    for any rectangular shape); returns it."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     return _write(tensor, np.eye(*tensor.shape))
@@ -127,12 +134,16 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """Glorot initialisation: fill `tensor` from U(-b, b) with b = gain * sqrt(6 / (fan_in +
+    fan_out)), which keeps activations' variance across layers."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """Glorot initialisation: fill `tensor` from N(0, std**2) with std = gain * sqrt(2 / (fan_in +
+    fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
@@ -144,6 +155,8 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+    """He initialisation: fill `tensor` from U(-b, b) with b = gain(nonlinearity, a) * sqrt(3 /
+    fan), fan being fan_in or fan_out as `mode` says."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
@@ -153,6 +166,8 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+    """He initialisation: fill `tensor` from N(0, std**2) with std = gain(nonlinearity, a) /
+    sqrt(fan), fan being fan_in or fan_out as `mode` says."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor

@@ -27,6 +27,7 @@ def _inplace_method(fn):
     def method(self, *args, **kwargs):
         return self._inplace(lambda s, *a: fn(s, *a, **kwargs), *args)
     method.__name__ = fn.__name__ + "_"
+    method.__doc__ = f"In-place Tensor.{fn.__name__}: writes the result into self, returns self."
     return method
 
 
@@ -142,3 +143,4 @@ Tensor.mH = property(lambda self: _matrix_transpose(self, "mH", conjugate=True))
 Tensor.H = property(_conjugate_transpose)
 Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: \
     creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+Tensor.new_tensor.__doc__ = "A new tensor copying `data`, with self's dtype unless one is given."

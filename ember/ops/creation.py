@@ -70,6 +70,7 @@ def scalar_tensor_like(value, like) -> Tensor:
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A zero-dimensional tensor holding the number `s` (default dtype float32)."""
     check_device(device)
     return _finish(np.array(s, dtype=(dtype or _dtype.get_default_dtype()).numpy), requires_grad)
 
@@ -102,18 +103,21 @@ def _filled(size, fill, dtype, device, requires_grad) -> Tensor:
 
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False) -> Tensor:
+    """Tensor of the given size filled with 0 (size as separate ints or one sequence)."""
     check_layout(layout, "zeros")
     return _filled(size_argument(sizes, size, "zeros"), 0, dtype, device, requires_grad)
 
 
 def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
+    """Tensor of the given size filled with 1 (size as separate ints or one sequence)."""
     check_layout(layout, "ones")
     return _filled(size_argument(sizes, size, "ones"), 1, dtype, device, requires_grad)
 
 
 def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, memory_format=contiguous_format) -> Tensor:
+    """Tensor of the given size whose values are uninitialised memory."""
     check_layout(layout, "empty")
     t = _filled(size_argument(sizes, size, "empty"), None, dtype, device, requires_grad)
     t._data = new_layout(t._data, memory_format, "empty")
@@ -122,6 +126,8 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
+    """Tensor of shape `size` filled with fill_value; its dtype follows fill_value (bool, int or the
+    default float dtype) unless `dtype` is given."""
     if dtype is None:
         dtype = _dtype.result_type(fill_value.item() if isinstance(fill_value, Tensor)
                                    else fill_value)
@@ -146,21 +152,25 @@ def laid_out_like(t: Tensor, input: Tensor, memory_format, function: str,
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
+    """Tensor of input's shape (and dtype, unless given) filled with 0."""
     return _like(input, 0, dtype, device, requires_grad, memory_format, "zeros_like", layout)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
+    """Tensor of input's shape (and dtype, unless given) filled with 1."""
     return _like(input, 1, dtype, device, requires_grad, memory_format, "ones_like", layout)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
+    """Uninitialised tensor of input's shape (and dtype, unless given)."""
     return _like(input, None, dtype, device, requires_grad, memory_format, "empty_like", layout)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
+    """Tensor of input's shape (and dtype, unless given) filled with fill_value."""
     return _like(input, fill_value, dtype, device, requires_grad, memory_format, "full_like",
                  layout)
 
@@ -207,6 +217,8 @@ def _arange_like_torch(start, step, count: int, out_dtype: np.dtype) -> np.ndarr
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Deprecated 1-D tensor from start to end inclusive in steps of `step` (arange excludes end);
+    warns, as torch does."""
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
@@ -272,6 +284,8 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
 
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
         requires_grad=False) -> Tensor:
+    """2-D tensor with ones on the diagonal and zeros elsewhere, n rows and m (default n) columns.
+    """
     check_device(device)
     dt = dtype or _dtype.get_default_dtype()
     return _finish(np.eye(n, n if m is None else m, dtype=dt.numpy), requires_grad)
@@ -293,12 +307,16 @@ def _triangle_indices(row: int, col: int, offset: int, dtype, upper: bool) -> Te
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_dtype.int64, device=None,
                  layout=None) -> Tensor:
+    """2 x N tensor of the (row, column) coordinates of the lower triangle of a row x col matrix, on
+    and below diagonal `offset`."""
     check_device(device)
     return _triangle_indices(row, col, offset, dtype, upper=False)
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_dtype.int64, device=None,
                  layout=None) -> Tensor:
+    """2 x N tensor of the (row, column) coordinates of the upper triangle of a row x col matrix, on
+    and above diagonal `offset`."""
     check_device(device)
     return _triangle_indices(row, col, offset, dtype, upper=True)
 
@@ -307,24 +325,28 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_dtype.int64, dev
 # Same dtype (and device) as `self` unless dtype= says otherwise.
 def new_zeros(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False) -> Tensor:
+    """Tensor of the given size filled with 0, with self's dtype unless given."""
     return zeros(*sizes, size=size, dtype=dtype or self.dtype, device=device,
                  requires_grad=requires_grad)
 
 
 def new_ones(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False) -> Tensor:
+    """Tensor of the given size filled with 1, with self's dtype unless given."""
     return ones(*sizes, size=size, dtype=dtype or self.dtype, device=device,
                 requires_grad=requires_grad)
 
 
 def new_empty(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False) -> Tensor:
+    """Uninitialised tensor of the given size, with self's dtype unless given."""
     return empty(*sizes, size=size, dtype=dtype or self.dtype, device=device,
                  requires_grad=requires_grad)
 
 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False) -> Tensor:
+    """Tensor of shape `size` filled with fill_value, with self's dtype unless given."""
     return full(size, fill_value, dtype=dtype or self.dtype, device=device,
                 requires_grad=requires_grad)
 

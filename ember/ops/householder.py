@@ -37,6 +37,8 @@ class Geqrf(Function):
 
 
 def geqrf(input: Tensor, *, out=None) -> tuple:
+    """QR factorisation in LAPACK's compact form: (a, tau) with R in a's upper triangle and the
+    Householder vectors below it (householder_product rebuilds Q)."""
     if out is not None:
         raise NotImplementedError("geqrf: the 'out' argument is not supported by ember")
     if input.ndim < 2:
@@ -86,6 +88,9 @@ class _NoReflectors(Function):
 
 
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
+    """The first n columns of the product of Householder reflectors H_i = I - tau_i v_i v_i^H, where
+    v_i is the i-th column of `A` below the diagonal (with a unit diagonal entry): the Q of a QR
+    factorisation given in LAPACK's compact form."""
     if out is not None:
         raise NotImplementedError("householder_product: the 'out' argument is not "
                                   "supported by ember")

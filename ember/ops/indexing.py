@@ -425,6 +425,8 @@ def _restore(out: Tensor, input: Tensor) -> Tensor:
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """Values of input picked along `dim` by `index`: out[i][j] = input[index[i][j]][j] for dim=0;
+    the output has index's shape."""
     _, key, _ = _scatter_key(input, dim, index, "gather")
     out = Index.apply(_as_1d(input), key)
     return _named(out.reshape(index.shape) if out.shape != index.shape else out,
@@ -443,6 +445,8 @@ def _scatter(input: Tensor, dim, index, src, accumulate: bool, op: str, name: st
 
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
             reduce: str | None = None) -> Tensor:
+    """Copy of input with values from `src` (or the scalar `value`) written along `dim` at the
+    positions in `index`: the inverse of gather; `reduce` may add or multiply instead."""
     if src is None:
         src = value
     if reduce is not None:
@@ -467,6 +471,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """Copy of input with src's values added along `dim` at the positions in `index` (repeated
+    indices accumulate)."""
     return _scatter(input, dim, index, src, True, "scatter_add", "ScatterAddBackward0")
 
 
@@ -534,6 +540,8 @@ class ScatterReduce(Function):
 
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
+    """Copy of input with src's values combined along `dim` at `index` by `reduce`: 'sum', 'prod',
+    'mean', 'amax' or 'amin'; include_self=False leaves input's values out."""
     if reduce not in _REDUCE_UFUNCS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
@@ -544,6 +552,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 
 # ---------------------------------------------------------------- index_* ops
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The entries of input at the positions in the 1-D `index` along `dim` (a copy)."""
     dim, idx = _vector_index(input, dim, index, "index_select")
     x = _as_1d(input)
     if idx.size and (idx.max() >= x._data.shape[dim] or idx.min() < -x._data.shape[dim]):
@@ -567,6 +576,7 @@ def _index_source(input: Tensor, dim: int, idx: np.ndarray, source, op: str, sep
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
               alpha=1) -> Tensor:
+    """Copy of input with alpha * source added at the positions `index` along `dim`."""
     dim, idx = _vector_index(input, dim, index, "index_add")
     x, source = _index_source(input, dim, idx, source, "index_add_", ":")
     _check_bounds(idx, x._data.shape[dim], dim)
@@ -578,6 +588,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
 
 @autocast_op(PROMOTE)
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """Copy of input with source's slices written at the positions `index` along `dim`."""
     dim, idx = _vector_index(input, dim, index, "index_copy")
     x, source = _index_source(input, dim, idx, source, "index_copy_", "")
     _check_bounds(idx, x._data.shape[dim], dim, IndexError, "index_copy_(): ")
@@ -593,6 +604,7 @@ def _fill_value(value, op: str):
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """Copy of input with the slices at positions `index` along `dim` set to `value`."""
     dim, idx = _vector_index(input, dim, index, "index_fill")
     x = _as_1d(input)
     _check_bounds(idx, x._data.shape[dim], dim, IndexError)
@@ -602,6 +614,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """Copy of input with `values` written at input[indices] (a tuple of index tensors);
+    accumulate=True adds them instead."""
     _check_same_dtype(input, values)
     key = numpy_key(tuple(indices))
     _check_key(key, input._data.shape)
@@ -701,6 +715,7 @@ def _broadcast_with_mask(input: Tensor, mask: np.ndarray):
 
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    """Copy of input with `value` wherever the bool mask (broadcast to input) is True."""
     x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_fill_"))
     value = _fill_value(value, "masked_fill_")
     if isinstance(value, Tensor) and value.dtype is not input.dtype:
@@ -709,11 +724,14 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """1-D tensor of the elements of input where the bool mask is True."""
     x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_select:"))
     return _named(Index.apply(x, m), "MaskedSelectBackward0")
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """Copy of input with the positions where mask is True filled, in order, from the elements of
+    `source`."""
     x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_scatter_"))
     count = int(m.sum())
     if source._data.size < count:
@@ -724,6 +742,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 # ---------------------------------------------------------------- nonzero, take, put
 def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
+    """Indices of the non-zero elements of input, as an (n, input.ndim) tensor, or with
+    as_tuple=True one 1-D index tensor per dimension."""
     data = input._data
     if as_tuple:
         return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(data)))
@@ -731,6 +751,7 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
 
 
 def argwhere(input: Tensor) -> Tensor:
+    """Indices of the non-zero elements of input, as an (n, input.ndim) tensor."""
     return nonzero(input)
 
 
@@ -745,11 +766,15 @@ def _flat_index(input: Tensor, index: Tensor, op: str) -> np.ndarray:
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
+    """Elements of input, seen as flattened to 1-D, at the positions in `index`; the result has
+    index's shape."""
     idx = _flat_index(input, index, "take")
     return _named(Index.apply(input.reshape(-1), idx), "TakeBackward0")
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """Values of input picked along `dim` by `indices` broadcast against input (as the indices
+    argsort or argmax return); dim=None works on the flattened input."""
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     dim = input._wrap_dim(dim)
@@ -765,6 +790,8 @@ def _except(shape, dim: int) -> tuple:
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """Copy of input with source's values written at flat positions `index` (accumulate=True adds
+    them)."""
     idx = _flat_index(input, index, "put")
     if source._data.size != idx.size:
         raise RuntimeError(f"put_(): Expected source and index to have the same number of "

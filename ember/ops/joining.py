@@ -62,6 +62,8 @@ class Cat(Function):
 
 @autocast_op(PROMOTE)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """Join a sequence of tensors along an existing dimension `dim`; all other dimensions must match
+    (empty 1-D tensors are skipped)."""
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -89,6 +91,7 @@ concat = concatenate = cat
 
 @autocast_op(PROMOTE)
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """Join a sequence of same-shaped tensors along a new dimension inserted at `dim`."""
     tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -110,10 +113,12 @@ def _atleast(tensors, make):
 
 
 def atleast_1d(*tensors):
+    """Each input tensor viewed with at least one dimension (zero-dim ones become 1-D)."""
     return _atleast(tensors, lambda t: reshape(t, (1,)) if t._data.ndim == 0 else t)
 
 
 def atleast_2d(*tensors):
+    """Each input tensor viewed with at least two dimensions (new leading ones)."""
     return _atleast(tensors, lambda t: reshape(t, (1,) * (2 - t._data.ndim) + t._data.shape)
                     if t._data.ndim < 2 else t)
 
@@ -126,15 +131,18 @@ def _to_3d(t: Tensor) -> Tensor:
 
 
 def atleast_3d(*tensors):
+    """Each input tensor viewed with at least three dimensions."""
     return _atleast(tensors, _to_3d)
 
 
 def hstack(tensors, *, out=None) -> Tensor:
+    """Join tensors column-wise: along dimension 1, or 0 for 1-D tensors."""
     tensors = atleast_1d(*_tensor_list(tensors, "hstack"))
     return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
 
 
 def vstack(tensors, *, out=None) -> Tensor:
+    """Join tensors row-wise, along dimension 0 (1-D tensors become rows first)."""
     return cat(atleast_2d(*_tensor_list(tensors, "vstack")), 0)
 
 
@@ -142,10 +150,12 @@ row_stack = vstack
 
 
 def dstack(tensors, *, out=None) -> Tensor:
+    """Join tensors depth-wise, along dimension 2 (after atleast_3d)."""
     return cat(atleast_3d(*_tensor_list(tensors, "dstack")), 2)
 
 
 def column_stack(tensors, *, out=None) -> Tensor:
+    """Join tensors as columns: 0-D and 1-D tensors become (n, 1) columns, then hstack."""
     tensors = _tensor_list(tensors, "column_stack")
     return cat([reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors], 1)
 
@@ -191,6 +201,8 @@ def _split_by_sizes(input: Tensor, sizes, dim: int, name: str) -> tuple:
 
 
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Split a tensor along `dim` into chunks of split_size (the last may be smaller) or into the
+    sizes listed; returns views."""
     if tensor._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = tensor._wrap_dim(dim)
@@ -213,10 +225,14 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 
 def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """Split a tensor along `dim` into views of the listed sizes (they must add up to the
+    dimension's size)."""
     return split(input, list(split_sizes), dim)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """Split a tensor along `dim` into `chunks` views of equal size (the last may be smaller, and
+    fewer may come back)."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input._data.ndim == 0:
@@ -229,12 +245,14 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices of a tensor along `dim`, as a tuple of views without that dimension."""
     if input._data.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     return Unbind.apply(input, input._wrap_dim(dim))
 
 
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    """Split a tensor along `dim` into n nearly equal views, or at the listed indices."""
     if input._data.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -264,6 +282,7 @@ def _split_along(input: Tensor, sections, dim: int, op: str) -> tuple:
 
 
 def hsplit(input: Tensor, sections) -> tuple:
+    """Split a tensor horizontally (along dimension 1, or 0 when 1-D) by sections or indices."""
     if input._data.ndim == 0:
         raise RuntimeError("torch.hsplit requires a tensor with at least 1 dimension, but got a "
                            "tensor with 0 dimensions!")
@@ -271,6 +290,7 @@ def hsplit(input: Tensor, sections) -> tuple:
 
 
 def vsplit(input: Tensor, sections) -> tuple:
+    """Split a tensor vertically (along dimension 0) by sections or indices."""
     if input._data.ndim < 2:
         raise RuntimeError(f"torch.vsplit requires a tensor with at least 2 dimension, but got "
                            f"a tensor with {input._data.ndim} dimensions!")
@@ -278,6 +298,7 @@ def vsplit(input: Tensor, sections) -> tuple:
 
 
 def dsplit(input: Tensor, sections) -> tuple:
+    """Split a tensor depth-wise (along dimension 2) by sections or indices."""
     if input._data.ndim < 3:
         raise RuntimeError(f"torch.dsplit requires a tensor with at least 3 dimension, but got "
                            f"a tensor with {input._data.ndim} dimensions!")

@@ -135,6 +135,8 @@ def _with_out(result: Tensor, out) -> Tensor:
 
 @autocast_op(LOWER)
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Matrix product with numpy-style rules: dot for 1-D by 1-D, mm for 2-D, batched and broadcast
+    matmul when either has more than two dimensions (a 1-D operand gets a temporary dimension)."""
     if input.is_sparse or other.is_sparse:     # ember.sparse's tensors multiply themselves
         product = input._matmul(other) if input.is_sparse else other._rmatmul(input)
         return _with_out(product, out)
@@ -146,6 +148,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 @autocast_op(LOWER)
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    """Matrix product of (n, m) and (m, p) matrices, giving (n, p); no broadcasting."""
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
@@ -155,6 +158,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
 
 @autocast_op(LOWER)
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    """Batched matrix product of (b, n, m) and (b, m, p), giving (b, n, p); no broadcasting."""
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.ndim != 3:
@@ -163,6 +167,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
 
 
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
+    """Product of an (n, m) matrix and an m-vector, giving an n-vector."""
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     if input.shape[1] != vec.shape[0]:
@@ -186,11 +191,13 @@ def _check_vectors(input: Tensor, other: Tensor, name: str) -> None:
 
 
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
+    """Inner product of two 1-D tensors of the same length."""
     _check_vectors(input, tensor, "dot")
     return _with_out(_named(MatMul.apply(input, tensor), "DotBackward0"), out)
 
 
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Inner product of two 1-D tensors, conjugating the first one."""
     _check_vectors(input, other, "vdot")
     if input.is_complex():
         if input.requires_grad or other.requires_grad:
@@ -367,6 +374,7 @@ def _labels(n: int, start: int = 0) -> str:
 
 
 def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
+    """Outer product of vectors input (n) and vec2 (m), giving (n, m)."""
     for name, t in (("self", input), ("vec2", vec2)):
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
@@ -377,6 +385,7 @@ ger = outer
 
 
 def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Inner product over the last dimension of both tensors (scalars are multiplied)."""
     if input.ndim == 0 or other.ndim == 0:
         return _with_out(input * other, out)
     if input.shape[-1] != other.shape[-1]:
@@ -388,6 +397,8 @@ def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 @autocast_op(LOWER)
 def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
+    """Contraction of a and b over the last `dims` dimensions of a and the first of b (or over the
+    listed dimension pairs)."""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -409,6 +420,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
 
 
 def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Kronecker product: every element of input times a whole copy of other, in blocks."""
     n = max(input.ndim, other.ndim)
     a = input.reshape((1,) * (n - input.ndim) + tuple(input.shape))
     b = other.reshape((1,) * (n - other.ndim) + tuple(other.shape))
@@ -421,12 +433,14 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 @autocast_op(FP32)
 def trace(input: Tensor) -> Tensor:
+    """Sum of the main diagonal of a 2-D tensor."""
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return _named(DiagCopy.apply(input, 0).sum(), "TraceBackward0")
 
 
 def chain_matmul(*matrices, out=None) -> Tensor:
+    """Product of a sequence of 2-D matrices (deprecated in torch for linalg.multi_dot)."""
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
     if len(matrices) == 1:
@@ -485,6 +499,7 @@ def _add_product(name: str, equation: str, input, m1, m2, beta, alpha, out) -> T
 
 @autocast_op(LOWER)
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2), with input broadcast to the (n, p) result."""
     if mat1.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor" if mat1.ndim != 2
                            else f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
@@ -494,6 +509,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """beta * input + alpha * (mat @ vec)."""
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
                            f"{vec.ndim}")
@@ -504,6 +520,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """beta * input + alpha * outer(vec1, vec2)."""
     if vec1.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D"
                            if vec1.ndim != 1 else
@@ -524,6 +541,7 @@ def _check_batches(batch1: Tensor, batch2: Tensor) -> None:
 @autocast_op(LOWER)
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
             out=None) -> Tensor:
+    """beta * input + alpha * bmm(batch1, batch2), per batch."""
     _check_batches(batch1, batch2)
     return _add_product("BaddbmmBackward0", "bij,bjk->bik", input, batch1, batch2, beta,
                         alpha, out)
@@ -532,6 +550,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
 @autocast_op(LOWER)
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
            out=None) -> Tensor:
+    """beta * input + alpha * sum over the batch of batch1[i] @ batch2[i]."""
     _check_batches(batch1, batch2)
     return _add_product("AddbmmBackward0", "bij,bjk->ik", input, batch1, batch2, beta,
                         alpha, out)
@@ -617,6 +636,8 @@ class DiagCopy(Function):
 
 
 def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    """For a 1-D input, the square matrix with it on diagonal `diagonal`; for a 2-D input, that
+    diagonal as a 1-D tensor."""
     if input.ndim == 1:
         n = input.shape[0] + abs(diagonal)
         return _with_out(DiagEmbed.apply(input, diagonal, (n, n)), out)
@@ -670,6 +691,8 @@ def _p_norm(diff: np.ndarray, p: float) -> np.ndarray:
 @autocast_op(FP32)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """p-norm distances between each row of x1 (B, P, M) and each row of x2 (B, R, M), giving (B, P,
+    R)."""
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D"
                            if x1.ndim < 2 else

@@ -78,6 +78,8 @@ class MatrixExp(Function):
 
 
 def matrix_exp(input: Tensor) -> Tensor:
+    """Matrix exponential of the square matrix (or batch) `input`: the sum of A^k / k! over k >= 0.
+    """
     if input.ndim < 2:
         raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 "
                            "dimensions.")

@@ -51,6 +51,9 @@ def _pairs(input: Tensor, pad) -> tuple:
 
 
 def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
+    """Pad `input` by the sizes in `pad`, given as (left, right) pairs starting from the last
+    dimension; mode is 'constant' (with `value`, default 0), 'reflect', 'replicate' or 'circular'.
+    """
     pairs = _pairs(input, pad)
     if mode == "constant":
         return ConstantPad.apply(input, pairs, 0 if value is None else value)

@@ -37,6 +37,7 @@ def _make(data: np.ndarray, dtype: _dtype.dtype, requires_grad: bool) -> Tensor:
 
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
+    """Tensor of the given size with values drawn uniformly from [0, 1)."""
     check_device(device)
     dt = _float_dtype(dtype)
     check_layout(layout, "rand")
@@ -48,6 +49,7 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
 
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False) -> Tensor:
+    """Tensor of the given size with values drawn from the standard normal distribution."""
     check_device(device)
     dt = _float_dtype(dtype, "normal_kernel_cpu")
     check_layout(layout, "randn")
@@ -78,6 +80,7 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
 
 def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False) -> Tensor:
+    """A random permutation of the integers 0 .. n-1 (int64 by default)."""
     check_device(device)
     return _make(numpy_generator(generator).permutation(n), dtype or _dtype.int64,
                  requires_grad)
@@ -145,23 +148,28 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 
 
 def poisson(input: Tensor, generator=None) -> Tensor:
+    """Samples from Poisson distributions whose rates are the elements of input."""
     return Tensor._wrap(numpy_generator(generator).poisson(input._data).astype(input._data.dtype))
 
 
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
+    """rand with input's shape (and dtype, unless given)."""
     t = rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
     return laid_out_like(t, input, memory_format, "rand_like", layout)
 
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
+    """randn with input's shape (and dtype, unless given)."""
     t = randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
     return laid_out_like(t, input, memory_format, "randn_like", layout)
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=preserve_format) -> Tensor:
+    """Random integers in [low, high) with input's shape (and dtype, unless given); a single bound
+    is high."""
     if high is None:
         low, high = 0, low
     t = randint(low, high, input.shape, dtype=dtype or input.dtype)
@@ -178,11 +186,13 @@ def _fill(self: Tensor, data) -> Tensor:
 
 
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    """Fill self in place with draws from U(a, b); returns self."""
     _require_float(self.dtype, "check_uniform_bounds")
     return _fill(self, numpy_generator(generator).uniform(a, b, self._data.shape))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    """Fill self in place with draws from N(mean, std**2); returns self."""
     _require_float(self.dtype, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
@@ -190,29 +200,38 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
+    """Fill self in place with 0/1 draws that are 1 with probability p (a number or a tensor);
+    returns self."""
     prob = p._data if isinstance(p, Tensor) else p
     return _fill(self, numpy_generator(generator).random(self._data.shape) < prob)
 
 
 def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=None) -> Tensor:
+    """Fill self in place with integers drawn uniformly from [from_, to) (to defaults to the dtype's
+    range); returns self."""
     if to is None:
         to = 2 ** 24 if self.is_floating_point() else np.iinfo(self._data.dtype).max
     return _fill(self, numpy_generator(generator).integers(from_, to, self._data.shape))
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    """Fill self in place with draws from the exponential distribution of rate lambd."""
     return _fill(self, numpy_generator(generator).exponential(1.0 / lambd, self._data.shape))
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
+    """Fill self in place with draws from the geometric distribution of success probability p (the
+    number of trials up to the first success)."""
     return _fill(self, numpy_generator(generator).geometric(p, self._data.shape))
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    """Fill self in place with exp(N(mean, std**2)) draws."""
     return _fill(self, numpy_generator(generator).lognormal(mean, std, self._data.shape))
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    """Fill self in place with draws from the Cauchy distribution (median, sigma)."""
     return _fill(self, median + sigma * numpy_generator(generator).standard_cauchy(
         self._data.shape))
 

@@ -157,6 +157,8 @@ class Sum(Function):
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Sum of all elements, or over the dimension(s) `dim` (kept with size 1 when keepdim); integer
+    and bool inputs sum to int64."""
     axes = reduce_dims(input, dim)
     out = Sum.apply(input, axes, keepdim, dtype)
     return _named(out, "SumBackward0") if axes is None and not keepdim else out
@@ -188,6 +190,8 @@ class Mean(Function):
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Mean of all elements, or over the dimension(s) `dim`; needs a floating or complex input (or
+    `dtype`)."""
     axes = reduce_dims(input, dim)
     out = Mean.apply(input, axes, keepdim, dtype)
     return _named(out, "MeanBackward0") if axes is None and not keepdim else out
@@ -241,6 +245,7 @@ class Prod(Function):
 
 @autocast_op(FP32)
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Product of all elements, or over the dimension `dim`."""
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"prod() received an invalid combination of arguments - got (Tensor, "
                         f"{type(dim).__name__}), but expected an int dim")
@@ -268,6 +273,7 @@ class Nansum(Function):
 
 
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """sum that treats NaN as zero."""
     return Nansum.apply(input, reduce_dims(input, dim), keepdim, dtype)
 
 
@@ -336,12 +342,16 @@ def _var_args(input: Tensor, dim, unbiased, correction, name: str):
 
 def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction=None) -> Tensor:
+    """Variance over `dim` (all elements by default) with Bessel's correction (correction=1) unless
+    correction / unbiased say otherwise."""
     axes, correction = _var_args(input, dim, unbiased, correction, "var")
     return Var.apply(input, axes, correction, keepdim, False)
 
 
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction=None) -> Tensor:
+    """Standard deviation over `dim` (all elements by default), with correction=1 unless told
+    otherwise."""
     axes, correction = _var_args(input, dim, unbiased, correction, "std")
     return _named(Var.apply(input, axes, correction, keepdim, True), "StdBackward0")
 
@@ -356,11 +366,13 @@ def _with_mean(stat, input: Tensor, dim, unbiased, keepdim: bool, correction) ->
 
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction=None) -> tuple:
+    """(var, mean) over `dim`, computed together."""
     return _with_mean(var, input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction=None) -> tuple:
+    """(std, mean) over `dim`, computed together."""
     return _with_mean(std, input, dim, unbiased, keepdim, correction)
 
 
@@ -395,18 +407,23 @@ class Extremum(Function):
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """Maximum over the dimension(s) `dim` (all by default), without indices; ties share the
+    gradient evenly."""
     axes = reduce_dims(input, dim)
     _check_nonempty("amax", input, axes)
     return Extremum.apply(input, np.amax, axes, keepdim, False)
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """Minimum over the dimension(s) `dim` (all by default), without indices; ties share the
+    gradient evenly."""
     axes = reduce_dims(input, dim)
     _check_nonempty("amin", input, axes)
     return _named(Extremum.apply(input, np.amin, axes, keepdim, False), "AminBackward0")
 
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
+    """(min, max) as a named tuple, over all elements or over `dim`."""
     axes = reduce_dims(input, dim)
     if axes is None and input._data.size == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -515,6 +532,7 @@ class LogSumExp(Function):
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(input))) over `dim`, computed stably by subtracting the maximum."""
     return LogSumExp.apply(input, reduce_dims(input, dim), keepdim)
 
 
@@ -616,6 +634,7 @@ class Cumsum(Function):
 
 
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Cumulative sum along `dim`: out[i] = input[0] + ... + input[i]."""
     return Cumsum.apply(input, input._wrap_dim(dim), dtype)
 
 
@@ -658,6 +677,7 @@ class Cumprod(Function):
 
 
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Cumulative product along `dim`: out[i] = input[0] * ... * input[i]."""
     return Cumprod.apply(input, input._wrap_dim(dim), dtype)
 
 
@@ -681,10 +701,12 @@ def _cumulative_extreme(input: Tensor, dim: int, name: str, ufunc):
 
 
 def cummax(input: Tensor, dim: int):
+    """Running maximum along `dim` and the index where it was reached, as (values, indices)."""
     return _cumulative_extreme(input, dim, "cummax", np.maximum)
 
 
 def cummin(input: Tensor, dim: int):
+    """Running minimum along `dim` and the index where it was reached, as (values, indices)."""
     return _cumulative_extreme(input, dim, "cummin", np.minimum)
 
 
@@ -723,6 +745,7 @@ class LogCumSumExp(Function):
 
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """Cumulative log(sum(exp(input))) along `dim`, computed stably."""
     return LogCumSumExp.apply(input, input._wrap_dim(dim))
 
 
@@ -734,13 +757,16 @@ def _logical(input: Tensor, dim, keepdim: bool, fn) -> Tensor:
 
 
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Whether any element (over `dim`, or all of them) is non-zero, as a bool tensor."""
     return _logical(input, dim, keepdim, np.any)
 
 
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Whether every element (over `dim`, or all of them) is non-zero, as a bool tensor."""
     return _logical(input, dim, keepdim, np.all)
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    """Number of non-zero elements, over `dim` (a dimension or a tuple) or in total."""
     counts = np.count_nonzero(input._data, axis=reduce_dims(input, dim))
     return Tensor._wrap(np.asarray(counts, dtype=np.int64))

@@ -87,12 +87,15 @@ class CopyReshape(Function):
 
 
 def view(input: Tensor, *shape) -> Tensor:
+    """A view of input with another shape and the same elements (one size may be -1); raises when
+    the strides do not allow a view. view(dtype) reinterprets the bytes."""
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
         return input.to(shape[0])  # view(dtype) with an equal itemsize is not supported
     return View.apply(input, infer_shape(shape, input._data.size))
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
+    """input with another shape (one size may be -1): a view when possible, else a copy."""
     shape = infer_shape(shape, input._data.size)
     if shape == input._data.shape:
         return View.apply(input, shape)
@@ -104,10 +107,12 @@ def reshape(input: Tensor, *shape) -> Tensor:
 
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:
+    """input viewed with other's shape."""
     return view(input, other.shape)
 
 
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    """input reshaped to other's shape."""
     return reshape(input, other.shape)
 
 
@@ -126,6 +131,8 @@ class Expand(Function):
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
+    """A view of input with size-1 dimensions repeated (stride 0) to the given sizes; -1 keeps a
+    dimension, new dimensions go in front."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = sizes[0]
     shape = input._data.shape
@@ -151,6 +158,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    """input expanded to other's shape."""
     return expand(input, other.shape)
 
 
@@ -169,6 +177,7 @@ class Permute(Function):
 
 
 def permute(input: Tensor, *dims) -> Tensor:
+    """A view of input with its dimensions reordered as `dims`."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
     n = input._data.ndim
@@ -197,6 +206,7 @@ class Transpose(Function):
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """A view of input with dimensions dim0 and dim1 swapped."""
     n = input._data.ndim
     if n == 0:
         return View.apply(input, ())
@@ -207,6 +217,7 @@ swapaxes = swapdims = transpose
 
 
 def t(input: Tensor) -> Tensor:
+    """Transpose of a tensor of at most 2 dimensions (1-D and 0-D are returned as they are)."""
     if input._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{input._data.ndim}D")
@@ -230,6 +241,7 @@ def _squeeze_form(dim) -> int:
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
+    """A view of input without its size-1 dimensions (only those in `dim` when given)."""
     shape = input._data.shape
     if dim is None:
         dims = {i for i, s in enumerate(shape) if s == 1}
@@ -241,6 +253,7 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """A view of input with a new size-1 dimension inserted at `dim`."""
     shape = input._data.shape
     d = input._wrap_dim(dim, len(shape) + 1)
     return _named(View.apply(input, shape[:d] + (1,) + shape[d:]), "UnsqueezeBackward0")
@@ -261,14 +274,17 @@ def _take_view_shape(self: Tensor, view: Tensor, backward_name: str) -> Tensor:
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    """In-place unsqueeze: self gains a size-1 dimension at `dim`."""
     return _take_view_shape(self, unsqueeze(self, dim), "UnsqueezeBackward1")
 
 
 def squeeze_(self: Tensor, dim=None) -> Tensor:
+    """In-place squeeze: self loses its size-1 dimensions (those in `dim` when given)."""
     return _take_view_shape(self, squeeze(self, dim), f"SqueezeBackward{3 + _squeeze_form(dim)}")
 
 
 def t_(self: Tensor) -> Tensor:
+    """In-place t: self's two dimensions are swapped."""
     if self._data.ndim > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
                            f"{self._data.ndim}D")
@@ -276,6 +292,7 @@ def t_(self: Tensor) -> Tensor:
 
 
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """In-place transpose: self's dimensions dim0 and dim1 are swapped."""
     return _take_view_shape(self, transpose(self, dim0, dim1), "TransposeBackward1")
 
 
@@ -283,6 +300,7 @@ swapaxes_ = swapdims_ = transpose_
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """input with dimensions start_dim .. end_dim merged into one (a view when possible)."""
     shape = input._data.shape
     if not shape:
         return reshape(input, (1,))
@@ -300,6 +318,7 @@ def ravel(input: Tensor) -> Tensor:
 
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+    """input with dimension `dim` split into the dimensions `sizes` (one may be -1)."""
     shape = input._data.shape
     d = input._wrap_dim(dim)
     inner = infer_shape(tuple(sizes), shape[d])
@@ -319,6 +338,7 @@ def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+    """A view of input's `length` entries along `dim` starting at `start`."""
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = input._wrap_dim(dim)
@@ -336,10 +356,12 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
 
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """narrow, copied into new memory."""
     return _named(narrow(input, dim, start, length).clone(), "NarrowCopyBackward0")
 
 
 def select(input: Tensor, dim: int, index_: int) -> Tensor:
+    """A view of input at position index_ along `dim`, without that dimension."""
     if input._data.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = input._wrap_dim(dim)
@@ -352,6 +374,8 @@ def select(input: Tensor, dim: int, index_: int) -> Tensor:
 
 # ---------------------------------------------------------------- reordering
 def movedim(input: Tensor, source, destination) -> Tensor:
+    """A view of input with the dimensions `source` moved to positions `destination`, the others
+    keeping their order."""
     src = list(source) if isinstance(source, (tuple, list)) else [source]
     dst = list(destination) if isinstance(destination, (tuple, list)) else [destination]
     if len(src) != len(dst):
@@ -395,18 +419,21 @@ class Flip(Function):
 
 
 def flip(input: Tensor, *dims) -> Tensor:
+    """Copy of input with the order of elements reversed along the dimensions `dims`."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
     return Flip.apply(input, _dims_list(input, dims) if input._data.ndim else ())
 
 
 def fliplr(input: Tensor) -> Tensor:
+    """Copy of input with its columns (dimension 1) in reverse order."""
     if input._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, 1)
 
 
 def flipud(input: Tensor) -> Tensor:
+    """Copy of input with its rows (dimension 0) in reverse order."""
     if input._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, 0)
@@ -426,6 +453,8 @@ class Roll(Function):
 
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    """Copy of input with elements shifted by `shifts` along `dims`, wrapping around (the flattened
+    tensor when dims is None)."""
     shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     if dims is None:
         if len(shifts) != 1:
@@ -441,6 +470,8 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
 
 
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Copy of input rotated by k * 90 degrees in the plane of the two `dims`, from the first
+    towards the second."""
     dims = list(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -487,6 +518,8 @@ class Repeat(Function):
 
 
 def repeat(input: Tensor, *sizes) -> Tensor:
+    """Copy of self tiled `sizes[i]` times along each dimension (extra sizes add leading
+    dimensions)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)):
         sizes = sizes[0]
     sizes = tuple(int(s) for s in sizes)
@@ -500,12 +533,16 @@ def repeat(input: Tensor, *sizes) -> Tensor:
 
 
 def tile(input: Tensor, dims) -> Tensor:
+    """input repeated along each dimension as `dims` says; like repeat, padding dims with ones in
+    front when shorter."""
     dims = tuple(dims) if isinstance(dims, (tuple, list, Size)) else (dims,)
     return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
 
 
 def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
+    """Each element (or slice along `dim`) repeated `repeats` times in place: [1, 2] -> [1, 1, 2,
+    2]; flattens when dim is None."""
     if repeats is None:
         counts = input._data
         return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
@@ -547,6 +584,8 @@ class StridedView(Function):
 
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A view of the diagonal `offset` of the matrices in dimensions dim1 and dim2, as the last
+    dimension."""
     d1, d2 = input._wrap_dim(dim1), input._wrap_dim(dim2)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
@@ -576,6 +615,8 @@ class DiagEmbed(Function):
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Tensor whose matrices in dimensions dim1 and dim2 have input's last dimension on their
+    diagonal `offset`, zeros elsewhere."""
     n = input._data.ndim + 1
     d1, d2 = input._wrap_dim(dim1, n), input._wrap_dim(dim2, n)
     if d1 == d2:
@@ -602,6 +643,7 @@ def _scatter_view(input: Tensor, src: Tensor, key, name: str) -> Tensor:
 
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """Copy of input with src written into the slice input.select(dim, index)."""
     select(input.detach(), dim, index)  # torch's errors for a bad dim or index
     key = (slice(None),) * input._wrap_dim(dim) + (int(index),)
     return _scatter_view(input, src, key, "SelectScatterBackward0")
@@ -609,6 +651,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
                   end: int | None = None, step: int = 1) -> Tensor:
+    """Copy of input with src written into the slice start:end:step along `dim`."""
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     key = (slice(None),) * input._wrap_dim(dim) + (slice(start, end, step),)
@@ -617,6 +660,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
 
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
                      dim2: int = 1) -> Tensor:
+    """Copy of input with src written onto the diagonal chosen by offset, dim1 and dim2."""
     diagonal(input.detach(), offset, dim1, dim2)  # torch's errors for bad dims
     shape = input._data.shape
     positions = np.diagonal(np.arange(math.prod(shape)).reshape(shape), offset,
@@ -636,6 +680,8 @@ def _unfold_view(a: np.ndarray, dim: int, size: int, step: int) -> np.ndarray:
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """A view with the windows of length `size`, every `step` entries along `dimension`, in a new
+    last dimension."""
     dim = input._wrap_dim(dimension)
     n = input._data.shape[dim] if input._data.ndim else 1
     if size > n:
@@ -676,6 +722,7 @@ class AsStrided(Function):
 
 
 def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    """A view of input's memory with the given size, strides (in elements) and storage offset."""
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     root = input if input._base is None else input._base
     if not root._data.flags.c_contiguous:
@@ -721,15 +768,19 @@ def _triangle(input: Tensor, diagonal: int, upper: bool) -> Tensor:
 
 
 def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    """Copy of the matrices of input with the elements above diagonal `diagonal` zeroed."""
     return _triangle(input, diagonal, False)
 
 
 def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    """Copy of the matrices of input with the elements below diagonal `diagonal` zeroed."""
     return _triangle(input, diagonal, True)
 
 
 # ---------------------------------------------------------------- broadcasting
 def broadcast_shapes(*shapes) -> Size:
+    """The shape that tensors of the given shapes broadcast to, as a Size; raises when they do not
+    broadcast."""
     shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
     result = []
     for i, shape in enumerate(shapes):
@@ -750,10 +801,12 @@ def broadcast_shapes(*shapes) -> Size:
 
 
 def broadcast_to(input: Tensor, size) -> Tensor:
+    """A view of input broadcast to `size` (expand with numpy's rules)."""
     return expand(input, tuple(size))
 
 
 def broadcast_tensors(*tensors) -> tuple:
+    """The input tensors broadcast to their common shape, as views."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
     shape = tuple(broadcast_shapes(*(t._data.shape for t in tensors)))
@@ -761,6 +814,8 @@ def broadcast_tensors(*tensors) -> tuple:
 
 
 def meshgrid(*tensors, indexing: str | None = None) -> tuple:
+    """Coordinate grids from 1-D tensors: indexing='ij' gives dimension i input i's values; 'xy'
+    (numpy's default) swaps the first two dimensions."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
     if indexing is None:

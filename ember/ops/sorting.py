@@ -56,10 +56,13 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False,
             stable: bool = False) -> Tensor:
+    """Indices that sort input along `dim` (ascending unless descending=True; stable=True keeps the
+    order of equal elements)."""
     return sort(input, dim, descending, stable).indices
 
 
 def msort(input: Tensor) -> Tensor:
+    """input sorted along its first dimension (the values of sort(input, dim=0))."""
     return sort(input, 0).values
 
 

@@ -182,11 +182,15 @@ def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 
 def gammainc(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Regularised lower incomplete gamma function P(input, other), elementwise (input is the shape
+    a > 0, other the point x >= 0)."""
     _tensor_operands("special_gammainc", input, other)
     return _igamma(input, other, out=out)
 
 
 def gammaincc(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Regularised upper incomplete gamma function Q(input, other) = 1 - P(input, other),
+    elementwise."""
     _tensor_operands("special_gammaincc", input, other)
     return _igammac(input, other, out=out)
 
@@ -205,6 +209,8 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
 
 
 def multigammaln(input: Tensor, p: int, *, out=None) -> Tensor:
+    """Log of the multivariate gamma function of dimension `p`, elementwise; the same as mvlgamma.
+    """
     return _with_out(mvlgamma(input, p), out)
 
 

@@ -274,15 +274,22 @@ class Optimizer:
         return self._add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False):
+        """Register hook(optimizer), run before state_dict() builds its result; returns a removable
+        handle."""
         return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False):
+        """Register hook(optimizer, state_dict), run after state_dict(); it may return a replacement
+        dict. Returns a removable handle."""
         return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False):
+        """Register hook(optimizer, state_dict), run before load_state_dict(); it may return a
+        replacement dict. Returns a removable handle."""
         return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False):
+        """Register hook(optimizer), run after load_state_dict(); returns a removable handle."""
         return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     # ------------------------------------------------------------------ state_dict

@@ -343,6 +343,7 @@ def to_sparse(self: Tensor, sparse_dim=None, *, layout=None, blocksize=None,
 
 
 def to_sparse_coo(self: Tensor) -> SparseCooTensor:
+    """This tensor in the sparse COO layout (indices and values of its non-zeros)."""
     return to_sparse(self)
 
 

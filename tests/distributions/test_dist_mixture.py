@@ -5,8 +5,7 @@ import pytest
 import torch
 
 import ember
-from dist_inputs import DTYPES, draw, draw_all
-from dist_more import dists
+from dist_inputs import DTYPES, dists, draw, draw_all
 from oracle import check, check_error
 
 

@@ -1,11 +1,11 @@
-"""MultivariateNormal, Dirichlet and Independent against torch."""
+"""MultivariateNormal, LowRankMultivariateNormal, Dirichlet, Independent, LogisticNormal and
+LKJCholesky against torch. (Sampling is in test_dist_sampling.py.)"""
 import numpy as np
 import pytest
 import torch
 
 import ember
-import ember.distributions  # noqa: F401  (binds ember.distributions)
-from dist_inputs import DTYPES, draw
+from dist_inputs import DTYPES, assert_like_torch, draw, evaluate
 from oracle import check, check_error
 
 N = 3
@@ -21,14 +21,6 @@ def _mvn(lib, loc, a, form):
         return D.MultivariateNormal(loc, precision_matrix=spd)
     tril = a.tril(-1) + lib.diag_embed(a.diagonal(dim1=-2, dim2=-1).exp())
     return D.MultivariateNormal(loc, scale_tril=tril)
-
-
-def _mvn_quantity(dist, quantity, value):
-    if quantity == "log_prob":
-        return dist.log_prob(value)
-    if quantity == "entropy":
-        return dist.entropy()
-    return getattr(dist, quantity)
 
 
 FORMS = ["covariance_matrix", "precision_matrix", "scale_tril"]
@@ -48,7 +40,7 @@ def test_multivariate_normal(quantity, form, shapes, dtype):
     loc, a, value = (draw("real", shape, dtype, seed) for seed, shape in enumerate(shapes))
     a = a * 0.5
     tol = {"atol": 1e-4, "rtol": 1e-3} if dtype == "float32" else {}
-    check(lambda lib, loc, a, value: _mvn_quantity(_mvn(lib, loc, a, form), quantity, value),
+    check(lambda lib, loc, a, value: evaluate(_mvn(lib, loc, a, form), quantity, value),
           loc, a, value, dtype=dtype, **tol)
 
 
@@ -98,7 +90,7 @@ def test_dirichlet(quantity, batch, dtype):
 
     def fn(lib, concentration, value):
         dist = lib.distributions.Dirichlet(concentration)
-        return _mvn_quantity(dist, quantity, value)
+        return evaluate(dist, quantity, value)
     check(fn, concentration, value, dtype=dtype, grad_inputs=[0])
 
 
@@ -126,7 +118,7 @@ def test_independent_normal(quantity, ndims, dtype):
 
     def fn(lib, loc, scale, value):
         dist = lib.distributions.Independent(lib.distributions.Normal(loc, scale), ndims)
-        return _mvn_quantity(dist, quantity, value)
+        return evaluate(dist, quantity, value)
     check(fn, loc, scale, value, dtype=dtype)
 
 
@@ -151,3 +143,99 @@ def test_independent_errors():
     check_error(lambda lib: lib.distributions.Independent(
         lib.distributions.Bernoulli(lib.ones(2, 3) / 2), 1).enumerate_support(),
         NotImplementedError, "^Enumeration over cartesian product is not implemented")
+
+
+# ------------------------------------------------------------------ LowRankMultivariateNormal
+
+LOWRANK_QUANTITIES = ["log_prob", "entropy", "variance", "mean", "mode", "scale_tril",
+                      "covariance_matrix", "precision_matrix"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("quantity", LOWRANK_QUANTITIES)
+@pytest.mark.parametrize("shapes", [[(4,), (4, 2), (4,), (4,)],
+                                    [(3, 4), (4, 2), (2, 1, 4), (5, 1, 1, 4)]])
+def test_lowrank_quantities(quantity, shapes, dtype):
+    loc = draw("real", shapes[0], dtype)
+    factor = draw("real", shapes[1], dtype, seed=1)
+    diag = draw("positive", shapes[2], dtype, seed=2)
+    value = draw("real", shapes[3], dtype, seed=3)
+
+    check(lambda lib, loc, factor, diag, v: evaluate(
+        lib.distributions.LowRankMultivariateNormal(loc, factor, diag), quantity, v),
+        loc, factor, diag, value, dtype=dtype, atol=1e-4 if dtype == "float32" else None)
+
+
+def test_lowrank_matches_full_multivariate_normal():
+    loc, factor = draw("real", (2, 3), "float64"), draw("real", (3, 2), "float64", seed=1)
+    diag = draw("positive", (3,), "float64", seed=2)
+    value = draw("real", (5, 2, 3), "float64", seed=3)
+    lowrank = ember.distributions.LowRankMultivariateNormal(
+        *map(ember.tensor, (loc, factor, diag)))
+    full = ember.distributions.MultivariateNormal(
+        ember.tensor(loc), covariance_matrix=ember.tensor(factor @ factor.T + np.diag(diag)))
+    np.testing.assert_allclose(lowrank.log_prob(ember.tensor(value)).numpy(),
+                               full.log_prob(ember.tensor(value)).numpy(), rtol=1e-10)
+
+
+def test_lowrank_shapes_and_errors():
+    t = torch.distributions.LowRankMultivariateNormal(torch.zeros(2, 3), torch.ones(3, 1),
+                                                      torch.ones(3))
+    e = ember.distributions.LowRankMultivariateNormal(ember.zeros(2, 3), ember.ones(3, 1),
+                                                      ember.ones(3))
+    assert_like_torch(t, e, expanded_shape=(5, 2))
+
+    def build(*shapes):
+        return lambda lib: lib.distributions.LowRankMultivariateNormal(
+            *[lib.ones(shape) for shape in shapes])
+    check_error(build((), (3, 1), (3,)), ValueError, "^loc must be at least one-dimensional")
+    check_error(build((3,), (3,), (3,)), ValueError,
+                "^cov_factor must be at least two-dimensional")
+    check_error(build((3,), (2, 1), (3,)), ValueError,
+                "^cov_factor must be a batch of matrices with shape 3 x m")
+    check_error(build((3,), (3, 1), (2,)), ValueError,
+                r"^cov_diag must be a batch of vectors with shape torch\.Size\(\[3\]\)")
+    check_error(build((2, 3), (4, 3, 1), (3,)), ValueError, "^Incompatible batch shapes")
+
+
+# ------------------------------------------------------------------ LogisticNormal
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_logistic_normal(dtype):
+    loc, scale = draw("real", (2, 3), dtype), draw("positive", (3,), dtype, seed=1)
+    value = np.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]], dtype=dtype)
+    check(lambda lib, loc, scale, v: lib.distributions.LogisticNormal(loc, scale).log_prob(v),
+          loc, scale, value, dtype=dtype)
+    t = torch.distributions.LogisticNormal(torch.zeros(3), torch.ones(3))
+    e = ember.distributions.LogisticNormal(ember.zeros(3), ember.ones(3))
+    assert_like_torch(t, e)
+    assert ember.distributions.LogisticNormal(0.0, 1.0).event_shape == (2,)
+    ember.manual_seed(0)
+    sample = e.rsample((1000,))
+    assert sample.shape == (1000, 4)
+    assert bool(ember.distributions.constraints.simplex.check(sample).all())
+
+
+# ------------------------------------------------------------------ LKJCholesky
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim,concentration_shape", [(2, ()), (3, (2,)), (4, (3, 1))])
+def test_lkj_log_prob(dim, concentration_shape, dtype):
+    concentration = draw("wide", concentration_shape, dtype)
+    x = draw("real", (2, 1, 1, dim * (dim - 1) // 2), dtype, seed=1)
+    # Valid values: correlation Cholesky factors made by the transform.
+    value = torch.distributions.transforms.CorrCholeskyTransform()(
+        torch.from_numpy(x)).numpy()
+    check(lambda lib, c, v: lib.distributions.LKJCholesky(dim, c).log_prob(v), concentration,
+          value, dtype=dtype, grad_inputs=[0])
+
+
+def test_lkj_like_torch_and_errors():
+    t = torch.distributions.LKJCholesky(3, torch.tensor([0.5, 2.0]))
+    e = ember.distributions.LKJCholesky(3, ember.tensor([0.5, 2.0]))
+    assert_like_torch(t, e)
+    assert repr(e.support) == "CorrCholesky()" and e.expand((5, 2)).dim == 3
+    check_error(lambda lib: lib.distributions.LKJCholesky(1, 1.0), ValueError,
+                "^Expected dim to be an integer greater than or equal to 2. Found dim=1.")
+    check_error(lambda lib: lib.distributions.LKJCholesky(3, -1.0), ValueError,
+                "^Expected parameter concentration")

@@ -434,3 +434,170 @@ def test_double_backward(fn):
         g, = lib.autograd.grad((fn(lib, x) ** 3).sum(), x, create_graph=True)
         return g
     check(grad_of_grad, (3, 3), dtype="float64")
+
+
+# ---------------------------------------------------------------- views and copies
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(2, 3), (), (0, 3), (2, 1, 4)])
+@pytest.mark.parametrize("nc", [False, True])
+def test_ravel(dtype, shape, nc):
+    check(lambda lib, x: lib.ravel(x * 1) + x.ravel(), shape, dtype=dtype, non_contiguous=nc)
+
+
+def test_ravel_is_a_view_when_contiguous():
+    x = ember.zeros(2, 3)
+    x.ravel()[4] = 7
+    assert x[1, 1].item() == 7
+    check(lambda lib, x: (x.ravel().grad_fn.name(), x.t().ravel().grad_fn.name()), (2, 3))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(2, 3), (4, 2, 3), (0, 2)])
+def test_adjoint(dtype, shape):
+    check(lambda lib, x: (lib.adjoint(x), x.adjoint() * 2), shape, dtype=dtype)
+
+
+def test_adjoint_complex_and_errors():
+    check(lambda lib, x: lib.adjoint(x).resolve_conj(), np.array([[1 + 2j, 3 - 1j], [0.5j, 2]]),
+          grad=False)
+    check_error(lambda lib: lib.adjoint(lib.ones(3)), RuntimeError,
+                r"^tensor.adjoint\(\) is only supported on matrices or batches of matrices. "
+                r"Got 1-D tensor.")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("args", [(0, 1, 2), (1, -3, 2), (-1, 0, 0)])
+def test_narrow_copy(dtype, args):
+    out = check(lambda lib, x: (lib.narrow_copy(x, *args), x.narrow_copy(*args)), (3, 4),
+                dtype=dtype, non_contiguous=True)
+    assert out[0]._base is None
+
+
+def test_narrow_copy_grad_fn_and_errors():
+    check(lambda lib, x: lib.narrow_copy(x, 0, 1, 1).grad_fn.name(), (3, 4))
+    check_error(lambda lib: lib.narrow_copy(lib.ones(3), 0, 2, 2), RuntimeError,
+                r"^start \(2\) \+ length \(2\) exceeds dimension size \(3\)")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sizes, dim", [([1, 2], 0), ((3, 0, 1), -1), ([4], 1)])
+def test_split_with_sizes(dtype, sizes, dim):
+    shape = (3, 4) if dim != 0 else (3, 2)
+    check(lambda lib, x: lib.split_with_sizes(x, sizes, dim) if dim != 0
+          else x.split_with_sizes(sizes), shape, dtype=dtype)
+
+
+def test_split_with_sizes_errors_and_name():
+    check(lambda lib, x: x.split_with_sizes([1, 1])[0].grad_fn.name(), (2, 3))
+    check_error(lambda lib: lib.ones(2, 3).split_with_sizes([1, 3]), RuntimeError,
+                r"^split_with_sizes expects split_sizes to sum exactly to 2")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (), (0,)])
+@pytest.mark.parametrize("offset", [0, 1, -2])
+def test_diagflat(dtype, shape, offset):
+    check(lambda lib, x: (lib.diagflat(x, offset), x.diagflat(offset=offset)), shape,
+          dtype=dtype)
+
+
+def test_diagflat_integers_and_name():
+    check(lambda lib, x: lib.diagflat(x, -1), np.arange(4), grad=False)
+    check(lambda lib, x: lib.diagflat(x).grad_fn.name(), (3,))
+
+
+# ---------------------------------------------------------------- in-place shape changes
+def _in_place_result(op):
+    def run(lib, x):
+        y = x * 1
+        returned = op(y)
+        return returned is y, y, y.shape, y.grad_fn.name(), y._version
+    return run
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", [
+    lambda x: x.unsqueeze_(0),
+    lambda x: x.unsqueeze_(-1),
+    lambda x: x.squeeze_(),
+    lambda x: x.squeeze_(1),
+    lambda x: x.squeeze_(-1),
+    lambda x: x.squeeze_((1, 3)),
+])
+def test_in_place_squeeze_unsqueeze(dtype, op):
+    check(_in_place_result(op), (2, 1, 3, 1), dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op, shape", [
+    (lambda x: x.t_(), (3, 4)),
+    (lambda x: x.transpose_(0, 2), (2, 3, 4)),
+    (lambda x: x.transpose_(1, -1), (2, 3, 4)),
+    (lambda x: x.swapaxes_(0, 1), (2, 3, 4)),
+    (lambda x: x.swapdims_(-1, 0), (2, 3, 4)),
+])
+def test_in_place_transposes(dtype, op, shape):
+    check(_in_place_result(op), shape, dtype=dtype)
+    check(lambda lib, x: (op(x).stride(), x.is_contiguous()), shape, dtype=dtype, grad=False)
+
+
+@pytest.mark.parametrize("op", [lambda x: x.t_(), lambda x: x.squeeze_(0)])
+@pytest.mark.parametrize("shape", [(3,), (), (1, 2)])
+def test_in_place_shape_ops_small(op, shape):
+    check(lambda lib, x: (op(x), x.shape, x._version), shape, grad=False)
+
+
+def test_in_place_shape_op_keeps_memory_and_views():
+    for lib in (torch, ember):
+        base = lib.zeros(2, 3)
+        view = base[1:]
+        view.unsqueeze_(0)
+        view.t_() if view.ndim == 2 else view.transpose_(0, 2)
+        view[0, 0, 0] = 5.0
+        assert base[1, 0].item() == 5.0
+        assert tuple(view.shape) == (3, 1, 1)
+        assert view._base is base
+
+
+def test_in_place_shape_op_gradient_chain():
+    def run(lib, x):
+        y = x * 2
+        y.unsqueeze_(0).t_() if y.ndim == 1 else y.t_()
+        return (y * y).sum()
+    check(run, (3, 2), dtype="float64")
+
+
+def test_in_place_shape_op_errors():
+    check_error(lambda lib: lib.ones(2, requires_grad=True).unsqueeze_(0), RuntimeError,
+                r"^a leaf Variable that requires grad is being used in an in-place operation.")
+    check_error(lambda lib: lib.ones(2, 3, requires_grad=True)[0].unsqueeze_(0), RuntimeError,
+                r"^a view of a leaf Variable that requires grad is being used in an in-place")
+    check_error(lambda lib: lib.ones(2, 3, 4).t_(), RuntimeError,
+                r"^t_\(\) expects a tensor with <= 2 dimensions, but self is 3D")
+    check_error(lambda lib: lib.ones(2, 3).unsqueeze_(3), IndexError, r"^Dimension out of range")
+    check_error(lambda lib: lib.ones(2, 3).transpose_(0, 2), IndexError,
+                r"^Dimension out of range")
+
+
+def test_in_place_shape_op_under_no_grad_on_leaf():
+    for lib in (torch, ember):
+        a = lib.ones(2, 3, requires_grad=True)
+        with lib.no_grad():
+            a.unsqueeze_(0)
+        assert tuple(a.shape) == (1, 2, 3) and a.is_leaf and a._version == 1
+
+
+def test_in_place_shape_op_invalidates_saved_tensor():
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 1
+        z = y * y
+        y.unsqueeze_(0)
+        z.sum().backward()
+    check_error(run, RuntimeError, r"modified by an inplace operation")
+
+
+def test_out_of_place_squeeze_and_t_names():
+    check(lambda lib, x: [x.squeeze().grad_fn.name(), x.squeeze(1).grad_fn.name(),
+                          x.squeeze((1, 3)).grad_fn.name(), x.squeeze((0, 2)).t().grad_fn.name()],
+          (1, 2, 1, 3)[:3] + (1,))

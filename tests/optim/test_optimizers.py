@@ -118,12 +118,18 @@ def test_matches_torch(name, kwargs):
     assert_same_state(eopt, topt)
 
 
-@pytest.mark.parametrize("kwargs", [dict(lr=0.01), dict(lr=0.01, amsgrad=True, weight_decay=0.1),
-                                    dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)])
-def test_adam_on_parameters_updated_in_parallel_slices(kwargs):
+SLICED = [("Adam", dict(lr=0.01)), ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.1)),
+          ("Adam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+          ("AdamW", dict(lr=0.01)), ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)),
+          ("SGD", dict(lr=0.1, weight_decay=0.1)), ("RMSprop", dict(centered=True, momentum=0.5)),
+          ("Adagrad", dict(lr=0.1, weight_decay=0.1))]
+
+
+@pytest.mark.parametrize("name,kwargs", SLICED)
+def test_large_parameters_updated_in_parallel_slices(name, kwargs):
     """Parameters of 300k+ values are updated in slices on several threads."""
     shapes = [(700, 500), (3, 4), (600,)]
-    (ep, eopt), (tp, topt) = (run(lib, "Adam", kwargs, steps=3, shapes=shapes)
+    (ep, eopt), (tp, topt) = (run(lib, name, kwargs, steps=3, shapes=shapes)
                               for lib in (ember, torch))
     for e, t in zip(ep, tp):
         assert_close(e, t)

@@ -148,18 +148,22 @@ _Celu = _activation("Celu", _kernel("elu"), _elu_derivative, from_output=True,
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Rectified linear unit, max(0, x), elementwise (in place when inplace=True)."""
     return _run(_Relu, input, inplace)
 
 
 def relu_(input: Tensor) -> Tensor:
+    """In-place relu: replaces input by max(0, input) and returns it."""
     return relu(input, inplace=True)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """max(0, x) + negative_slope * min(0, x), elementwise (default slope 0.01)."""
     return _run(_LeakyRelu, input, inplace, negative_slope)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place leaky_relu."""
     return leaky_relu(input, negative_slope, inplace=True)
 
 
@@ -187,55 +191,69 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
            training: bool = False) -> Tensor:
+    """In-place rrelu: random negative slopes from U(lower, upper) when training, their mean
+    otherwise."""
     return rrelu(input, lower, upper, training, inplace=True)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
+    """Clamp every element into [min_val, max_val] (default [-1, 1])."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _run(_Hardtanh, input, inplace, min_val, max_val)
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place hardtanh."""
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(0, x), 6), elementwise."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """Keep the elements greater than `threshold` and replace the others by `value`."""
     return _run(_Threshold, input, inplace, threshold, value)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place threshold."""
     return _run(_Threshold, input, True, threshold, value)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """Exponential linear unit: x for x > 0, alpha * (exp(x) - 1) otherwise."""
     return _run(_Elu, input, inplace, alpha, 1.0, 1.0)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place elu."""
     return elu(input, alpha, inplace=True)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Scaled ELU with the fixed constants that make activations self-normalising: scale * (max(0,
+    x) + min(0, alpha * (exp(x) - 1)))."""
     return _run(_Elu, input, inplace, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def selu_(input: Tensor) -> Tensor:
+    """In-place selu."""
     return selu(input, inplace=True)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """Continuously differentiable ELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
     return _run(_Celu, input, inplace, alpha, 1.0, 1.0 / alpha)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place celu."""
     return celu(input, alpha, inplace=True)
 
 
@@ -303,6 +321,8 @@ _Gelu = _activation("Gelu", _kernel("gelu"), _gelu_derivative, backward=_kernel(
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit, x * Phi(x) with Phi the standard normal CDF; approximate='tanh'
+    uses the tanh approximation instead of erf."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return _Gelu.apply(input, approximate)
@@ -318,6 +338,8 @@ _Softplus = _activation("Softplus", _kernel("softplus"), _softplus_derivative,
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """Smooth ReLU, log(1 + exp(beta * x)) / beta, elementwise; linear where beta * x > threshold,
+    for numerical stability."""
     return _Softplus.apply(input, beta, threshold)
 
 
@@ -337,14 +359,17 @@ _LogSigmoid = _activation("LogSigmoid", _kernel("logsigmoid"), lambda x: sigmoid
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Sigmoid linear unit (swish), x * sigmoid(x), elementwise."""
     return _run(_Silu, input, inplace)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x)), elementwise."""
     return _run(_Mish, input, inplace)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)) computed stably as -softplus(-x), elementwise."""
     return _LogSigmoid.apply(input)
 
 
@@ -379,10 +404,12 @@ _Hardshrink = _activation("Hardshrink",
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """Piecewise-linear sigmoid: 0 below -3, 1 above 3, x / 6 + 1/2 between."""
     return _run(_Hardsigmoid, input, inplace)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * hardsigmoid(x): 0 below -3, x above 3, x * (x + 3) / 6 between."""
     return _run(_Hardswish, input, inplace)
 
 
@@ -393,19 +420,23 @@ def _check_lambda(input: Tensor, lambd: float) -> None:
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Shrink towards zero by lambd: x - lambd above lambd, x + lambd below -lambd, 0 in between."""
     _check_lambda(input, lambd)
     return _Softshrink.apply(input, lambd)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Zero the elements whose magnitude is at most lambd; keep the others."""
     return _Hardshrink.apply(input, lambd)
 
 
 def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|), elementwise."""
     return input / (input.abs() + 1)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x), elementwise."""
     return input - tanh(input)
 
 
@@ -426,16 +457,20 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 # ---------------------------------------------------------------- softmax family
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along `dim`: each slice along dim becomes a probability distribution
+    (computed in `dtype` when given)."""
     return _softmax_like(Softmax, "softmax", input, dim, _stacklevel, dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
+    """softmax of -input along `dim`: small values get large weights."""
     return _softmax_like(Softmax, "softmin", input, dim, _stacklevel, dtype, negate=True)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
+    """log(softmax(x)) along `dim`, computed stably as x - logsumexp(x, dim)."""
     return _softmax_like(LogSoftmax, "log_softmax", input, dim, _stacklevel, dtype)
 
 

@@ -392,16 +392,22 @@ def _convnd(n: int, name: str, input, weight, bias, stride, padding, dilation, g
 
 @autocast_op(LOWER)
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    """1-D convolution (cross-correlation) of input (N, C_in, L) or (C_in, L) with weight (C_out,
+    C_in / groups, k), plus bias (C_out,); padding may be an int, a tuple, 'valid' or 'same'."""
     return _convnd(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
 
 
 @autocast_op(LOWER)
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    """2-D convolution of input (N, C_in, H, W) or (C_in, H, W) with weight (C_out, C_in / groups,
+    kH, kW), plus bias (C_out,); padding may be an int, a tuple, 'valid' or 'same'."""
     return _convnd(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
 
 
 @autocast_op(LOWER)
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    """3-D convolution of input (N, C_in, D, H, W) or (C_in, D, H, W) with weight (C_out, C_in /
+    groups, kD, kH, kW), plus bias (C_out,)."""
     return _convnd(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -437,6 +443,9 @@ def _conv_transposend(n: int, input, weight, bias, stride, padding, output_paddi
 @autocast_op(LOWER)
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1) -> Tensor:
+    """1-D transposed convolution (the gradient of conv1d with respect to its input) of input (N,
+    C_in, L) with weight (C_in, C_out / groups, k); output_padding adds to one side of the output.
+    """
     return _conv_transposend(1, input, weight, bias, stride, padding, output_padding, groups,
                              dilation)
 
@@ -444,6 +453,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 @autocast_op(LOWER)
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1) -> Tensor:
+    """2-D transposed convolution ("deconvolution") of input (N, C_in, H, W) with weight (C_in,
+    C_out / groups, kH, kW)."""
     return _conv_transposend(2, input, weight, bias, stride, padding, output_padding, groups,
                              dilation)
 
@@ -451,5 +462,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 @autocast_op(LOWER)
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1) -> Tensor:
+    """3-D transposed convolution of input (N, C_in, D, H, W) with weight (C_in, C_out / groups, kD,
+    kH, kW)."""
     return _conv_transposend(3, input, weight, bias, stride, padding, output_padding, groups,
                              dilation)

@@ -122,6 +122,8 @@ def _lengths(lengths, n: int, name: str) -> np.ndarray:
 @autocast_op(FP32)
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification loss between log_probs (T, N, C) (or (T, C)) and target
+    label sequences, summing over every alignment; `blank` is the blank class."""
     reduction = _check_reduction(reduction)
     unbatched = log_probs.ndim == 2
     if unbatched:

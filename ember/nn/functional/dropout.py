@@ -195,11 +195,15 @@ def _alpha(input: Tensor, p: float, training: bool, inplace: bool, mask_shape) -
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Tensor:
+    """Dropout for SELU networks: dropped elements are set to SELU's negative saturation value and
+    the result is rescaled so the mean and variance are kept."""
     return _alpha(input, p, training, inplace, input.shape)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
+    """Alpha dropout of whole channels: every element of a dropped (sample, channel) slice gets
+    SELU's saturation value; the result keeps mean and variance."""
     if training and 0 < p < 1 and input.numel() and input.ndim < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)

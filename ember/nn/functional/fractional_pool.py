@@ -151,6 +151,8 @@ def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_r
 def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,
                                        output_ratio=None, return_indices: bool = False,
                                        _random_samples: Tensor | None = None):
+    """2-D fractional max pooling with pseudo-random pooling regions reaching output_size (or
+    output_ratio of the input); returns (output, indices) when return_indices=True."""
     return _fractional_max_poolnd(2, input, kernel_size, output_size, output_ratio, True,
                                   _random_samples)
 
@@ -158,5 +160,7 @@ def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=N
 def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None,
                                        output_ratio=None, return_indices: bool = False,
                                        _random_samples: Tensor | None = None):
+    """3-D fractional max pooling with pseudo-random pooling regions; returns (output, indices) when
+    return_indices=True."""
     return _fractional_max_poolnd(3, input, kernel_size, output_size, output_ratio, True,
                                   _random_samples)

@@ -166,6 +166,7 @@ def _weighted_error(error: Tensor, input: Tensor, weight, reduction: str,
 @autocast_op(FP32)
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean (or sum, or none, as `reduction` says) of the absolute differences |input - target|."""
     _warn_target_size(input, target)
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
@@ -175,6 +176,8 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 @autocast_op(FP32)
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean (or sum, or none, as `reduction` says) of the squared differences (input - target)**2.
+    """
     _warn_target_size(input, target)
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
@@ -191,6 +194,8 @@ def _huber(diff: Tensor, delta: float) -> Tensor:
 @autocast_op(FP32)
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Squared error divided by 2 * beta where |input - target| < beta, absolute error minus beta /
+    2 elsewhere; reduced as `reduction` says."""
     _warn_target_size(input, target)
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
@@ -205,6 +210,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
 @autocast_op(FP32)
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
+    """Huber loss: squared error / 2 where |input - target| <= delta, delta * (|error| - delta / 2)
+    elsewhere (smooth_l1_loss times delta)."""
     _warn_target_size(input, target)
     reduction = _check_reduction(reduction)
     _check_broadcast(input, target)
@@ -218,6 +225,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None,
                      reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of target under a Poisson distribution of rate input (or exp(input)
+    when log_input=True); full=True adds the Stirling term."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     if log_input:
         loss = input.exp() - target * input
@@ -234,6 +243,8 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
 
 def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of target under a Gaussian with mean input and variance var:
+    (log(var) + (input - target)**2 / var) / 2, var clamped to eps."""
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -260,6 +271,9 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
 @autocast_op(FP32)
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence KL(target || exp(input)) pointwise, with input given as
+    log-probabilities (and target too when log_target=True); use reduction='batchmean' for the
+    mathematical KL."""
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     elif reduction == "mean":
@@ -395,6 +409,8 @@ class NllLoss(Function):
 @autocast_op(FP32)
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood: -input[n, target[n]] for log-probabilities input (N, C) or (N, C,
+    d1, ...), weighted per class, skipping ignore_index, reduced as `reduction` says."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
@@ -503,6 +519,9 @@ class CrossEntropy(Function):
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average=None, ignore_index: int = -100, reduce=None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy between logits input (N, C) or (N, C, d1, ...) and class indices or class
+    probabilities target: log_softmax then nll_loss, with optional class weights and
+    label_smoothing."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     if not (input.is_floating_point() or input.is_complex()):
         log_softmax(input, 1 if input.ndim > 1 else 0)  # raises torch's kernel error
@@ -574,6 +593,8 @@ class BinaryCrossEntropy(Function):
 @autocast_op(FP32)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy -(t * log(x) + (1 - t) * log(1 - x)) between probabilities input and
+    target of the same shape (logs clamped at -100)."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
@@ -593,6 +614,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average=None,
                                      reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross-entropy on logits: sigmoid and BCE in one numerically stable step; pos_weight
+    weighs the positive term per class."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
@@ -611,6 +634,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 @autocast_op(FP32)
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """max(0, -target * (input1 - input2) + margin), with target 1 or -1 saying which input should
+    rank higher."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(
@@ -622,6 +647,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 @autocast_op(FP32)
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
+    """input where target is 1, max(0, margin - input) where target is -1; for learning whether
+    pairs are similar from a distance."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
     t = target._data
@@ -632,6 +659,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
 @autocast_op(FP32)
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
+    """Two-class logistic loss log(1 + exp(-target * input)) with targets 1 or -1, averaged over
+    elements."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
     return _reduce((1 + (-target * input).exp()).log(), reduction)
@@ -640,6 +669,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                 size_average=None, reduce=None,
                                 reduction: str = "mean") -> Tensor:
+    """Multi-label one-versus-all loss: binary cross-entropy with logits per class, averaged over
+    the classes (C), then reduced over the batch."""
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     # -(t log sigmoid(x) + (1 - t) log sigmoid(-x))
@@ -656,6 +687,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
 @autocast_op(FP32)
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where target is -1."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     dim = target.ndim
     if dim > 1:
@@ -684,6 +716,8 @@ def _margin_batch(input: Tensor, target: Tensor):
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average=None, reduce=None,
                       reduction: str = "mean") -> Tensor:
+    """Multi-class hinge loss: for each sample, the sum over wrong classes i of max(0, margin - x[y]
+    + x[i])**p, divided by C."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -719,6 +753,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
 @autocast_op(FP32)
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
+    """Multi-class multi-label hinge loss: target lists each sample's classes (ended by -1); every
+    (target class, other class) pair adds max(0, 1 - (x[j] - x[i]))."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     x, t = _margin_batch(input, target)
     if target.shape != input.shape:
@@ -762,6 +798,8 @@ def _triplet(anchor, positive, negative, distance, margin: float, swap: bool) ->
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
+    """max(d(a, p) - d(a, n) + margin, 0) for anchor, positive and negative samples, with d the
+    p-norm distance; swap uses the smaller of d(a, n) and d(p, n)."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -774,6 +812,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
                                       distance_function=None, margin: float = 1.0,
                                       swap: bool = False, reduction: str = "mean") -> Tensor:
+    """Triplet margin loss with a custom distance_function (default pairwise_distance): max(d(a, p)
+    - d(a, n) + margin, 0)."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:

@@ -243,12 +243,16 @@ def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mod
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """1-D max pooling over input (N, C, L) or (C, L); stride defaults to kernel_size;
+    return_indices=True also returns the argmax positions."""
     return _max_poolnd(1, "max_pool1d", input, kernel_size, stride, padding, dilation,
                        ceil_mode, return_indices)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """2-D max pooling over input (N, C, H, W) or (C, H, W); stride defaults to kernel_size;
+    return_indices=True also returns the argmax positions."""
     return _max_poolnd(2, "max_pool2d", input, kernel_size, stride, padding, dilation,
                        ceil_mode, return_indices)
 
@@ -256,22 +260,27 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 @autocast_op(FP32)
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """3-D max pooling over input (N, C, D, H, W) or (C, D, H, W); stride defaults to kernel_size;
+    return_indices=True also returns the argmax positions."""
     return _max_poolnd(3, "max_pool3d", input, kernel_size, stride, padding, dilation,
                        ceil_mode, return_indices)
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
+    """max_pool1d returning (output, indices)."""
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
+    """max_pool2d returning (output, indices)."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
+    """max_pool3d returning (output, indices)."""
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -291,16 +300,22 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of max_pool1d: put each value at its `indices` position in a zero tensor of
+    the pre-pooling size (or output_size)."""
     return _max_unpoolnd(1, input, indices, kernel_size, stride, padding, output_size)
 
 
 @autocast_op(FP32)
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of max_pool2d: scatter the values to their `indices` in a zero tensor of the
+    pre-pooling size (or output_size)."""
     return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
 
 
 @autocast_op(FP32)
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of max_pool3d: scatter the values to their `indices` in a zero tensor of the
+    pre-pooling size (or output_size)."""
     return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)
 
 
@@ -383,12 +398,16 @@ def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_i
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
+    """1-D average pooling over input (N, C, L) or (C, L); stride defaults to kernel_size;
+    count_include_pad counts zero padding in the divisor."""
     return _avg_poolnd(1, "avg_pool1d", input, kernel_size, stride, padding, ceil_mode,
                        count_include_pad, None)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """2-D average pooling over input (N, C, H, W) or (C, H, W); divisor_override, when given,
+    replaces the window size as the divisor."""
     return _avg_poolnd(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode,
                        count_include_pad, divisor_override)
 
@@ -396,19 +415,24 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 @autocast_op(FP32)
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """3-D average pooling over input (N, C, D, H, W) or (C, D, H, W); divisor_override, when given,
+    replaces the window size as the divisor."""
     return _avg_poolnd(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode,
                        count_include_pad, divisor_override)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """1-D power-average pooling: (sum of x**p over each window)**(1/p), p = norm_type."""
     return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """2-D power-average pooling: (sum of x**p over each window)**(1/p), p = norm_type."""
     return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-D power-average pooling: (sum of x**p over each window)**(1/p), p = norm_type."""
     return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
 
 
@@ -468,15 +492,20 @@ def _adaptive_avg_poolnd(n, input, output_size):
 
 
 def adaptive_avg_pool1d(input, output_size):
+    """1-D average pooling whose windows are chosen so the output has length output_size."""
     return _adaptive_avg_poolnd(1, input, output_size)
 
 
 def adaptive_avg_pool2d(input, output_size):
+    """2-D average pooling whose windows are chosen so the output is output_size (an int or (H, W);
+    None keeps that dimension)."""
     return _adaptive_avg_poolnd(2, input, output_size)
 
 
 @autocast_op(FP32)
 def adaptive_avg_pool3d(input, output_size):
+    """3-D average pooling whose windows are chosen so the output is output_size (an int or (D, H,
+    W); None keeps that dimension)."""
     return _adaptive_avg_poolnd(3, input, output_size)
 
 
@@ -513,25 +542,34 @@ def _adaptive_max_poolnd(n, input, output_size, return_indices):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """1-D max pooling whose windows give an output of length output_size; return_indices=True also
+    returns the argmax positions."""
     return _adaptive_max_poolnd(1, input, output_size, return_indices)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """2-D max pooling whose windows give an output of size output_size; return_indices=True also
+    returns the argmax positions."""
     return _adaptive_max_poolnd(2, input, output_size, return_indices)
 
 
 @autocast_op(FP32)
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """3-D max pooling whose windows give an output of size output_size; return_indices=True also
+    returns the argmax positions."""
     return _adaptive_max_poolnd(3, input, output_size, return_indices)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """adaptive_max_pool1d returning (output, indices)."""
     return _adaptive_max_poolnd(1, input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """adaptive_max_pool2d returning (output, indices)."""
     return _adaptive_max_poolnd(2, input, output_size, True)
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    """adaptive_max_pool3d returning (output, indices)."""
     return _adaptive_max_poolnd(3, input, output_size, True)

@@ -121,6 +121,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 tensor of shape input.shape + (num_classes,) with a 1 at each index of the integer
+    `tensor` and 0 elsewhere; num_classes=-1 means max(tensor) + 1."""
     idx = tensor._data
     if idx.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

@@ -47,22 +47,27 @@ def _inplace_suffix(module) -> str:
 
 
 class ReLU(_Inplace):
+    """Applies relu elementwise: max(0, x). Input and output have any shape (*)."""
     function = staticmethod(F.relu)
 
 
 class SiLU(_Inplace):
+    """Applies silu (swish) elementwise: x * sigmoid(x)."""
     function = staticmethod(F.silu)
 
 
 class Mish(_Inplace):
+    """Applies mish elementwise: x * tanh(softplus(x))."""
     function = staticmethod(F.mish)
 
 
 class SELU(_Inplace):
+    """Applies selu elementwise: scaled ELU with the self-normalising constants."""
     function = staticmethod(F.selu)
 
 
 class Hardsigmoid(_Inplace):
+    """Applies hardsigmoid elementwise: clamp(x / 6 + 1/2, 0, 1)."""
     function = staticmethod(F.hardsigmoid)
 
     def extra_repr(self) -> str:
@@ -70,6 +75,7 @@ class Hardsigmoid(_Inplace):
 
 
 class Hardswish(_Inplace):
+    """Applies hardswish elementwise: x * hardsigmoid(x)."""
     function = staticmethod(F.hardswish)
 
     def extra_repr(self) -> str:
@@ -77,26 +83,32 @@ class Hardswish(_Inplace):
 
 
 class Sigmoid(_Stateless):
+    """Applies the logistic sigmoid 1 / (1 + exp(-x)) elementwise."""
     function = staticmethod(F.sigmoid)
 
 
 class Tanh(_Stateless):
+    """Applies the hyperbolic tangent elementwise."""
     function = staticmethod(F.tanh)
 
 
 class Softsign(_Stateless):
+    """Applies softsign elementwise: x / (1 + |x|)."""
     function = staticmethod(F.softsign)
 
 
 class Tanhshrink(_Stateless):
+    """Applies tanhshrink elementwise: x - tanh(x)."""
     function = staticmethod(F.tanhshrink)
 
 
 class LogSigmoid(_Stateless):
+    """Applies log(sigmoid(x)) elementwise, computed stably."""
     function = staticmethod(F.logsigmoid)
 
 
 class Threshold(Module):
+    """Keeps elements greater than `threshold` and replaces the others by `value`."""
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__()
         self.threshold = threshold
@@ -111,6 +123,7 @@ class Threshold(Module):
 
 
 class Hardtanh(Module):
+    """Clamps every element into [min_val, max_val] (default [-1, 1])."""
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
                  min_value: float | None = None, max_value: float | None = None) -> None:
         super().__init__()
@@ -128,6 +141,7 @@ class Hardtanh(Module):
 
 
 class ReLU6(Hardtanh):
+    """Applies min(max(0, x), 6) elementwise."""
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(0.0, 6.0, inplace)
 
@@ -136,6 +150,7 @@ class ReLU6(Hardtanh):
 
 
 class LeakyReLU(Module):
+    """Applies max(0, x) + negative_slope * min(0, x) elementwise (default slope 0.01)."""
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope = negative_slope
@@ -166,6 +181,7 @@ class RReLU(Module):
 
 
 class ELU(Module):
+    """Applies elu elementwise: x for x > 0, alpha * (exp(x) - 1) otherwise."""
     function = staticmethod(F.elu)
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
@@ -181,6 +197,7 @@ class ELU(Module):
 
 
 class CELU(ELU):
+    """Applies celu elementwise: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     function = staticmethod(F.celu)
 
 
@@ -207,6 +224,8 @@ class PReLU(Module):
 
 
 class GELU(Module):
+    """Applies gelu elementwise: x * Phi(x), exact (erf) or, with approximate='tanh', the tanh
+    approximation."""
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         self.approximate = approximate
@@ -219,6 +238,7 @@ class GELU(Module):
 
 
 class Softplus(Module):
+    """Applies log(1 + exp(beta * x)) / beta elementwise, linear above `threshold`."""
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta = beta
@@ -232,6 +252,8 @@ class Softplus(Module):
 
 
 class Softshrink(Module):
+    """Applies soft shrinkage elementwise: moves values towards zero by lambd, zeroing those within
+    [-lambd, lambd]."""
     function = staticmethod(F.softshrink)
 
     def __init__(self, lambd: float = 0.5) -> None:
@@ -246,6 +268,7 @@ class Softshrink(Module):
 
 
 class Hardshrink(Softshrink):
+    """Zeroes the elements whose magnitude is at most lambd and keeps the others."""
     function = staticmethod(F.hardshrink)
 
 
@@ -270,6 +293,7 @@ class _DimModule(Module):
 
 
 class Softmax(_DimModule):
+    """Applies softmax along `dim`, so every slice along it sums to 1."""
     function = staticmethod(F.softmax)
 
 
@@ -284,14 +308,18 @@ class Softmax2d(Module):
 
 
 class LogSoftmax(_DimModule):
+    """Applies log_softmax along `dim`."""
     function = staticmethod(F.log_softmax)
 
 
 class Softmin(_DimModule):
+    """Applies softmin (softmax of -x) along `dim`."""
     function = staticmethod(F.softmin)
 
 
 class GLU(Module):
+    """Gated linear unit: splits the input in halves a, b along `dim` and returns a * sigmoid(b)
+    (that dimension is halved)."""
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim

@@ -26,6 +26,8 @@ _ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
 
 
 class AdaptiveLogSoftmaxWithLoss(Module):
+    """Efficient softmax for many classes: frequent classes (below the first cutoff) sit in a head,
+    the rest in clusters of smaller projections; forward(input, target) returns (output, loss)."""
     def __init__(self, in_features: int, n_classes: int, cutoffs: Sequence[int],
                  div_value: float = 4.0, head_bias: bool = False, device=None,
                  dtype=None) -> None:

@@ -97,18 +97,24 @@ class _BatchNorm(_NormBase):
 
 
 class BatchNorm1d(_BatchNorm):
+    """Batch normalisation over input (N, C) or (N, C, L): normalise each channel by its batch
+    statistics (running estimates in eval mode), then scale and shift."""
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 2 and input.dim() != 3:
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
 
 class BatchNorm2d(_BatchNorm):
+    """Batch normalisation over input (N, C, H, W): normalise each channel by its batch statistics
+    (running estimates in eval mode), then scale and shift."""
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
 class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over input (N, C, D, H, W): normalise each channel by its batch
+    statistics (running estimates in eval mode), then scale and shift."""
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
@@ -211,15 +217,18 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
 
 
 class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """BatchNorm1d whose num_features is taken from the first input's channel dimension."""
     cls_to_become = BatchNorm1d
     _check_input_dim = BatchNorm1d._check_input_dim
 
 
 class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """BatchNorm2d whose num_features is taken from the first input's channel dimension."""
     cls_to_become = BatchNorm2d
     _check_input_dim = BatchNorm2d._check_input_dim
 
 
 class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """BatchNorm3d whose num_features is taken from the first input's channel dimension."""
     cls_to_become = BatchNorm3d
     _check_input_dim = BatchNorm3d._check_input_dim

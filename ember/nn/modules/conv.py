@@ -133,16 +133,22 @@ class _Conv(_ConvNd):
 
 
 class Conv1d(_Conv):
+    """1-D convolution layer: input (N, C_in, L) to (N, C_out, L_out), weight (C_out, C_in / groups,
+    kernel_size); padding_mode is 'zeros', 'reflect', 'replicate' or 'circular'."""
     _dims = 1
     _functional = staticmethod(F.conv1d)
 
 
 class Conv2d(_Conv):
+    """2-D convolution layer: input (N, C_in, H, W) to (N, C_out, H_out, W_out), weight (C_out, C_in
+    / groups, kH, kW); padding_mode is 'zeros', 'reflect', 'replicate' or 'circular'."""
     _dims = 2
     _functional = staticmethod(F.conv2d)
 
 
 class Conv3d(_Conv):
+    """3-D convolution layer: input (N, C_in, D, H, W) to (N, C_out, D_out, H_out, W_out), weight
+    (C_out, C_in / groups, kD, kH, kW)."""
     _dims = 3
     _functional = staticmethod(F.conv3d)
 
@@ -185,16 +191,22 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution layer (the gradient of Conv1d with respect to its input): (N,
+    C_in, L) to (N, C_out, L_out), weight (C_in, C_out / groups, kernel_size)."""
     _dims = 1
     _functional = staticmethod(F.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution layer: (N, C_in, H, W) to (N, C_out, H_out, W_out), weight (C_in,
+    C_out / groups, kH, kW); forward accepts output_size to resolve the ambiguous output shape."""
     _dims = 2
     _functional = staticmethod(F.conv_transpose2d)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution layer: (N, C_in, D, H, W) to (N, C_out, D_out, H_out, W_out),
+    weight (C_in, C_out / groups, kD, kH, kW)."""
     _dims = 3
     _functional = staticmethod(F.conv_transpose3d)
 
@@ -253,24 +265,30 @@ class _LazyConvTranspose(_LazyConvXdMixin):
 
 
 class LazyConv1d(_LazyConv, Conv1d):
+    """Conv1d whose in_channels is taken from the first input."""
     cls_to_become = Conv1d
 
 
 class LazyConv2d(_LazyConv, Conv2d):
+    """Conv2d whose in_channels is taken from the first input."""
     cls_to_become = Conv2d
 
 
 class LazyConv3d(_LazyConv, Conv3d):
+    """Conv3d whose in_channels is taken from the first input."""
     cls_to_become = Conv3d
 
 
 class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    """ConvTranspose1d whose in_channels is taken from the first input."""
     cls_to_become = ConvTranspose1d
 
 
 class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    """ConvTranspose2d whose in_channels is taken from the first input."""
     cls_to_become = ConvTranspose2d
 
 
 class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    """ConvTranspose3d whose in_channels is taken from the first input."""
     cls_to_become = ConvTranspose3d

@@ -9,6 +9,8 @@ __all__ = ["PairwiseDistance", "CosineSimilarity"]
 
 
 class PairwiseDistance(Module):
+    """p-norm distance between the rows of x1 and x2, ||x1 - x2 + eps||_p, along the last dimension.
+    """
     def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
         super().__init__()
         self.norm = p
@@ -20,6 +22,7 @@ class PairwiseDistance(Module):
 
 
 class CosineSimilarity(Module):
+    """Cosine similarity of x1 and x2 along `dim`: x1 . x2 / max(||x1|| ||x2||, eps)."""
     def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
         super().__init__()
         self.dim = dim

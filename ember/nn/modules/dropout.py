@@ -27,24 +27,36 @@ class _DropoutNd(Module):
 
 
 class Dropout(_DropoutNd):
+    """In training mode, zeroes each element with probability p and scales the rest by 1 / (1 - p);
+    the identity in eval mode."""
     function = staticmethod(F.dropout)
 
 
 class Dropout1d(_DropoutNd):
+    """In training mode, zeroes whole channels of (N, C, L) or (C, L) input with probability p and
+    scales the rest by 1 / (1 - p)."""
     function = staticmethod(F.dropout1d)
 
 
 class Dropout2d(_DropoutNd):
+    """In training mode, zeroes whole channels (feature maps) of (N, C, H, W) input with probability
+    p and scales the rest by 1 / (1 - p)."""
     function = staticmethod(F.dropout2d)
 
 
 class Dropout3d(_DropoutNd):
+    """In training mode, zeroes whole channels of (N, C, D, H, W) input with probability p and
+    scales the rest by 1 / (1 - p)."""
     function = staticmethod(F.dropout3d)
 
 
 class AlphaDropout(_DropoutNd):
+    """Dropout for SELU networks: keeps the input's mean and variance (see
+    functional.alpha_dropout); the identity in eval mode."""
     function = staticmethod(F.alpha_dropout)
 
 
 class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels (see functional.feature_alpha_dropout); the identity in eval
+    mode."""
     function = staticmethod(F.feature_alpha_dropout)

@@ -9,6 +9,8 @@ __all__ = ["Fold", "Unfold"]
 
 
 class Fold(Module):
+    """Sums sliding local blocks (N, C * prod(kernel_size), L) back into a tensor (N, C,
+    *output_size): the inverse layout of Unfold, overlaps added."""
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
         super().__init__()
         self.output_size = output_size
@@ -27,6 +29,8 @@ class Fold(Module):
 
 
 class Unfold(Module):
+    """Extracts sliding local blocks of a batched input (N, C, *spatial) into columns (N, C *
+    prod(kernel_size), L), L being the number of blocks (im2col)."""
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1) -> None:
         super().__init__()
         self.kernel_size = kernel_size

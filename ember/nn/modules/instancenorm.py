@@ -70,29 +70,38 @@ class _InstanceNorm(_NormBase):
 
 
 class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L) input: each channel of each sample normalised
+    by its own statistics; no affine parameters or running stats by default."""
     _spatial = 1
 
 
 class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W) input: each channel of each sample
+    normalised by its own statistics."""
     _spatial = 2
 
 
 class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) input: each channel of each sample
+    normalised by its own statistics."""
     _spatial = 3
 
 
 # Built on _LazyNormBase, so unlike the eager classes they default to affine=True and
 # track_running_stats=True (as in torch).
 class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm1d whose num_features is taken from the first input."""
     cls_to_become = InstanceNorm1d
     _spatial = 1
 
 
 class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm2d whose num_features is taken from the first input."""
     cls_to_become = InstanceNorm2d
     _spatial = 2
 
 
 class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm3d whose num_features is taken from the first input."""
     cls_to_become = InstanceNorm3d
     _spatial = 3

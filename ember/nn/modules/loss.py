@@ -41,16 +41,21 @@ class _WeightedLoss(_Loss):
 
 
 class L1Loss(_Loss):
+    """Mean absolute error |input - target|, reduced as `reduction` says ('mean', 'sum' or 'none').
+    """
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class MSELoss(_Loss):
+    """Mean squared error (input - target)**2, reduced as `reduction` says."""
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of class indices under log-probabilities input (N, C) or (N, C, d1,
+    ...), with optional class weights and ignore_index."""
     def __init__(self, weight: Tensor | None = None, size_average=None,
                  ignore_index: int = -100, reduce=None, reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
@@ -62,6 +67,7 @@ class NLLLoss(_WeightedLoss):
 
 
 class NLLLoss2d(NLLLoss):
+    """NLLLoss for (N, C, H, W) input; kept for old code (NLLLoss handles any shape)."""
     def __init__(self, weight: Tensor | None = None, size_average=None,
                  ignore_index: int = -100, reduce=None, reduction: str = "mean") -> None:
         warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
@@ -71,6 +77,8 @@ class NLLLoss2d(NLLLoss):
 
 
 class CrossEntropyLoss(_WeightedLoss):
+    """Cross-entropy between logits (N, C) or (N, C, d1, ...) and class indices or class
+    probabilities: log_softmax then NLLLoss, with class weights and label_smoothing."""
     def __init__(self, weight: Tensor | None = None, size_average=None,
                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
                  label_smoothing: float = 0.0) -> None:
@@ -85,6 +93,8 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class PoissonNLLLoss(_Loss):
+    """Negative log-likelihood of target under a Poisson distribution with rate input (exp(input)
+    when log_input=True)."""
     def __init__(self, log_input: bool = True, full: bool = False, size_average=None,
                  eps: float = 1e-8, reduce=None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
@@ -98,6 +108,8 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
+    """Negative log-likelihood of target under a Gaussian with mean input and the variance given to
+    forward."""
     def __init__(self, *, full: bool = False, eps: float = 1e-6,
                  reduction: str = "mean") -> None:
         super().__init__(None, None, reduction)
@@ -110,6 +122,8 @@ class GaussianNLLLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence with input as log-probabilities; reduction='batchmean' gives the
+    mathematical KL."""
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
                  log_target: bool = False) -> None:
         super().__init__(size_average, reduce, reduction)
@@ -120,12 +134,15 @@ class KLDivLoss(_Loss):
 
 
 class BCELoss(_WeightedLoss):
+    """Binary cross-entropy between probabilities input and targets in [0, 1]."""
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, weight=self.weight,
                                       reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy on logits: sigmoid and BCELoss in one stable step; pos_weight weighs
+    positive examples per class."""
     def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
                  reduction: str = "mean", pos_weight: Tensor | None = None) -> None:
         super().__init__(size_average, reduce, reduction)
@@ -139,6 +156,7 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class HingeEmbeddingLoss(_Loss):
+    """input where target is 1, max(0, margin - input) where target is -1."""
     def __init__(self, margin: float = 1.0, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
@@ -150,11 +168,13 @@ class HingeEmbeddingLoss(_Loss):
 
 
 class MultiLabelMarginLoss(_Loss):
+    """Multi-class multi-label hinge loss over target class lists ended by -1."""
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
+    """Squared error below beta, absolute error above it (a smooth L1)."""
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
                  beta: float = 1.0) -> None:
         super().__init__(size_average, reduce, reduction)
@@ -165,6 +185,7 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
+    """Squared error / 2 below delta, delta * (|error| - delta / 2) above it."""
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         if not isinstance(delta, (float, int)):
             raise TypeError(f"delta must be a float or int, got: {type(delta)}")
@@ -176,17 +197,21 @@ class HuberLoss(_Loss):
 
 
 class SoftMarginLoss(_Loss):
+    """Two-class logistic loss log(1 + exp(-target * input)), targets 1 or -1."""
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """One-versus-all multi-label loss: per-class binary cross-entropy on logits, averaged over
+    classes."""
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
                                              reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
+    """1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1."""
     def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
@@ -198,6 +223,7 @@ class CosineEmbeddingLoss(_Loss):
 
 
 class MarginRankingLoss(_Loss):
+    """max(0, -target * (x1 - x2) + margin): target 1 or -1 says which input should rank higher."""
     def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
@@ -209,6 +235,8 @@ class MarginRankingLoss(_Loss):
 
 
 class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss: sum over wrong classes of max(0, margin - x[y] + x[i])**p, divided by
+    the number of classes."""
     def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                  size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
@@ -226,6 +254,8 @@ class MultiMarginLoss(_WeightedLoss):
 
 
 class TripletMarginLoss(_Loss):
+    """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm distance, for anchor, positive and
+    negative samples."""
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
                  swap: bool = False, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
@@ -244,6 +274,7 @@ class TripletMarginLoss(_Loss):
 
 
 class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet margin loss with a custom distance_function (default pairwise_distance)."""
     def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
                  reduction: str = "mean") -> None:
         super().__init__(size_average=None, reduce=None, reduction=reduction)
@@ -263,6 +294,8 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 
 class CTCLoss(_Loss):
+    """Connectionist temporal classification loss between unaligned label sequences and per-step
+    log-probabilities (T, N, C)."""
     def __init__(self, blank: int = 0, reduction: str = "mean",
                  zero_infinity: bool = False) -> None:
         super().__init__(reduction=reduction)

@@ -73,6 +73,8 @@ def _typename(obj) -> str:
 
 
 def _forward_unimplemented(self, *input):
+    """The computation run by calling the module; every subclass overrides it. Call the module
+    itself rather than forward() so that hooks run."""
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                               '"forward" function')
 
@@ -139,6 +141,8 @@ class Module:
 
     # ------------------------------------------------------------ registration
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a tensor that is module state but not a parameter (a running mean, say) under `name`;
+        persistent=False keeps it out of state_dict. None is allowed."""
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
@@ -159,6 +163,8 @@ class Module:
             self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add the Parameter `param` (or None) under `name`, so parameters() and state_dict() see
+        it."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -180,6 +186,7 @@ class Module:
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
+        """Add the child module `module` (or None) under `name`, as attribute assignment does."""
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -198,6 +205,8 @@ class Module:
         return type(self).__name__
 
     def get_submodule(self, target: str) -> Module:
+        """The submodule at the dotted path `target` ('' is self); raises AttributeError naming the
+        missing part."""
         if target == "":
             return self
         mod = self
@@ -220,17 +229,23 @@ class Module:
         return value
 
     def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path `target` ('layer.0.weight')."""
         return self._get_member(target, lambda m, n, v: isinstance(v, Parameter),
                                 "an nn.Parameter")
 
     def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path `target` ('bn.running_mean')."""
         return self._get_member(target, lambda m, n, v: n in m._buffers, "a buffer")
 
     def get_extra_state(self):
+        """Extra picklable state for state_dict; override together with set_extra_state (the base
+        raises RuntimeError)."""
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
                            "called. Please file an issue to report this bug.")
 
     def set_extra_state(self, state) -> None:
+        """Restore what get_extra_state returned when load_state_dict finds it; override together
+        with get_extra_state."""
         raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
                            "called. Please file an issue to report this bug.")
 
@@ -330,28 +345,35 @@ class Module:
                 yield (module_prefix + ("." if module_prefix else "") + k), v
 
     def parameters(self, recurse: bool = True):
+        """Iterator over this module's parameters and (recurse=True) its submodules', each once."""
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
     def named_parameters(self, prefix: str = "", recurse: bool = True,
                          remove_duplicate: bool = True):
+        """Iterator over (dotted name, parameter) pairs, with names prefixed by `prefix`; shared
+        parameters come once unless remove_duplicate=False."""
         yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
                                        remove_duplicate)
 
     def buffers(self, recurse: bool = True):
+        """Iterator over this module's buffers and (recurse=True) its submodules'."""
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
                       remove_duplicate: bool = True):
+        """Iterator over (dotted name, buffer) pairs, prefixed by `prefix`."""
         yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                        remove_duplicate)
 
     def children(self):
+        """Iterator over the direct child modules."""
         for _, module in self.named_children():
             yield module
 
     def named_children(self):
+        """Iterator over (name, module) pairs of the direct children."""
         memo = set()
         for name, module in self._modules.items():
             if module is not None and module not in memo:
@@ -359,11 +381,14 @@ class Module:
                 yield name, module
 
     def modules(self, remove_duplicate: bool = True):
+        """Iterator over every module in the tree, self first, each once."""
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
     def named_modules(self, memo: set | None = None, prefix: str = "",
                       remove_duplicate: bool = True):
+        """Iterator over (dotted name, module) pairs of every module in the tree, self first with
+        name `prefix`."""
         if memo is None:
             memo = set()
         if self in memo:
@@ -379,6 +404,8 @@ class Module:
 
     # ------------------------------------------------------------ modes and conversions
     def train(self, mode: bool = True) -> Module:
+        """Set training mode (mode=False: eval mode) on this module and every submodule; returns
+        self."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -387,14 +414,18 @@ class Module:
         return self
 
     def eval(self) -> Module:
+        """Set eval mode on this module and every submodule (train(False)); returns self."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set requires_grad on every parameter (to freeze or unfreeze them); returns self."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's gradient: to None (the default) or to zeros when
+        set_to_none=False."""
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -425,12 +456,16 @@ class Module:
         return self
 
     def apply(self, fn) -> Module:
+        """Call fn on every submodule, children first, then on self (to initialise weights, say);
+        returns self."""
         for module in self.children():
             module.apply(fn)
         fn(self)
         return self
 
     def to(self, *args, **kwargs) -> Module:
+        """Move and/or cast parameters and buffers in place: to(dtype), to(device), to(tensor) or
+        to(device, dtype); only floating tensors change dtype. Returns self."""
         dtype, dev, fmt = parse_to_args(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
@@ -448,9 +483,11 @@ class Module:
         return self._apply(convert)
 
     def cuda(self, device=None) -> Module:
+        """ember has no CUDA: raises, as torch does without a GPU."""
         return self._apply(lambda t: t.cuda(device))
 
     def cpu(self) -> Module:
+        """Move parameters and buffers to the CPU (they already are); returns self."""
         return self._apply(lambda t: t.cpu())
 
     def to_empty(self, *, device, recurse: bool = True) -> Module:
@@ -461,29 +498,37 @@ class Module:
         return self._apply(lambda t: empty_like(t), recurse=recurse)
 
     def type(self, dst_type) -> Module:
+        """Cast every parameter and buffer to `dst_type`; returns self."""
         return self._apply(lambda t: t.type(dst_type))
 
     def _cast_floating(self, dtype) -> Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self) -> Module:
+        """Cast floating-point parameters and buffers to float32; returns self."""
         return self._cast_floating(_dtype.float32)
 
     def double(self) -> Module:
+        """Cast floating-point parameters and buffers to float64; returns self."""
         return self._cast_floating(_dtype.float64)
 
     def half(self) -> Module:
+        """Cast floating-point parameters and buffers to float16; returns self."""
         return self._cast_floating(_dtype.float16)
 
     def bfloat16(self) -> Module:
+        """Cast floating-point parameters and buffers to bfloat16; returns self."""
         return self._cast_floating(_dtype.bfloat16)
 
     def share_memory(self) -> Module:
+        """Move parameters and buffers to shared memory, for multiprocessing; returns self."""
         return self._apply(lambda t: t.share_memory_())
 
     # ------------------------------------------------------------ hooks
     def register_forward_pre_hook(self, hook, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
+        """Register hook(module, args) to run before forward; it may return new args. Returns a
+        handle whose remove() unregisters it."""
         handle = add_hook(self._forward_pre_hooks, hook)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
@@ -493,6 +538,8 @@ class Module:
 
     def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
+        """Register hook(module, args, output) to run after forward; it may return a new output.
+        Returns a handle whose remove() unregisters it."""
         handle = add_hook(self._forward_hooks, hook)
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
@@ -639,6 +686,8 @@ class Module:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """An ordered dict of every parameter and persistent buffer by dotted name, detached unless
+        keep_vars=True; load_state_dict restores it."""
         if args:
             warnings.warn("Positional args are being deprecated, use kwargs instead.",
                           FutureWarning, stacklevel=2)
@@ -808,6 +857,8 @@ class Module:
 
     # ------------------------------------------------------------ repr
     def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr (its constructor arguments);
+        override it in your own modules."""
         return ""
 
     def __repr__(self) -> str:

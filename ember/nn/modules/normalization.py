@@ -32,6 +32,8 @@ def _reset_affine(module: Module) -> None:
 
 
 class LayerNorm(Module):
+    """Normalise over the last len(normalized_shape) dimensions of each sample (mean 0, variance 1),
+    then apply an elementwise affine transform."""
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
@@ -54,6 +56,8 @@ class LayerNorm(Module):
 
 
 class GroupNorm(Module):
+    """Split the C channels of (N, C, *) input into num_groups groups and normalise each group of
+    each sample; per-channel affine."""
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
                  affine: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__()
@@ -80,6 +84,8 @@ class GroupNorm(Module):
 
 
 class RMSNorm(Module):
+    """Divide by the root mean square over the last len(normalized_shape) dimensions (no mean
+    subtracted), then scale elementwise."""
     def __init__(self, normalized_shape, eps: float | None = None,
                  elementwise_affine: bool = True, device=None, dtype=None) -> None:
         super().__init__()
@@ -105,6 +111,8 @@ class RMSNorm(Module):
 
 
 class LocalResponseNorm(Module):
+    """Normalise each element by the activity of `size` neighbouring channels: x / (k + alpha / size
+    * sum(x**2))**beta."""
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
                  k: float = 1.0) -> None:
         super().__init__()

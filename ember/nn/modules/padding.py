@@ -64,14 +64,17 @@ class _ConstantPadNd(_PadNd):
 
 
 class ConstantPad1d(_ConstantPadNd):
+    """Pad the last dimension with `value`; padding is an int or (left, right)."""
     _dims = 1
 
 
 class ConstantPad2d(_ConstantPadNd):
+    """Pad the last two dimensions with `value`; padding is an int or (left, right, top, bottom)."""
     _dims = 2
 
 
 class ConstantPad3d(_ConstantPadNd):
+    """Pad the last three dimensions with `value`; padding is an int or a 6-tuple."""
     _dims = 3
 
 
@@ -98,36 +101,45 @@ class ZeroPad3d(_ZeroPad, ConstantPad3d):
 
 
 class ReflectionPad1d(_ReflectionPadNd):
+    """Pad the last dimension with its reflection (mirror excluding the edge)."""
     _dims = 1
 
 
 class ReflectionPad2d(_ReflectionPadNd):
+    """Pad the last two dimensions with their reflection (mirror excluding the edge)."""
     _dims = 2
 
 
 class ReflectionPad3d(_ReflectionPadNd):
+    """Pad the last three dimensions with their reflection."""
     _dims = 3
 
 
 class ReplicationPad1d(_ReplicationPadNd):
+    """Pad the last dimension by repeating its edge values."""
     _dims = 1
 
 
 class ReplicationPad2d(_ReplicationPadNd):
+    """Pad the last two dimensions by repeating their edge values."""
     _dims = 2
 
 
 class ReplicationPad3d(_ReplicationPadNd):
+    """Pad the last three dimensions by repeating their edge values."""
     _dims = 3
 
 
 class CircularPad1d(_CircularPadNd):
+    """Pad the last dimension circularly (wrapping values around from the other end)."""
     _dims = 1
 
 
 class CircularPad2d(_CircularPadNd):
+    """Pad the last two dimensions circularly."""
     _dims = 2
 
 
 class CircularPad3d(_CircularPadNd):
+    """Pad the last three dimensions circularly."""
     _dims = 3

@@ -9,6 +9,8 @@ __all__ = ["PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):
+    """Rearrange (*, C * r**2, H, W) into (*, C, H * r, W * r), r = upscale_factor (sub-pixel
+    convolution)."""
     def __init__(self, upscale_factor: int) -> None:
         super().__init__()
         self.upscale_factor = upscale_factor
@@ -21,6 +23,7 @@ class PixelShuffle(Module):
 
 
 class PixelUnshuffle(Module):
+    """Inverse of PixelShuffle: (*, C, H * r, W * r) into (*, C * r**2, H, W)."""
     def __init__(self, downscale_factor: int) -> None:
         super().__init__()
         self.downscale_factor = downscale_factor

@@ -37,14 +37,18 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
+    """1-D max pooling over (N, C, L) or (C, L) input; stride defaults to kernel_size."""
     _functional = staticmethod(F.max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
+    """2-D max pooling over (N, C, H, W) or (C, H, W) input; stride defaults to kernel_size."""
     _functional = staticmethod(F.max_pool2d)
 
 
 class MaxPool3d(_MaxPoolNd):
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W) input; stride defaults to kernel_size.
+    """
     _functional = staticmethod(F.max_pool3d)
 
 
@@ -54,6 +58,7 @@ class _AvgPoolNd(Module):
 
 
 class AvgPool1d(_AvgPoolNd):
+    """1-D average pooling over (N, C, L) or (C, L) input; stride defaults to kernel_size."""
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
         super().__init__()
@@ -90,10 +95,12 @@ class _AvgPoolWithDivisor(_AvgPoolNd):
 
 
 class AvgPool2d(_AvgPoolWithDivisor):
+    """2-D average pooling over (N, C, H, W) or (C, H, W) input; stride defaults to kernel_size."""
     _functional = staticmethod(F.avg_pool2d)
 
 
 class AvgPool3d(_AvgPoolWithDivisor):
+    """3-D average pooling over (N, C, D, H, W) or (C, D, H, W) input."""
     _functional = staticmethod(F.avg_pool3d)
 
 
@@ -118,14 +125,17 @@ class _LPPoolNd(Module):
 
 
 class LPPool1d(_LPPoolNd):
+    """1-D power-average pooling: (sum of x**p over each window)**(1/p)."""
     _functional = staticmethod(F.lp_pool1d)
 
 
 class LPPool2d(_LPPoolNd):
+    """2-D power-average pooling: (sum of x**p over each window)**(1/p)."""
     _functional = staticmethod(F.lp_pool2d)
 
 
 class LPPool3d(_LPPoolNd):
+    """3-D power-average pooling: (sum of x**p over each window)**(1/p)."""
     _functional = staticmethod(F.lp_pool3d)
 
 
@@ -160,11 +170,15 @@ class _FractionalMaxPoolNd(Module):
 
 
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """2-D max pooling with pseudo-random, overlapping windows that reach output_size (or
+    output_ratio of the input)."""
     _dims = 2
     _functional = staticmethod(F.fractional_max_pool2d)
 
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-D max pooling with pseudo-random windows that reach output_size (or output_ratio of the
+    input)."""
     _dims = 3
     _functional = staticmethod(F.fractional_max_pool3d)
 
@@ -193,14 +207,17 @@ class _AdaptiveMaxPoolNd(Module):
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """1-D max pooling to a fixed output length, whatever the input length."""
     _functional = staticmethod(F.adaptive_max_pool1d)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """2-D max pooling to a fixed output size (H, W), whatever the input size."""
     _functional = staticmethod(F.adaptive_max_pool2d)
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """3-D max pooling to a fixed output size (D, H, W)."""
     _functional = staticmethod(F.adaptive_max_pool3d)
 
 
@@ -219,14 +236,17 @@ class _AdaptiveAvgPoolNd(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """1-D average pooling to a fixed output length, whatever the input length."""
     _functional = staticmethod(F.adaptive_avg_pool1d)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """2-D average pooling to a fixed output size (H, W); (1, 1) is global average pooling."""
     _functional = staticmethod(F.adaptive_avg_pool2d)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """3-D average pooling to a fixed output size (D, H, W)."""
     _functional = staticmethod(F.adaptive_avg_pool3d)
 
 
@@ -250,15 +270,21 @@ class _MaxUnpoolNd(Module):
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
+    """Partial inverse of MaxPool1d: puts values back at the positions given by its indices, zeros
+    elsewhere."""
     _dims = 1
     _functional = staticmethod(F.max_unpool1d)
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
+    """Partial inverse of MaxPool2d: puts values back at the positions given by its indices, zeros
+    elsewhere."""
     _dims = 2
     _functional = staticmethod(F.max_unpool2d)
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
+    """Partial inverse of MaxPool3d: puts values back at the positions given by its indices, zeros
+    elsewhere."""
     _dims = 3
     _functional = staticmethod(F.max_unpool3d)

@@ -258,6 +258,8 @@ def _permute_state(state, order: Tensor):
 
 
 class RNN(RNNBase):
+    """Multi-layer Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu); input
+    (L, N, H_in), or (N, L, H_in) with batch_first; returns (output, h_n)."""
     def __init__(self, *args, **kwargs):
         nonlinearity = kwargs.pop("nonlinearity", "tanh")
         if len(args) > 3:
@@ -271,17 +273,21 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
+    """Multi-layer long short-term memory RNN with input, forget, cell and output gates; returns
+    (output, (h_n, c_n)); proj_size projects the hidden state."""
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
 
 
 class GRU(RNNBase):
+    """Multi-layer gated recurrent unit RNN with reset and update gates; returns (output, h_n)."""
     def __init__(self, *args, **kwargs):
         super().__init__("GRU", *args, **kwargs)
 
 
 # ---------------------------------------------------------------- cells
 class RNNCellBase(Module):
+    """Common base of RNNCell, LSTMCell and GRUCell: holds weight_ih, weight_hh and the biases."""
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
                  device=None, dtype=None):
         super().__init__()
@@ -331,6 +337,7 @@ class RNNCellBase(Module):
 
 
 class RNNCell(RNNCellBase):
+    """One Elman RNN step: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  nonlinearity: str = "tanh", device=None, dtype=None):
         self.nonlinearity = nonlinearity
@@ -344,6 +351,7 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
+    """One LSTM step: (h, c) and input x to the next (h', c')."""
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
                  dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
@@ -356,6 +364,7 @@ class LSTMCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
+    """One GRU step: hidden state h and input x to the next h'."""
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
                  dtype=None):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)

@@ -53,6 +53,8 @@ class _EmbeddingBase(Module):
 
 
 class Embedding(_EmbeddingBase):
+    """Lookup table of num_embeddings vectors of size embedding_dim: integer indices of any shape
+    (*) give (*, embedding_dim); padding_idx's row gets no gradient."""
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  max_norm: float | None = None, norm_type: float = 2.0,
                  scale_grad_by_freq: bool = False, sparse: bool = False,
@@ -98,6 +100,8 @@ class Embedding(_EmbeddingBase):
 
 
 class EmbeddingBag(_EmbeddingBase):
+    """Sums, averages or takes the max of bags of embeddings without building the intermediate (*,
+    embedding_dim) tensor; bags come from 2-D input or input with offsets."""
     def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
                  norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
                  sparse: bool = False, _weight: Tensor | None = None,

@@ -9,6 +9,8 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Upsample(Module):
+    """Resize batched input (N, C, *spatial) to `size` or by `scale_factor` with interpolate's modes
+    ('nearest', 'linear', 'bilinear', 'bicubic', 'trilinear')."""
     def __init__(self, size=None, scale_factor=None, mode: str = "nearest",
                  align_corners: bool | None = None,
                  recompute_scale_factor: bool | None = None) -> None:
@@ -40,10 +42,12 @@ class Upsample(Module):
 
 
 class UpsamplingNearest2d(Upsample):
+    """2-D nearest-neighbour upsampling of (N, C, H, W) input."""
     def __init__(self, size=None, scale_factor=None) -> None:
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
+    """2-D bilinear upsampling of (N, C, H, W) input, with align_corners=True."""
     def __init__(self, size=None, scale_factor=None) -> None:
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

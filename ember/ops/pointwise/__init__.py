@@ -35,6 +35,7 @@ __all__ = arithmetic.__all__ + ["where"] + unary.__all__ + binary.__all__
 
 
 def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
+    """self where condition is True, other elsewhere (torch.where(condition, self, other))."""
     return where(condition, self, other)
 
 

@@ -80,6 +80,8 @@ class Clone(Function):
 
 
 def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
+    """A copy of input in new memory that stays in the autograd graph (gradients flow back to
+    input)."""
     check_format(memory_format, "clone")
     memory_order(memory_format, input.ndim)          # the channels-last formats' rank
     return Clone.apply(input, memory_format)
@@ -232,36 +234,45 @@ class Pow(Function):
 
 
 def add(input, other, *, alpha=1, out=None) -> Tensor:
+    """input + alpha * other, elementwise, with broadcasting and type promotion."""
     result = Add.apply(input, other, alpha)
     return result if out is None else _with_out(result, out)
 
 
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
+    """input - alpha * other, elementwise, with broadcasting and type promotion."""
     return _with_out(Sub.apply(input, other, alpha), out)
 
 
 def mul(input, other, *, out=None) -> Tensor:
+    """input * other, elementwise, with broadcasting and type promotion."""
     result = Mul.apply(input, other)
     return result if out is None else _with_out(result, out)
 
 
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
+    """input / other elementwise (true division); rounding_mode 'trunc' or 'floor' rounds the
+    quotient."""
     return _with_out(Div.apply(input, other, rounding_mode), out)
 
 
 def true_divide(input, other, *, out=None) -> Tensor:
+    """input / other elementwise, always true division (div without rounding_mode)."""
     return div(input, other, out=out)
 
 
 def floor_divide(input, other, *, out=None) -> Tensor:
+    """input / other rounded down to an integer value (Python's //), elementwise."""
     return div(input, other, rounding_mode="floor", out=out)
 
 
 def neg(input, *, out=None) -> Tensor:
+    """-input, elementwise."""
     return _with_out(Neg.apply(input), out)
 
 
 def pow(input, exponent, *, out=None) -> Tensor:
+    """input ** exponent elementwise; either may be a scalar, with broadcasting."""
     scalar_base = not isinstance(input, Tensor)
     if scalar_base:
         input = _scalar(input, exponent)
@@ -275,6 +286,7 @@ subtract, multiply, divide, negative = sub, mul, div, neg
 
 
 def square(input: Tensor, *, out=None) -> Tensor:
+    """input * input, elementwise."""
     return pow(input, 2, out=out)
 
 
@@ -345,10 +357,12 @@ bitwise_right_shift = _nondiff_binary("bitwise_right_shift", np.right_shift, "iu
 
 
 def logical_not(input: Tensor, *, out=None) -> Tensor:
+    """Elementwise logical NOT (zero is False), as a bool tensor."""
     return _with_out(Tensor._wrap(np.logical_not(input._data)), out)
 
 
 def bitwise_not(input: Tensor, *, out=None) -> Tensor:
+    """Elementwise bitwise NOT of an integer or bool tensor."""
     if input._data.dtype.kind not in "biu":
         raise _unsupported("bitwise_not_cpu", input._data.dtype)
     return _with_out(Tensor._wrap(np.invert(input._data)), out)
@@ -377,6 +391,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
+    """Whether |input - other| <= atol + rtol * |other| for every element (a Python bool); NaNs are
+    equal only when equal_nan=True."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 

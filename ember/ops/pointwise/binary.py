@@ -194,6 +194,8 @@ _heaviside = binary("Heaviside", _step, _no_derivative("heaviside"),
 
 
 def heaviside(input: Tensor, values: Tensor, *, out=None) -> Tensor:
+    """Heaviside step function: 0 where input < 0, 1 where input > 0, and `values` where input is 0.
+    """
     if not isinstance(values, Tensor):
         raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not "
                         f"{type(values).__name__}")
@@ -306,11 +308,13 @@ def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
 
 
 def clamp_min(input: Tensor, min, *, out=None) -> Tensor:
+    """max(input, min), elementwise: clamp with a lower bound only."""
     name = "ClampMinBackward1" if isinstance(min, Tensor) else "ClampMinBackward0"
     return _with_out(_named(Clamp.apply(input, min, None), name), out)
 
 
 def clamp_max(input: Tensor, max, *, out=None) -> Tensor:
+    """min(input, max), elementwise: clamp with an upper bound only."""
     name = "ClampMaxBackward1" if isinstance(max, Tensor) else "ClampMaxBackward0"
     return _with_out(_named(Clamp.apply(input, None, max), name), out)
 
@@ -376,6 +380,7 @@ class Lerp(Function):
 
 
 def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
+    """Linear interpolation input + weight * (end - input), elementwise."""
     result = Lerp.apply(input, end, weight)
     return _with_out(_named(result, "LerpBackward1") if isinstance(weight, Tensor) else result,
                      out)
@@ -426,10 +431,12 @@ def _addc_array(x, t1, t2, value, divide: bool, out=None) -> np.ndarray:
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
+    """input + value * tensor1 * tensor2, elementwise."""
     return _with_out(Addcmul.apply(input, tensor1, tensor2, value, False), out)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
+    """input + value * tensor1 / tensor2, elementwise."""
     return _with_out(_named(Addcmul.apply(input, tensor1, tensor2, value, True),
                             "AddcdivBackward0"), out)
 
@@ -470,6 +477,7 @@ def _done(self: Tensor) -> Tensor:
 
 
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
+    """In-place self += alpha * other; returns self."""
     if _direct(self, other):
         y = data_of(other)
         np.add(self._data, y if alpha == 1 else y * alpha, out=self._data)
@@ -478,6 +486,7 @@ def add_(self: Tensor, other, *, alpha=1) -> Tensor:
 
 
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
+    """In-place self -= alpha * other; returns self."""
     if _direct(self, other) and self._data.dtype.kind != "b":
         y = data_of(other)
         np.subtract(self._data, y if alpha == 1 else y * alpha, out=self._data)
@@ -486,6 +495,7 @@ def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
 
 
 def mul_(self: Tensor, other) -> Tensor:
+    """In-place self *= other; returns self."""
     if _direct(self, other):
         np.multiply(self._data, data_of(other), out=self._data)
         return _done(self)
@@ -493,6 +503,7 @@ def mul_(self: Tensor, other) -> Tensor:
 
 
 def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
+    """In-place self /= other (rounded as rounding_mode says); returns self."""
     if rounding_mode is None and _direct(self, other, floating=True):
         with np.errstate(divide="ignore", invalid="ignore"):
             np.true_divide(self._data, data_of(other), out=self._data)
@@ -501,6 +512,7 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
 
 
 def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """In-place self += value * tensor1 * tensor2; returns self."""
     if _direct(self, tensor1, tensor2, value):
         _addc_array(self._data, tensor1._data, tensor2._data, value, False, out=self._data)
         return _done(self)
@@ -508,6 +520,7 @@ def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 
 
 def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """In-place self += value * tensor1 / tensor2; returns self."""
     if _direct(self, tensor1, tensor2, value, floating=True):
         with np.errstate(divide="ignore", invalid="ignore"):
             _addc_array(self._data, tensor1._data, tensor2._data, value, True, out=self._data)
@@ -516,6 +529,7 @@ def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 
 
 def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
+    """In-place self += weight * (end - self); returns self."""
     _check_lerp(self, end, weight)
     if end.dtype is self.dtype and _direct(self, end, weight, floating=True):
         _lerp_array(self._data, end._data, data_of(weight), out=self._data)
@@ -524,6 +538,7 @@ def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
 
 
 def sqrt_(self: Tensor) -> Tensor:
+    """In-place square root of every element; returns self."""
     if _direct(self, floating=True):
         with np.errstate(invalid="ignore"):
             np.sqrt(self._data, out=self._data)
@@ -532,6 +547,7 @@ def sqrt_(self: Tensor) -> Tensor:
 
 
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
+    """In-place clamp of every element into [min, max] (either bound may be None)."""
     bounds = [b for b in (min, max) if b is not None]
     if bounds and _direct(self, *bounds):
         np.clip(self._data, data_of(min), data_of(max), out=self._data)
@@ -591,6 +607,8 @@ class Fill(Function):
 
 
 def fill(input: Tensor, value) -> Tensor:
+    """Tensor of input's shape and dtype filled with `value` (out of place; fill_ writes in place).
+    """
     return _named(Fill.apply(input, value), "FillBackward0")
 
 
@@ -605,6 +623,7 @@ def fill_(self: Tensor, value) -> Tensor:
 
 
 def zero_(self: Tensor) -> Tensor:
+    """Fill self with zeros in place; returns self."""
     if _recording(self):
         return self._inplace(lambda s: _named(Fill.apply(s, 0), "ZeroBackward0"))
     self._check_inplace()

@@ -262,6 +262,7 @@ class Logit(Function):
 
 
 def logit(input: Tensor, eps: float | None = None, *, out=None) -> Tensor:
+    """log(p / (1 - p)), elementwise; with eps, p is first clamped into [eps, 1 - eps]."""
     return _with_out(Logit.apply(input, eps), out)
 
 
@@ -288,10 +289,13 @@ class NanToNum(Function):
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None, *, out=None) -> Tensor:
+    """Copy of input with NaN replaced by `nan`, and +inf / -inf by posinf / neginf (by default the
+    dtype's largest and smallest finite values)."""
     return _with_out(NanToNum.apply(input, nan, posinf, neginf), out)
 
 
 def positive(input: Tensor) -> Tensor:
+    """input itself (unary plus); refuses bool tensors."""
     if input._data.dtype.kind == "b":
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
@@ -307,12 +311,14 @@ def _part(input: Tensor, index: int) -> Tensor:
 
 
 def real(input: Tensor) -> Tensor:
+    """The real part of a complex tensor, as a view (a real tensor is returned as is)."""
     if not input.is_complex():
         return input
     return _part(input, 0)
 
 
 def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor, as a view (a real tensor raises)."""
     if not input.is_complex():
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return _part(input, 1)
@@ -332,12 +338,14 @@ class Conj(Function):
 
 
 def conj(input: Tensor) -> Tensor:
+    """The complex conjugate of input (real tensors are returned unchanged)."""
     if not input.is_complex():
         return input
     return Conj.apply(input)
 
 
 def conj_physical(input: Tensor) -> Tensor:
+    """The complex conjugate of input, computed into new memory."""
     return conj(input)
 
 
@@ -391,6 +399,7 @@ def is_nonzero(input: Tensor) -> bool:
 
 
 def is_same_size(input: Tensor, other: Tensor) -> bool:
+    """Whether input and other have the same shape."""
     return input.shape == other.shape
 
 
