@@ -22,6 +22,7 @@ from ..nn.functional import activation, conv, normalization, pooling
 from ..nn.functional import sparse
 from ..nn.functional.linear import _LinearFn
 from ..ops import indexing, joining, linalg, padding, pointwise, reduction, shape, softmax
+from ._trace import onnx_type
 
 SYMBOLICS = {}      # Function class -> symbolic function
 
@@ -467,3 +468,135 @@ symbolic(softmax.Softmax)(lambda g, out, x, dim: g.op(
     "Softmax", [g.name(x, _dt(out))], out, axis=_wrap(dim, max(x.ndim, 1))))
 symbolic(softmax.LogSoftmax)(lambda g, out, x, dim: g.op(
     "LogSoftmax", [g.name(x, _dt(out))], out, axis=_wrap(dim, max(x.ndim, 1))))
+
+
+# ---------------------------------------------------------------- comparisons and logic
+# These ops have no gradient and compute outside Function.apply unless a recorder is set
+# (see ember/ops/_nondifferentiable.py); their Function classes are read off the ops.
+def _common(a, b) -> np.dtype:
+    """The dtype a comparison computes in (ONNX's Less and Greater take no bool)."""
+    dtype = _dtype.result_type(a, b).numpy
+    return np.dtype(np.int64) if dtype == np.bool_ else dtype
+
+
+def _compare(onnx_op: str, negate: bool = False):
+    def fn(g, out, a, b):
+        dtype = _common(a, b)
+        value = g.op(onnx_op, [g.name(a, dtype), g.name(b, dtype)], None if negate else out)
+        if negate:
+            g.op("Not", [value], out)
+    return fn
+
+
+for _op, (_onnx_op, _negate) in {pointwise.eq: ("Equal", False), pointwise.ne: ("Equal", True),
+                                 pointwise.lt: ("Less", False),
+                                 pointwise.le: ("LessOrEqual", False),
+                                 pointwise.gt: ("Greater", False),
+                                 pointwise.ge: ("GreaterOrEqual", False)}.items():
+    symbolic(_op.Function)(_compare(_onnx_op, _negate))
+
+
+def _logical(onnx_op: str):
+    def fn(g, out, *operands):
+        g.op(onnx_op, [g.name(x, np.bool_) for x in operands], out)
+    return fn
+
+
+for _op, _onnx_op in {pointwise.logical_and: "And", pointwise.logical_or: "Or",
+                      pointwise.logical_xor: "Xor"}.items():
+    symbolic(_op.Function)(_logical(_onnx_op))
+symbolic(pointwise.arithmetic.LogicalNot)(_logical("Not"))
+
+
+def _bitwise(logical_op: str, bitwise_op: str):
+    """And/Or/Xor/Not on bool tensors; the Bitwise* ops (opset 18) on integers."""
+    def fn(g, out, *operands):
+        if _dt(out) == np.bool_:
+            return _logical(logical_op)(g, out, *operands)
+        if g.opset < 18:
+            raise NotImplementedError(f"ember.onnx.export: operator '{bitwise_op}' on integer "
+                                      "tensors needs opset_version >= 18")
+        g.op(bitwise_op, [g.name(x, _dt(out)) for x in operands], out)
+    return fn
+
+
+for _op, _ops in {pointwise.bitwise_and: ("And", "BitwiseAnd"),
+                  pointwise.bitwise_or: ("Or", "BitwiseOr"),
+                  pointwise.bitwise_xor: ("Xor", "BitwiseXor")}.items():
+    symbolic(_op.Function)(_bitwise(*_ops))
+symbolic(pointwise.arithmetic.BitwiseNot)(_bitwise("Not", "BitwiseNot"))
+
+
+def _as_float(g, x) -> str:
+    return g.name(x, x._data.dtype if x.is_floating_point() else np.float32)
+
+
+symbolic(pointwise.isnan.Function)(lambda g, out, x: g.op("IsNaN", [_as_float(g, x)], out))
+symbolic(pointwise.isinf.Function)(lambda g, out, x: g.op("IsInf", [_as_float(g, x)], out))
+symbolic(pointwise.isposinf.Function)(lambda g, out, x: g.op(
+    "IsInf", [_as_float(g, x)], out, detect_negative=0))
+symbolic(pointwise.isneginf.Function)(lambda g, out, x: g.op(
+    "IsInf", [_as_float(g, x)], out, detect_positive=0))
+
+
+@symbolic(pointwise.isfinite.Function)
+def isfinite(g, out, x):
+    value = _as_float(g, x)
+    g.op("Not", [g.op("Or", [g.op("IsInf", [value]), g.op("IsNaN", [value])])], out)
+
+
+def _arg_extreme(onnx_op: str):
+    """ArgMax/ArgMin: of the flattened input when axis is None."""
+    def fn(g, out, x, axis, keepdim):
+        value = g.name(x, np.int32 if _dt(x) == np.bool_ else None)
+        if x.ndim == 0:
+            g.op("Reshape", [g.const(0, np.int64), g.ints([])], out)
+            return
+        if axis is None:
+            flat = g.op("Reshape", [value, g.ints([-1])])
+            picked = g.op(onnx_op, [flat], axis=0, keepdims=0)
+            g.op("Reshape", [picked, g.ints(out.shape)], out)
+            return
+        g.op(onnx_op, [value], out, axis=axis, keepdims=int(keepdim))
+    return fn
+
+
+symbolic(reduction.ArgMax)(_arg_extreme("ArgMax"))
+symbolic(reduction.ArgMin)(_arg_extreme("ArgMin"))
+
+
+def _any_all(onnx_op: str):
+    """any / all: the largest / smallest 0-or-1 value of the elements tested for non-zero."""
+    def fn(g, out, x, axes, keepdim):
+        ones = g.op("Cast", [g.name(x, np.bool_)], to=onnx_type(np.int32))
+        picked = g.reduce(onnx_op, ones, axes, keepdim, None)
+        g.op("Cast", [picked], out, to=onnx_type(_dt(out)))
+    return fn
+
+
+symbolic(reduction.Any)(_any_all("ReduceMax"))
+symbolic(reduction.All)(_any_all("ReduceMin"))
+
+
+@symbolic(reduction.CountNonzero)
+def count_nonzero(g, out, x, axes):
+    ones = g.op("Cast", [g.name(x, np.bool_)], to=onnx_type(np.int64))
+    g.reduce("ReduceSum", ones, axes, False, out)
+
+
+@symbolic(indexing.Nonzero)
+def nonzero(g, out, x):
+    g.op("Transpose", [g.op("NonZero", [g.name(x)])], out, perm=[1, 0])
+
+
+@symbolic(indexing.NonzeroTuple)
+def nonzero_tuple(g, out, x):
+    if x.ndim == 0:
+        _unsupported("nonzero of a 0-d tensor with as_tuple", True)
+    rows = g.op("Split", [g.op("NonZero", [g.name(x)]), g.ints([1] * len(out))], len(out),
+                axis=0)
+    for row, o in zip(rows, out):
+        g.op("Squeeze", [row, g.ints([0])], o)
+
+
+symbolic(shape.Detach)(lambda g, out, x: g.op("Identity", [g.name(x)], out))
