@@ -11,8 +11,9 @@ per layer (both directions in one node), chained. Two layouts differ:
   torch's GRU applies the reset gate after the hidden projection: linear_before_reset=1.
 - outputs: ONNX's Y is (T, directions, B, H); torch's output is (T, B, directions * H).
 
-Packed sequences are not exported: pack_padded_sequence is built from indexing ops, so the
-lengths the graph would need as an input (ONNX's sequence_lens) are not traced. The cells
+A packed sequence is, in the graph, its padded time-major tensor plus its lengths (ONNX's
+sequence_lens input): the PackPadded primitive records nothing but that pair, the layer
+reads it, and PadPacked turns the layer's result back into a padded tensor. The cells
 (RNNCell, LSTMCell, GRUCell) are ordinary ops and need nothing here.
 """
 from __future__ import annotations
@@ -21,7 +22,11 @@ import contextlib
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..nn.modules.rnn import RNNBase
+from ..nn.utils.rnn import PackPadded, PadPacked
+from ._symbolic import symbolic
+from ._trace import onnx_type
 
 # ONNX's gate order, as indices of torch's blocks of hidden_size weight rows.
 _GATE_ORDER = {"LSTM": [0, 3, 1, 2], "GRU": [1, 0, 2]}
@@ -64,31 +69,34 @@ def whole_layers(g, model):
 def recurrent(g, module, input, hx, out) -> None:
     """The nodes of one call of an nn.RNN, nn.LSTM or nn.GRU layer."""
     _check_exportable(module)
-    if isinstance(input, tuple):
-        raise NotImplementedError("ember.onnx.export: recurrent layers on packed sequences "
-                                  "(pack_padded_sequence) are not supported")
-    unbatched = input.ndim == 2
-    if unbatched:
-        x = _unsqueeze(g, g.name(input), 1)
+    packed = isinstance(input, tuple)       # a PackedSequence
+    unbatched = not packed and input.ndim == 2
+    if packed:
+        x, lengths = _packed_input(g, input.data)
+    elif unbatched:
+        x, lengths = _unsqueeze(g, g.name(input), 1), ""
     else:
-        x = _swap_batch_and_time(g, g.name(input), module.batch_first)
-    output, finals = _layers(g, module, x, _initial_states(g, module, hx, unbatched))
+        x, lengths = _swap_batch_and_time(g, g.name(input), module.batch_first), ""
+    output, finals = _layers(g, module, x, lengths,
+                             _initial_states(g, module, hx, unbatched))
     output_tensor, final_tensors = out
     final_tensors = final_tensors if isinstance(final_tensors, tuple) else (final_tensors,)
     for tensor, value in zip(final_tensors, finals):
         g.bind(tensor, _squeeze(g, value, 1) if unbatched else value)
-    if unbatched:
+    if packed:
+        _remember_packed(g, output_tensor.data, output, lengths)
+    elif unbatched:
         g.bind(output_tensor, _squeeze(g, output, 1))
     else:
         g.bind(output_tensor, _swap_batch_and_time(g, output, module.batch_first))
 
 
-def _layers(g, module, x: str, states: list) -> tuple:
+def _layers(g, module, x: str, lengths: str, states: list) -> tuple:
     """One ONNX node per layer, each reading the previous one's output. Returns the last
     output (T, B, directions * H) and the final states, each (layers * directions, B, H)."""
     finals = [[] for _ in states]
     for layer in range(module.num_layers):
-        inputs = [x, *_layer_weights(g, module, layer), ""]     # "": no sequence_lens
+        inputs = [x, *_layer_weights(g, module, layer), lengths]     # "": no sequence_lens
         inputs += [_layer_slice(g, s, layer, module) for s in states]
         y, *last = g.op(_ONNX_OP[module.mode], _drop_trailing_empty(inputs), 1 + len(states),
                         **_attributes(module))
@@ -194,3 +202,46 @@ def _merge_directions(g, y: str, directions: int) -> str:
         return _squeeze(g, y, 1)
     y = g.op("Transpose", [y], perm=[0, 2, 1, 3])
     return g.op("Reshape", [y, g.ints([0, 0, -1])])
+
+
+# ---------------------------------------------------------------- packed sequences
+@symbolic(PackPadded)
+def pack_padded_sequence(g, out, input, lengths, batch_first, enforce_sorted):
+    """Remember (padded time-major input, int32 lengths) for the layer that reads `out`."""
+    if not isinstance(lengths, Tensor):
+        raise NotImplementedError("ember.onnx.export: pack_padded_sequence needs 'lengths' "
+                                  "as a tensor (a list of lengths would be frozen)")
+    padded = _swap_batch_and_time(g, g.name(input), batch_first)
+    _remember_packed(g, out[0], padded, g.name(lengths, np.int32))
+
+
+def _remember_packed(g, data, padded: str, lengths: str) -> None:
+    """Keep the graph's form of a packed sequence's data. The data is marked live under a
+    name no node produces: any other op reading the packed rows fails the ONNX check."""
+    g.packed[id(data)] = (padded, lengths)
+    g.bind(data, "packed_sequence_data_is_readable_only_by_rnn_layers")
+
+
+def _packed_input(g, data) -> tuple:
+    found = g.packed.get(id(data))
+    if found is None:
+        raise NotImplementedError("ember.onnx.export: a packed sequence can be exported only "
+                                  "when the model packs it with pack_padded_sequence")
+    return found
+
+
+@symbolic(PadPacked)
+def pad_packed_sequence(g, out, data, batch_sizes, sorted_indices, unsorted_indices,
+                        batch_first, padding_value, total_length):
+    """The layer's padded output (zero past each length, as ONNX writes it) and lengths.
+    As with torch.onnx, the output keeps the padded input's time length, where eager mode
+    trims it to the longest length (the same whenever one sequence fills the padding)."""
+    if padding_value != 0:
+        raise NotImplementedError(f"ember.onnx.export: padding_value={padding_value!r} is "
+                                  "not supported")
+    if total_length is not None:
+        raise NotImplementedError(f"ember.onnx.export: total_length={total_length!r} is not "
+                                  "supported")
+    padded, lengths = _packed_input(g, data)
+    g.bind(out[0], _swap_batch_and_time(g, padded, batch_first))
+    g.op("Cast", [lengths], out[1], to=onnx_type(np.int64))

@@ -46,6 +46,7 @@ class Graph:
         self.depth = 0                # > 0 while a recorded op runs (its inner ops are skipped)
         self.scope = []               # qualified names of the modules being called
         self._names = {}              # id(tensor) -> ONNX value name
+        self.packed = {}              # id(packed sequence data) -> (padded, lengths) names
         self._arrays = {}             # id(live tensor's array) -> its value name
         self._alive = []              # every named tensor, so that its id stays unique
         self._param_names = param_names    # id(parameter or buffer) -> state_dict name

@@ -216,6 +216,66 @@ def test_without_constant_folding_or_exported_params():
 
 
 # ------------------------------------------------------------------ packed sequences
+class Packed:
+    """pack_padded_sequence -> layer -> pad_packed_sequence, in ember and in torch."""
+
+    def __init__(self, kind, enforce_sorted=False, **options):
+        self.layer = Recurrent(kind, **options)
+        self.enforce_sorted = enforce_sorted
+
+    def model(self, lib):
+        rnn = self.layer.ember if lib is ember else self.layer.torch
+        enforce_sorted, utils = self.enforce_sorted, lib.nn.utils.rnn
+
+        class Model(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = rnn
+
+            def forward(self, x, lengths, *states):
+                batch_first = self.rnn.batch_first
+                packed = utils.pack_padded_sequence(x, lengths, batch_first=batch_first,
+                                                    enforce_sorted=enforce_sorted)
+                hx = None if not states else tuple(states) if len(states) == 2 else states[0]
+                out, final = self.rnn(packed, hx)
+                padded, out_lengths = utils.pad_packed_sequence(out, batch_first=batch_first)
+                final = final if isinstance(final, tuple) else (final,)
+                return (padded, out_lengths, *final)
+
+        return Model().eval()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("options", [{}, {"bidirectional": True, "num_layers": 2},
+                                     {"batch_first": True, "bidirectional": True}],
+                         ids=["plain", "bidirectional_two_layers", "batch_first"])
+def test_packed_sequence(kind, options):
+    packed = Packed(kind, **options)
+    batch_first = options.get("batch_first", False)
+    x = randn(*((4, 6, 4) if batch_first else (6, 4, 4)))
+    inputs = [x, np.array([3, 6, 1, 4], dtype=np.int64)]
+    proto, session, names = export(packed.model(ember), inputs)
+    op = KINDS[kind][0]
+    assert len(next(n for n in proto.graph.node if n.op_type == op).input[4]) > 0
+    assert_matches(packed, inputs, session, names)
+    # other lengths (the longest one gives the padded output's length, as in eager)
+    assert_matches(packed, [x, np.array([6, 2, 5, 1], dtype=np.int64)], session, names)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_packed_sequence_with_initial_states(kind):
+    packed = Packed(kind, num_layers=2, bidirectional=True)
+    inputs = [randn(6, 4, 4), np.array([3, 6, 1, 4], dtype=np.int64)]
+    inputs += [randn(4, 4, 5, seed=1 + k) for k in range(1 + packed.layer.lstm)]
+    assert_matches(packed, inputs, *export(packed.model(ember), inputs)[1:])
+
+
+def test_packed_sorted_lengths():
+    packed = Packed("LSTM", enforce_sorted=True)
+    inputs = [randn(5, 3, 4), np.array([5, 3, 2], dtype=np.int64)]
+    assert_matches(packed, inputs, *export(packed.model(ember), inputs)[1:])
+
+
 class Calling(nn.Module):
     """A model that returns fn(layer, *inputs)."""
 
@@ -227,15 +287,21 @@ class Calling(nn.Module):
         return self.fn(self.rnn, *inputs)
 
 
-def test_packed_sequence_is_refused():
-    """pack_padded_sequence is built from indexing ops: its lengths are not traced, so the
-    export refuses rather than freezing them."""
+def test_packed_sequence_padding_value_is_refused():
     def fn(rnn, x, lengths):
-        out, _ = rnn(nn.utils.rnn.pack_padded_sequence(x, lengths, enforce_sorted=False))
-        return nn.utils.rnn.pad_packed_sequence(out)[0]
+        out, _ = rnn(nn.utils.rnn.pack_padded_sequence(x, lengths))
+        return nn.utils.rnn.pad_packed_sequence(out, padding_value=-1.0)[0]
 
-    with pytest.raises(NotImplementedError, match="operator 'Index' has no ONNX mapping"):
-        export(Calling(nn.GRU(4, 5), fn), [randn(3, 2, 4), np.array([2, 3])])
+    with pytest.raises(NotImplementedError, match="padding_value"):
+        export(Calling(nn.GRU(4, 5), fn), [randn(3, 2, 4), np.array([3, 2])])
+
+
+def test_packed_sequence_with_list_lengths_is_refused():
+    def fn(rnn, x):
+        return rnn(nn.utils.rnn.pack_padded_sequence(x, [3, 2]))[1][0]
+
+    with pytest.raises(NotImplementedError, match="'lengths' as a tensor"):
+        export(Calling(nn.LSTM(4, 5), fn), [randn(3, 2, 4)])
 
 
 def test_packed_sequence_given_as_model_input_is_refused():
