@@ -11,6 +11,7 @@ from ..autograd.grad_mode import no_grad
 from . import _trace
 from ._symbolic import SYMBOLICS
 from ._symbolic_rnn import whole_layers
+from . import _symbolic_nondifferentiable  # noqa: F401  (registers its symbolics)
 
 DEFAULT_OPSET = 17
 SUPPORTED_OPSETS = range(13, 21)
@@ -223,7 +224,9 @@ def _to_onnx(onnx, graph, inputs, outputs, input_names, output_names, dims, opse
         if initializers_as_inputs:
             graph_inputs.append(helper.make_tensor_value_info(
                 name, _trace.onnx_type(array.dtype), list(array.shape)))
-    onnx_nodes = [helper.make_node(op, renamed(ins), renamed(outs), name=name, **attrs)
+    onnx_nodes = [helper.make_node(op, renamed(ins), renamed(outs), name=name,
+                                   **{k: numpy_helper.from_array(v) if isinstance(v, np.ndarray)
+                                      else v for k, v in attrs.items()})
                   for op, ins, outs, name, attrs in nodes]
     main = helper.make_graph(onnx_nodes, "main_graph", graph_inputs, graph_outputs,
                              initializers)

@@ -18,6 +18,8 @@ NumPy arrays; _export.py turns them into protobufs.
 from __future__ import annotations
 
 import contextlib
+import re
+import warnings
 
 import numpy as np
 
@@ -172,9 +174,8 @@ class Tracer:
         live = graph.any_live(args, kwargs)
         symbolic = self.symbolics.get(cls)
         if live and symbolic is None:
-            name = cls.__qualname__.rsplit(".", 1)[-1]
             raise NotImplementedError(
-                f"ember.onnx.export: operator '{name}' has no ONNX mapping")
+                f"ember.onnx.export: operator '{op_name(cls)}' has no ONNX mapping")
         graph.depth += 1
         try:
             out = cls.apply(*args, **kwargs)
@@ -184,10 +185,28 @@ class Tracer:
             symbolic(graph, out, *args, **kwargs)
         return out
 
+    def record_python_value(self, op: str, kind: str, tensors: tuple) -> None:
+        """A live tensor's values leave the graph as a Python value: warn, as torch's
+        tracer does, that the trace holds it as a constant."""
+        if any(self.graph.is_live(t) for t in tensors):
+            from ..jit import TracerWarning
+            warnings.warn(f"Converting a tensor to a Python {kind} ({op}) might cause the "
+                          "trace to be incorrect: the value is not computed by the exported "
+                          "graph but recorded as a constant, so the graph might not "
+                          "generalize to other inputs!", TracerWarning, stacklevel=4)
+
     def record_inplace(self, tensor: Tensor, result: Tensor) -> None:
         """`tensor` now holds `result`'s values (an in-place op wrote them into it)."""
         if self.graph.is_live(result) and not self.graph.depth:
             self.graph.alias(tensor, result)
+
+
+def op_name(cls) -> str:
+    """The name of a Function's op in messages: ember's own primitives by the op's lower
+    case name, as torch names aten ops ('Cumsum' -> 'cumsum', 'LogicalNot' ->
+    'logical_not'); user Functions by their class name."""
+    name = cls.__qualname__.rsplit(".", 1)[-1]
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower() if cls._is_primitive else name
 
 
 @contextlib.contextmanager

@@ -9,8 +9,14 @@ constant.
 
     IsNan = nondifferentiable("isnan", lambda x: np.isnan(x._data))
     result = run(IsNan, input)       # direct, or through IsNan.apply under a recorder
+
+Ops written on Tensors (unique, histc, the *_like factories ...) get the same treatment
+from the `@recorded("unique")` decorator: with a Tensor argument under a recorder, they run
+as the Function `recorded_op.Function`.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -57,3 +63,38 @@ def run(cls: type, *args, **kwargs):
     if isinstance(out, tuple):
         return tuple(Tensor._wrap(np.asarray(o)) for o in out)
     return Tensor._wrap(np.asarray(out))
+
+
+def _arrays(result):
+    """An op's Tensor result (or tuple of them) as arrays."""
+    if isinstance(result, tuple):
+        return tuple(_arrays(r) for r in result)
+    return result._data if isinstance(result, Tensor) else np.asarray(result)
+
+
+def recorded(op_name: str, result_type=None):
+    """Decorator of an op that computes its Tensor result(s) directly: when a recorder is
+    set and a positional argument is a Tensor, the op runs as a NonDifferentiable Function
+    named after it (kept as `op.Function`), so that the exporter records it or refuses it
+    by name. `out=` and `requires_grad=` are honoured; a tuple result is made a
+    `result_type` (a named tuple) if given."""
+    def decorate(fn):
+        cls = nondifferentiable(op_name, lambda *a, **k: _arrays(fn(*a, **k)))
+
+        @functools.wraps(fn)
+        def op(*args, **kwargs):
+            if modes().recorder is None or not any(isinstance(a, Tensor) for a in args):
+                return fn(*args, **kwargs)
+            out = kwargs.pop("out", None)
+            result = cls.apply(*args, **kwargs)
+            if result_type is not None:
+                result = result_type(*result)
+            if kwargs.get("requires_grad"):
+                result.requires_grad_(True)
+            if out is not None:
+                out.resize_(result.shape).copy_(result)
+                return out
+            return result
+        op.Function = cls
+        return op
+    return decorate

@@ -9,9 +9,9 @@ from ... import _dtype
 from ..._device import check_device
 from ..._memory_format import (check_format, in_format, memory_order, preserve_format,
                                suggested_format)
-from ..._tensor import Tensor, parse_to_args
+from ..._tensor import Tensor, _python_value, parse_to_args
 from ...autograd.function import Function
-from .._nondifferentiable import nondifferentiable, run
+from .._nondifferentiable import nondifferentiable, recorded, run
 from ..indexing import _named
 from ._common import (_LOW_PRECISION, _check_int_divisor, _float_result_type, _save_operands,
                       _saved_operands, _scalar, _unsupported, _with_out, float_math, operands,
@@ -384,6 +384,7 @@ def _same_dtype(input: Tensor, other: Tensor) -> None:
                            f"{scalar_type_name(other.dtype)}")
 
 
+@recorded("isclose")
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other|, elementwise (infinities equal themselves)."""
@@ -403,9 +404,11 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
              equal_nan: bool = False) -> bool:
     """Whether |input - other| <= atol + rtol * |other| for every element (a Python bool); NaNs are
     equal only when equal_nan=True."""
-    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+    _python_value("allclose", "boolean", input, other)
+    return bool(isclose.__wrapped__(input, other, rtol, atol, equal_nan)._data.all())
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and the same values."""
+    _python_value("equal", "boolean", input, other)
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
