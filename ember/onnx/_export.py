@@ -11,7 +11,8 @@ from ..autograd.grad_mode import no_grad
 from . import _trace
 from ._symbolic import SYMBOLICS
 from ._symbolic_rnn import whole_layers
-from . import _symbolic_nondifferentiable  # noqa: F401  (registers its symbolics)
+# imported for the symbolics they register
+from . import _symbolic_composite, _symbolic_nondifferentiable  # noqa: F401
 
 DEFAULT_OPSET = 17
 SUPPORTED_OPSETS = range(13, 21)

@@ -185,6 +185,23 @@ class Tracer:
             symbolic(graph, out, *args, **kwargs)
         return out
 
+    def record_call(self, fn, args, kwargs):
+        """A composite op's call (see ember/_recorded_call.py): recorded as one op when
+        its symbolic (keyed by fn) accepts these arguments, else traced primitive by
+        primitive."""
+        graph = self.graph
+        symbolic = self.symbolics.get(fn)
+        if graph.depth or symbolic is None or not graph.any_live(args, kwargs) or \
+                not symbolic.accepts(*args, **kwargs):
+            return fn.__wrapped__(*args, **kwargs)
+        graph.depth += 1
+        try:
+            out = fn.__wrapped__(*args, **kwargs)
+        finally:
+            graph.depth -= 1
+        symbolic(graph, out, *args, **kwargs)
+        return out
+
     def record_python_value(self, op: str, kind: str, tensors: tuple) -> None:
         """A live tensor's values leave the graph as a Python value: warn, as torch's
         tracer does, that the trace holds it as a constant."""

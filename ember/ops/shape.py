@@ -14,6 +14,7 @@ from .._memory_format import (check_format, contiguous_format, is_contiguous_as,
                               preserve_format)
 from .._cpu.transpose import contiguous as contiguous_array
 from .._modes import current as modes
+from .._recorded_call import recorded_call
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .indexing import Index, IndexPut, _named, index, put_into_zeros
@@ -301,6 +302,7 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes_ = swapdims_ = transpose_
 
 
+@recorded_call
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """input with dimensions start_dim .. end_dim merged into one (a view when possible)."""
     shape = input._data.shape

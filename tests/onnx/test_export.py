@@ -178,13 +178,11 @@ def test_mlp_gemm_dynamic_batch():
 def test_resnet_basic_blocks():
     proto = export_and_run(TinyResNet(), randn(2, 3, 16, 16), dynamic=True, batches=(3,))
     types = op_types(proto)
-    # ember's eval-mode batch_norm, adaptive_avg_pool2d and flatten are built from other
-    # ops, so they are exported as those (torch writes BatchNormalization,
-    # GlobalAveragePool, Flatten); export_and_run checked the values.
-    for op in ("Conv", "MaxPool", "Add", "Gemm"):
+    for op in ("Conv", "BatchNormalization", "MaxPool", "GlobalAveragePool", "Add", "Flatten",
+               "Gemm"):
         assert op in types
     names = {i.name for i in proto.graph.initializer}
-    assert {"stem.weight", "layer1.0.conv1.weight", "layer1.1.downsample.0.weight"} <= names
+    assert {"stem.weight", "layer1.0.bn1.running_mean", "layer1.1.downsample.0.weight"} <= names
 
 
 def test_mobilenet_inverted_residual():
@@ -308,10 +306,29 @@ def test_avg_pool_padding(count_include_pad):
 
 
 def test_adaptive_pool_divisible():
-    # values only: ember builds adaptive average pooling from a matmul, which is what is
-    # exported (torch writes AveragePool)
-    export_and_run(Lambda(lambda x: F.adaptive_avg_pool2d(x, 2) +
-                          F.adaptive_max_pool2d(x, 2)), randn(1, 2, 8, 8))
+    proto = export_and_run(Lambda(lambda x: F.adaptive_avg_pool2d(x, 2) +
+                                  F.adaptive_max_pool2d(x, 2)), randn(1, 2, 8, 8))
+    assert {"AveragePool", "MaxPool"} <= set(op_types(proto))
+
+
+@pytest.mark.parametrize("fn, nodes", [
+    (lambda x: F.adaptive_avg_pool2d(x, 3), None),      # 8 -> 3 does not divide
+    (lambda x: x.flatten(), ["Reshape"]), (lambda x: x.flatten(1, 2), ["Reshape"]),
+    (lambda x: x.flatten(1), ["Flatten"]),
+])
+def test_composites_not_written_whole(fn, nodes):
+    """Calls that torch's single nodes do not express are exported from their primitives."""
+    proto = export_and_run(Lambda(fn), randn(1, 2, 8, 8))
+    assert "AveragePool" not in op_types(proto) and "BatchNormalization" not in op_types(proto)
+    if nodes is not None:
+        assert op_types(proto) == nodes
+
+
+def test_training_mode_batch_norm_is_refused():
+    with pytest.raises(NotImplementedError, match="'batch_norm' has no ONNX mapping"):
+        ember.onnx.export(Lambda(lambda x: F.batch_norm(x, ember.zeros(2), ember.ones(2),
+                                                        training=True)),
+                          randn(1, 2, 4, 4), io.BytesIO())
 
 
 def test_conv_options():
