@@ -28,6 +28,14 @@ def _cast_method(name: str, dtype):
     return cast
 
 
+def _python_value(op: str, kind: str, *tensors) -> None:
+    """Tell the recorder, if it asks (the exporter does), that `op` turns tensors into a
+    Python value (`kind`: number, boolean, list)."""
+    record = getattr(modes().recorder, "record_python_value", None)
+    if record is not None:
+        record(op, kind, tensors)
+
+
 class Tensor(StorageMethods):
     """A multi-dimensional array with autograd, stored in one NumPy array (`_data`).
 
@@ -377,6 +385,10 @@ class Tensor(StorageMethods):
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
+        _python_value("item", "number", self)
+        return self._item()
+
+    def _item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
@@ -386,21 +398,23 @@ class Tensor(StorageMethods):
 
     def tolist(self):
         """The tensor's values as (nested) Python lists of Python numbers."""
+        _python_value("tolist", "list", self)
         data = self._data
         if data.dtype == _dtype.bfloat16.numpy:
             data = data.astype(np.float32)
         return data.tolist()
 
-    def _python_scalar(self):
+    def _python_scalar(self, op: str):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return self.item()
+        _python_value(op, "number", self)
+        return self._item()
 
     def __float__(self) -> float:
-        return float(self._python_scalar())
+        return float(self._python_scalar("float"))
 
     def __int__(self) -> int:
-        return int(self._python_scalar())
+        return int(self._python_scalar("int"))
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -409,13 +423,14 @@ class Tensor(StorageMethods):
         return int(self.item())
 
     def __complex__(self) -> complex:
-        return complex(self._python_scalar())
+        return complex(self._python_scalar("complex"))
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
             amount = "no values" if self._data.size == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
-        return bool(self.item())
+        _python_value("bool", "boolean", self)
+        return bool(self._item())
 
     def __len__(self) -> int:
         if self._data.ndim == 0:

@@ -14,7 +14,13 @@ from typing import Any, Callable, Final, NamedTuple  # noqa: F401  (Final: torch
 
 __all__ = ["script", "trace", "trace_module", "is_scripting", "is_tracing", "annotate",
            "ignore", "unused", "export", "interface", "Final", "Attribute", "save", "load",
-           "freeze", "optimize_for_inference"]
+           "freeze", "optimize_for_inference", "TracerWarning"]
+
+
+class TracerWarning(Warning):
+    """Warned while tracing (ember: while ember.onnx.export records a model) when the
+    trace may not generalize, e.g. a tensor computed from the inputs became a Python
+    value and is recorded as a constant."""
 
 
 def is_scripting() -> bool:

@@ -93,7 +93,7 @@ class Function(Node):
     def apply(cls, *args, **kwargs):
         modes = current_modes()
         if modes.recorder is not None and modes.recorder.wants():
-            return modes.recorder.time_op(cls, args, kwargs)
+            return modes.recorder.record_op(cls, args, kwargs)
         ctx = _new(cls)
         if cls._arrays_in:
             # One pass finds an input to record and unwraps the arrays forward takes (a

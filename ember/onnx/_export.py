@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import enum
 import os
-import sys
 
 import numpy as np
 
@@ -11,7 +10,9 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import _trace
 from ._symbolic import SYMBOLICS
-from . import _symbolic_rnn  # noqa: F401  (registers the recurrent layers' symbolics)
+from ._symbolic_rnn import whole_layers
+# imported for the symbolics they register
+from . import _symbolic_composite, _symbolic_nondifferentiable  # noqa: F401
 
 DEFAULT_OPSET = 17
 SUPPORTED_OPSETS = range(13, 21)
@@ -35,86 +36,6 @@ _EXPORTING = [False]
 
 def is_in_onnx_export() -> bool:
     return _EXPORTING[0]
-
-
-# -------------------------------------------------------------------- the op table
-_TENSOR_CONVERSIONS = ("to", "type", "float", "double", "half", "bfloat16", "long", "int",
-                       "short", "char", "byte", "bool", "detach", "cpu", "cuda")
-_NOT_OPS = {"requires_grad_", "share_memory_", "apply_", "detach_"}
-
-
-def _op_table() -> dict:
-    """original function -> (public name, symbolic function or None, signature source).
-
-    Every public op gets an entry: the ones without a symbolic function raise a clear
-    error when a traced model calls them on live tensors."""
-    from ..nn import functional as F
-    from ..nn.modules.rnn import RNNBase
-    from ..nn.utils import rnn as rnn_utils
-    from ..ops import indexing, joining, linalg, pointwise, reduction, shape, sorting
-    table = {}
-
-    def add(name, fn, namespace, prefix=""):
-        """Enter fn; an in-place `name_` without its own mapping records as `name`, bound
-        with the out-of-place function's signature."""
-        if not callable(fn) or isinstance(fn, type) or fn in table:
-            return
-        handler = SYMBOLICS.get(prefix + name, SYMBOLICS.get(name))
-        sig_fn = fn
-        base = namespace.get(name[:-1]) if name.endswith("_") else None
-        if handler is None and base is not None:
-            handler = SYMBOLICS.get(prefix + name[:-1], SYMBOLICS.get(name[:-1]))
-            sig_fn = base
-        table[fn] = (name, handler, sig_fn)
-
-    for module in (pointwise, reduction, shape, joining, indexing, linalg, sorting):
-        for name in [*getattr(module, "__all__", ()), *getattr(module, "METHODS", ())]:
-            add(name, getattr(module, name, None), vars(module))
-    add("getitem", indexing.getitem, {})
-    add("setitem", indexing.setitem, {})
-    # Recorded as whole layers: ember runs them as fused primitives (see _symbolic_rnn.py).
-    add("nn.RNNBase.forward", RNNBase.forward, {})
-    add("pack_padded_sequence", rnn_utils.pack_padded_sequence, {})
-    add("pad_packed_sequence", rnn_utils.pad_packed_sequence, {})
-    for name in dir(F):
-        fn = getattr(F, name)
-        if getattr(fn, "__module__", "").startswith("ember.nn.functional"):
-            add(name, fn, vars(F), prefix="F.")
-    methods = vars(Tensor)
-    for name in _TENSOR_CONVERSIONS:
-        add(name, methods[name], methods, prefix="Tensor.")
-    for name, fn in list(methods.items()):
-        if name.endswith("_") and not name.startswith("_") and name not in _NOT_OPS:
-            add(name, fn, methods)
-    return table
-
-
-def _operators() -> dict:
-    """Tensor's arithmetic operators re-routed through the (patched) public ops, so that
-    `x + y` and `2 - x` are recorded like `ember.add(x, y)` and `ember.sub(2, x)` however
-    the operators are bound for speed."""
-    from ..ops import creation, linalg, pointwise
-
-    def forward(module, name):
-        return lambda self, other: getattr(module, name)(self, other)
-
-    def reflected(module, name):
-        def method(self, other):
-            if not isinstance(other, Tensor):
-                other = creation.scalar_tensor_like(other, self)
-            return getattr(module, name)(other, self)
-        return method
-
-    ops = {"add": pointwise, "sub": pointwise, "mul": pointwise, "truediv": pointwise,
-           "floordiv": pointwise, "pow": pointwise, "matmul": linalg, "mod": pointwise}
-    names = {"truediv": "div", "floordiv": "floor_divide", "mod": "remainder"}
-    table = {}
-    for op, module in ops.items():
-        table[f"__{op}__"] = forward(module, names.get(op, op))
-        table[f"__r{op}__"] = reflected(module, names.get(op, op))
-    table["__radd__"] = table["__add__"]
-    table["__rmul__"] = table["__mul__"]
-    return table
 
 
 # -------------------------------------------------------------------- argument handling
@@ -166,14 +87,6 @@ def _dim_names(dynamic_axes: dict | None) -> dict:
     return result
 
 
-def _model_modules(model) -> list:
-    """The Python modules that define the model's classes (their globals may hold direct
-    references to ember ops, e.g. `from ember.nn.functional import relu`)."""
-    owners = [type(m).__module__ for m in model.modules()] if hasattr(model, "modules") \
-        else [getattr(model, "__module__", None)]
-    return [sys.modules.get(name) for name in dict.fromkeys(owners) if name]
-
-
 # -------------------------------------------------------------------- export
 def export(model, args=(), f=None, export_params: bool = True, verbose: bool = False,
            training=TrainingMode.EVAL, input_names=None, output_names=None,
@@ -189,8 +102,8 @@ def export(model, args=(), f=None, export_params: bool = True, verbose: bool = F
     """Export `model` to the ONNX file (path or binary file object) `f` by running it once
     on `args` and recording the ember ops it calls.
 
-    As torch's TorchScript-based exporter: control flow is frozen to the path the example
-    took, and sizes read from tensors (`x.size(1)`) become constants, except that a
+    As torch's TorchScript-based exporter: the primitives the model runs are recorded (on
+    this thread only), control flow is frozen to the path the example took, and sizes read from tensors (`x.size(1)`) become constants, except that a
     reshape or expand keeps the input's own leading sizes dynamic. Constant subexpressions
     (ops on parameters only) are computed once and stored as initializers.
     """
@@ -256,9 +169,9 @@ def _trace_model(model, args: tuple, kwargs: dict, opset: int, training, fold: b
         model.eval()
     _EXPORTING[0] = True
     try:
-        with _trace.recording(graph, _op_table(), _operators(),
-                              _model_modules(model)), \
-                _trace.module_scopes(graph, model), no_grad():
+        # The layers' hooks go first: a layer's nodes are written inside its scope.
+        with whole_layers(graph, model), _trace.module_scopes(graph, model), no_grad(), \
+                _trace.tracing(graph, SYMBOLICS):
             result = model(*args, **kwargs)
     finally:
         _EXPORTING[0] = False
@@ -312,7 +225,9 @@ def _to_onnx(onnx, graph, inputs, outputs, input_names, output_names, dims, opse
         if initializers_as_inputs:
             graph_inputs.append(helper.make_tensor_value_info(
                 name, _trace.onnx_type(array.dtype), list(array.shape)))
-    onnx_nodes = [helper.make_node(op, renamed(ins), renamed(outs), name=name, **attrs)
+    onnx_nodes = [helper.make_node(op, renamed(ins), renamed(outs), name=name,
+                                   **{k: numpy_helper.from_array(v) if isinstance(v, np.ndarray)
+                                      else v for k, v in attrs.items()})
                   for op, ins, outs, name, attrs in nodes]
     main = helper.make_graph(onnx_nodes, "main_graph", graph_inputs, graph_outputs,
                              initializers)

@@ -1,11 +1,10 @@
-"""Symbolic functions: how each ember op is written as ONNX nodes.
+"""Symbolic functions: how each ember primitive is written as ONNX nodes.
 
-A symbolic function `fn(g, a, out)` receives the Graph being recorded, the op's bound
-arguments by parameter name (`a.input`, `a.weight`, `a.stride` ...) and the op's result
-`out` (already computed by ember, so its shape and dtype are known). It appends nodes with
-`g.op(...)`, naming the node outputs after `out`. Register it under the op's public
-name(s): "add" is `ember.add` (also `Tensor.add` and `+`), "F.relu" is
-`ember.nn.functional.relu`, "Tensor.to" a method defined on Tensor itself.
+A symbolic function `fn(g, out, *args)` receives the Graph being recorded, the
+primitive's result `out` (already computed by ember, so its shape and dtype are known)
+and the arguments its Function's `apply` was called with (`Add.apply(a, b, alpha)` gives
+`fn(g, out, a, b, alpha)`). It appends nodes with `g.op(...)`, naming the node outputs
+after `out`. `@symbolic(Add, Sub)` registers it for those Function classes.
 
 Shapes of the traced example become constants except where ONNX can copy a dimension
 from the input (Reshape's 0, Expand's 1), so a dynamic batch axis survives
@@ -17,19 +16,24 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor
 from .. import _dtype
+from .._tensor import Tensor
+from ..nn.functional import activation, conv, normalization, pooling
+from ..nn.functional import sparse
+from ..nn.functional.linear import _LinearFn
+from ..ops import indexing, joining, linalg, padding, pointwise, reduction, shape, softmax
+from ._trace import onnx_type
 
-SYMBOLICS = {}      # public name -> symbolic function
+SYMBOLICS = {}      # Function class -> symbolic function
 
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min
 
 
-def symbolic(*names):
+def symbolic(*functions):
     def register(fn):
-        for name in names:
-            SYMBOLICS[name] = fn
+        for function in functions:
+            SYMBOLICS[function] = fn
         return fn
     return register
 
@@ -38,148 +42,118 @@ def _dt(t: Tensor) -> np.dtype:
     return t._data.dtype
 
 
-def _tuple(value, n: int) -> list:
-    return list(value) if isinstance(value, (tuple, list)) else [value] * n
-
-
-def _dims(args) -> list:
-    """`*shape` arguments: view(2, 3) and view((2, 3)) alike."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = args[0]
-    return [int(a) for a in args]
-
-
 def _wrap(dim: int, ndim: int) -> int:
     return dim + ndim if dim < 0 else dim
 
 
-def _dim_list(dim, ndim: int) -> list | None:
-    if dim is None or dim == ():
-        return None
-    return sorted(_wrap(d, ndim) for d in _tuple(dim, 1))
+def _unsupported(name: str, value) -> None:
+    raise NotImplementedError(f"ember.onnx.export: {name}={value!r} is not supported")
 
 
 # ---------------------------------------------------------------- pointwise
 def _unary(onnx_op: str):
-    def fn(g, a, out):
-        g.op(onnx_op, [g.name(a.input, _dt(out))], out)
+    def fn(g, out, x):
+        g.op(onnx_op, [g.name(x, _dt(out))], out)
     return fn
 
 
-for _name, _op in {"neg": "Neg", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "abs": "Abs",
-                   "sigmoid": "Sigmoid", "tanh": "Tanh", "relu": "Relu", "erf": "Erf",
-                   "sin": "Sin", "cos": "Cos", "reciprocal": "Reciprocal", "floor": "Floor",
-                   "ceil": "Ceil", "round": "Round", "sign": "Sign",
-                   "logical_not": "Not", "F.softsign": "Softsign"}.items():
-    symbolic(_name, "F." + _name)(_unary(_op))
+for _op, _onnx_op in {pointwise.exp: "Exp", pointwise.log: "Log", pointwise.sqrt: "Sqrt",
+                      pointwise.abs: "Abs", pointwise.sigmoid: "Sigmoid",
+                      pointwise.tanh: "Tanh", pointwise.erf: "Erf", pointwise.sin: "Sin",
+                      pointwise.cos: "Cos", pointwise.reciprocal: "Reciprocal",
+                      pointwise.floor: "Floor", pointwise.ceil: "Ceil",
+                      pointwise.sign: "Sign"}.items():
+    symbolic(_op.Function)(_unary(_onnx_op))
+symbolic(pointwise.Neg)(_unary("Neg"))
+symbolic(activation._Relu, pointwise.relu.Function)(_unary("Relu"))
 
 
-@symbolic("rsqrt")
-def rsqrt(g, a, out):
-    g.op("Reciprocal", [g.op("Sqrt", [g.name(a.input, _dt(out))])], out)
+@symbolic(pointwise.rsqrt.Function)
+def rsqrt(g, out, x):
+    g.op("Reciprocal", [g.op("Sqrt", [g.name(x, _dt(out))])], out)
 
 
-def _binary(onnx_op: str, common_type: bool = False):
-    """Elementwise binary op; comparisons compute in the operands' common type."""
-    def fn(g, a, out):
-        dtype = _dtype.result_type(a.input, a.other).numpy if common_type else _dt(out)
-        other = g.name(a.other, dtype)
-        if getattr(a, "alpha", 1) != 1:
-            other = g.op("Mul", [other, g.name(a.alpha, dtype)])
-        g.op(onnx_op, [g.name(a.input, dtype), other], out)
+def _binary(onnx_op: str):
+    """Elementwise binary op computing in the result's dtype; `alpha` scales the second
+    operand (add and sub)."""
+    def fn(g, out, a, b, alpha=1):
+        other = g.name(b, _dt(out))
+        if alpha != 1:
+            other = g.op("Mul", [other, g.name(alpha, _dt(out))])
+        g.op(onnx_op, [g.name(a, _dt(out)), other], out)
     return fn
 
 
-for _name, _op in {"add": "Add", "sub": "Sub", "mul": "Mul", "maximum": "Max",
-                   "minimum": "Min", "matmul": "MatMul"}.items():
-    symbolic(_name)(_binary(_op))
-for _name, _op in {"eq": "Equal", "lt": "Less", "le": "LessOrEqual", "gt": "Greater",
-                   "ge": "GreaterOrEqual"}.items():
-    symbolic(_name)(_binary(_op, common_type=True))
-symbolic("mm", "bmm")(lambda g, a, out: g.op(
-    "MatMul", [g.name(a.input, _dt(out)), g.name(a.mat2, _dt(out))], out))
+for _function, _onnx_op in {pointwise.Add: "Add", pointwise.Sub: "Sub", pointwise.Mul: "Mul",
+                            pointwise.Pow: "Pow", pointwise.maximum.Function: "Max",
+                            pointwise.minimum.Function: "Min", linalg.MatMul: "MatMul"}.items():
+    symbolic(_function)(_binary(_onnx_op))
 
 
-@symbolic("ne")
-def ne(g, a, out):
-    dtype = _dtype.result_type(a.input, a.other).numpy
-    g.op("Not", [g.op("Equal", [g.name(a.input, dtype), g.name(a.other, dtype)])], out)
-
-
-@symbolic("div")
-def div(g, a, out):
-    if a.rounding_mode is not None:
+@symbolic(pointwise.Div)
+def div(g, out, a, b, rounding_mode=None):
+    if rounding_mode is not None:
         raise NotImplementedError(
-            f"ember.onnx.export: div with rounding_mode='{a.rounding_mode}' is not supported")
-    g.op("Div", [g.name(a.input, _dt(out)), g.name(a.other, _dt(out))], out)
+            f"ember.onnx.export: div with rounding_mode='{rounding_mode}' is not supported")
+    g.op("Div", [g.name(a, _dt(out)), g.name(b, _dt(out))], out)
 
 
-@symbolic("pow")
-def pow(g, a, out):
-    g.op("Pow", [g.name(a.input, _dt(out)), g.name(a.exponent, _dt(out))], out)
-
-
-@symbolic("clamp", "clip")
-def clamp(g, a, out):
-    x = g.name(a.input, _dt(out))
-    if isinstance(a.min, Tensor) or isinstance(a.max, Tensor):
-        for bound, op_type in ((a.min, "Max"), (a.max, "Min")):
+@symbolic(pointwise.binary.Clamp)
+def clamp(g, out, x, lo, hi):
+    x = g.name(x, _dt(out))
+    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        for bound, op_type in ((lo, "Max"), (hi, "Min")):
             if bound is not None:
                 x = g.op(op_type, [x, g.name(bound, _dt(out))])
         g.op("Identity", [x], out)
         return
-    bounds = ["" if b is None else g.name(b, _dt(out)) for b in (a.min, a.max)]
+    bounds = ["" if b is None else g.name(b, _dt(out)) for b in (lo, hi)]
     g.op("Clip", [x, *bounds], out)
 
 
-@symbolic("where")
-def where(g, a, out):
-    if a.input is None:
-        raise NotImplementedError("ember.onnx.export: operator 'where' with one argument "
-                                  "has no ONNX mapping")
-    g.op("Where", [g.name(a.condition, np.bool_), g.name(a.input, _dt(out)),
-                   g.name(a.other, _dt(out))], out)
+@symbolic(pointwise.Where)
+def where(g, out, condition, x, y):
+    g.op("Where", [g.name(condition, np.bool_), g.name(x, _dt(out)), g.name(y, _dt(out))],
+         out)
 
 
-@symbolic("masked_fill")
-def masked_fill(g, a, out):
-    g.op("Where", [g.name(a.mask, np.bool_), g.name(a.value, _dt(out)),
-                   g.name(a.input, _dt(out))], out)
+# ---------------------------------------------------------------- copies and casts
+@symbolic(pointwise.Clone)
+def clone(g, out, x, memory_format=None):
+    g.alias(out, x)
 
 
-# ---------------------------------------------------------------- casts and aliases
-@symbolic("contiguous", "clone", "Tensor.detach", "Tensor.cpu", "Tensor.cuda")
-def alias(g, a, out):
-    g.alias(out, a.input if hasattr(a, "input") else a.self)
-
-
-@symbolic("Tensor.to", "Tensor.type", "Tensor.float", "Tensor.double", "Tensor.half",
-          "Tensor.long", "Tensor.int", "Tensor.bool", "Tensor.short", "Tensor.byte",
-          "Tensor.char", "Tensor.bfloat16")
-def cast(g, a, out):
-    if not isinstance(out, Tensor):          # x.type() returns the type name
-        return
-    g.bind(out, g.name(a.self, _dt(out)))
+@symbolic(pointwise.ToCopy)
+def to_copy(g, out, x, dtype, memory_format):
+    g.bind(out, g.name(x, _dt(out)))
 
 
 # ---------------------------------------------------------------- reductions
 def _reduce(onnx_op: str):
-    def fn(g, a, out):
-        x = g.name(a.input, _dt(out))
-        g.reduce(onnx_op, x, _dim_list(a.dim, a.input.ndim), a.keepdim, out)
+    def fn(g, out, x, axes, keepdim, *rest):
+        axes = None if axes is None else sorted(_wrap(d, x.ndim) for d in axes)
+        g.reduce(onnx_op, g.name(x, _dt(out)), axes, keepdim, out)
     return fn
 
 
-for _name, _op in {"mean": "ReduceMean", "sum": "ReduceSum", "amax": "ReduceMax",
-                   "amin": "ReduceMin"}.items():
-    symbolic(_name)(_reduce(_op))
+symbolic(reduction.Mean)(_reduce("ReduceMean"))
+symbolic(reduction.Sum)(_reduce("ReduceSum"))
+
+
+@symbolic(reduction.Extremum)
+def extremum(g, out, x, fn, axes, keepdim, nan_shared):
+    ops = {np.amax: "ReduceMax", np.amin: "ReduceMin"}
+    if fn not in ops:
+        raise NotImplementedError(f"ember.onnx.export: operator '{fn.__name__}' has no ONNX "
+                                  "mapping")
+    _reduce(ops[fn])(g, out, x, axes, keepdim)
 
 
 # ---------------------------------------------------------------- shapes
-def _reshape_target(shape: list, in_shape: tuple) -> list:
+def _reshape_target(shape, in_shape: tuple) -> list:
     """Reshape target with 0 ('copy the input's dim') for the leading dims that keep their
     input size, so those dims may differ at run time (a dynamic batch axis)."""
-    target = list(shape)
+    target = [int(s) for s in shape]
     for i, (want, have) in enumerate(zip(target, in_shape)):
         if want != have:
             break
@@ -188,149 +162,91 @@ def _reshape_target(shape: list, in_shape: tuple) -> list:
     return target
 
 
-def _reshape(g, x: Tensor, shape: list, out) -> None:
-    g.op("Reshape", [g.name(x), g.ints(_reshape_target(shape, x.shape))], out)
+@symbolic(shape.View, shape.CopyReshape)
+def view(g, out, x, new_shape):
+    g.op("Reshape", [g.name(x), g.ints(_reshape_target(out.shape, x.shape))], out)
 
 
-@symbolic("view", "reshape")
-def view(g, a, out):
-    _reshape(g, a.input, _dims(a.shape), out)
-
-
-@symbolic("view_as", "reshape_as")
-def view_as(g, a, out):
-    if g.is_live(a.other):
-        g.op("Reshape", [g.name(a.input), g.op("Shape", [g.name(a.other)])], out)
-    else:
-        _reshape(g, a.input, list(a.other.shape), out)
-
-
-@symbolic("flatten")
-def flatten(g, a, out):
-    ndim = a.input.ndim
-    start, end = _wrap(a.start_dim, max(ndim, 1)), _wrap(a.end_dim, max(ndim, 1))
-    if ndim >= 2 and start == 1 and end == ndim - 1:
-        g.op("Flatten", [g.name(a.input)], out, axis=1)
-        return
-    shape = list(a.input.shape)
-    _reshape(g, a.input, shape[:start] + [-1] + shape[end + 1:], out)
-
-
-@symbolic("squeeze")
-def squeeze(g, a, out):
-    ndim = a.input.ndim
-    dims = range(ndim) if a.dim is None else [_wrap(d, ndim) for d in _tuple(a.dim, 1)]
-    axes = [d for d in dims if a.input.shape[d] == 1]
-    if not axes:
-        g.alias(out, a.input)
-        return
-    g.op("Squeeze", [g.name(a.input), g.ints(axes)], out)
-
-
-@symbolic("unsqueeze")
-def unsqueeze(g, a, out):
-    g.op("Unsqueeze", [g.name(a.input), g.ints([_wrap(a.dim, out.ndim)])], out)
-
-
-@symbolic("transpose", "swapaxes", "swapdims")
-def transpose(g, a, out):
-    dim0, dim1 = (a.dim0, a.dim1) if hasattr(a, "dim0") else (a.axis0, a.axis1)
-    ndim = a.input.ndim
-    perm = list(range(ndim))
-    if ndim:
-        i, j = _wrap(dim0, ndim), _wrap(dim1, ndim)
+@symbolic(shape.Transpose)
+def transpose(g, out, x, dim0, dim1):
+    perm = list(range(x.ndim))
+    if x.ndim:
+        i, j = _wrap(dim0, x.ndim), _wrap(dim1, x.ndim)
         perm[i], perm[j] = perm[j], perm[i]
-    g.op("Transpose", [g.name(a.input)], out, perm=perm)
-
-
-@symbolic("permute")
-def permute(g, a, out):
-    ndim = a.input.ndim
-    g.op("Transpose", [g.name(a.input)], out, perm=[_wrap(d, ndim) for d in _dims(a.dims)])
-
-
-@symbolic("t")
-def t(g, a, out):
-    if a.input.ndim < 2:
-        g.alias(out, a.input)
+    if perm == sorted(perm):
+        g.alias(out, x)
     else:
-        g.op("Transpose", [g.name(a.input)], out, perm=[1, 0])
+        g.op("Transpose", [g.name(x)], out, perm=perm)
 
 
-def _expand_target(sizes: list, in_shape: tuple) -> list:
+@symbolic(shape.Permute)
+def permute(g, out, x, dims):
+    g.op("Transpose", [g.name(x)], out, perm=[_wrap(d, x.ndim) for d in dims])
+
+
+def _expand_target(sizes, in_shape: tuple) -> list:
     """Expand's target with 1 wherever the input's own size is kept (Expand broadcasts 1)."""
     offset = len(sizes) - len(in_shape)
-    return [1 if i >= offset and (s == -1 or s == in_shape[i - offset]) else s
+    return [1 if i >= offset and (s == -1 or s == in_shape[i - offset]) else int(s)
             for i, s in enumerate(sizes)]
 
 
-@symbolic("expand")
-def expand(g, a, out):
-    target = _expand_target(_dims(a.sizes), a.input.shape)
-    g.op("Expand", [g.name(a.input), g.ints(target)], out)
+@symbolic(shape.Expand)
+def expand(g, out, x, sizes):
+    g.op("Expand", [g.name(x), g.ints(_expand_target(out.shape, x.shape))], out)
 
 
-@symbolic("expand_as", "broadcast_to")
-def expand_as(g, a, out):
-    other = getattr(a, "other", None)
-    shape = g.op("Shape", [g.name(other)]) if g.is_live(other) else \
-        g.ints(_expand_target(list(out.shape), a.input.shape))
-    g.op("Expand", [g.name(a.input), shape], out)
+@symbolic(shape.Flip)
+def flip(g, out, x, dims):
+    axes = [_wrap(d, x.ndim) for d in dims]
+    n = len(axes)
+    g.op("Slice", [g.name(x), g.ints([-1] * n), g.ints([INT64_MIN] * n), g.ints(axes),
+                   g.ints([-1] * n)], out)
 
 
-@symbolic("cat", "concat", "concatenate")
-def cat(g, a, out):
-    inputs = [g.name(t, _dt(out)) for t in a.tensors if t.numel() or t.ndim > 1]
-    g.op("Concat", inputs, out, axis=_wrap(a.dim if hasattr(a, "dim") else a.axis, out.ndim))
+@symbolic(joining.Cat)
+def cat(g, out, dim, *tensors):
+    inputs = [g.name(t, _dt(out)) for t in tensors if t.numel() or t.ndim > 1]
+    g.op("Concat", inputs, out, axis=_wrap(dim, out.ndim))
 
 
-@symbolic("stack")
-def stack(g, a, out):
-    dim = _wrap(a.dim, out.ndim)
-    axes = g.ints([dim])
-    parts = [g.op("Unsqueeze", [g.name(t, _dt(out)), axes]) for t in a.tensors]
-    g.op("Concat", parts, out, axis=dim)
+@symbolic(joining.Split)
+def split(g, out, x, dim, bounds):
+    dim = _wrap(dim, x.ndim)
+    covered = bounds[0][0] == 0 and bounds[-1][1] == x.shape[dim] and all(
+        b == a for (_, b), (a, _) in zip(bounds, bounds[1:]))
+    if covered:
+        g.op("Split", [g.name(x), g.ints([b - a for a, b in bounds])], list(out), axis=dim)
+        return
+    for (start, stop), o in zip(bounds, out):
+        g.op("Slice", [g.name(x), g.ints([start]), g.ints([stop]), g.ints([dim])], o)
 
 
-@symbolic("split", "chunk", "tensor_split")
-def split(g, a, out):
-    x = a.tensor if hasattr(a, "tensor") else a.input
-    dim = _wrap(a.dim, x.ndim)
-    g.op("Split", [g.name(x), g.ints([o.shape[dim] for o in out])], list(out), axis=dim)
-
-
-@symbolic("unbind")
-def unbind(g, a, out):
-    dim = _wrap(a.dim, a.input.ndim)
-    parts = g.op("Split", [g.name(a.input), g.ints([1] * len(out))], len(out), axis=dim)
+@symbolic(joining.Unbind)
+def unbind(g, out, x, dim):
+    dim = _wrap(dim, x.ndim)
+    parts = g.op("Split", [g.name(x), g.ints([1] * len(out))], len(out), axis=dim)
     for part, o in zip(parts, out):
         g.op("Squeeze", [part, g.ints([dim])], o)
 
 
-@symbolic("getitem")
-def getitem(g, a, out):
+@symbolic(indexing.BasicIndex)
+def basic_index(g, out, x, key):
     """Basic indexing (ints, slices, None, Ellipsis): Slice, then Gather per int, then
     Unsqueeze for each None."""
-    key = a.key if isinstance(a.key, tuple) else (a.key,)
-    if any(not (k is None or k is Ellipsis or isinstance(k, (int, slice))) or
-           isinstance(k, bool) for k in key):
-        raise NotImplementedError("ember.onnx.export: operator 'getitem' with a tensor, list "
-                                  "or bool index has no ONNX mapping")
+    key = key if isinstance(key, tuple) else (key,)
     consumed = sum(k is not None and k is not Ellipsis for k in key)
     if Ellipsis in key:
         at = key.index(Ellipsis)
-        key = key[:at] + (slice(None),) * (a.input.ndim - consumed) + key[at + 1:]
-    x = g.name(a.input)
+        key = key[:at] + (slice(None),) * (x.ndim - consumed) + key[at + 1:]
+    value = g.name(x)
     starts, ends, axes, steps, picks, new_axes = [], [], [], [], [], []
     dim = out_dim = 0
     for k in key:
         if k is None:
             new_axes.append(out_dim)
             out_dim += 1
-        elif isinstance(k, int):
-            picks.append((dim, k))
-            dim += 1
-        else:
+        elif isinstance(k, slice):
             step = 1 if k.step is None else k.step
             if k != slice(None) and k != slice(None, None, 1):
                 lo_default, hi_default = (0, INT64_MAX) if step > 0 else (INT64_MAX, INT64_MIN)
@@ -340,228 +256,181 @@ def getitem(g, a, out):
                 steps.append(step)
             dim += 1
             out_dim += 1
+        else:
+            picks.append((dim, int(k)))
+            dim += 1
     if axes:
-        x = g.op("Slice", [x, g.ints(starts), g.ints(ends), g.ints(axes), g.ints(steps)])
+        value = g.op("Slice", [value, g.ints(starts), g.ints(ends), g.ints(axes),
+                               g.ints(steps)])
     for d, index in reversed(picks):
-        x = g.op("Gather", [x, g.const(index, np.int64)], axis=d)
+        value = g.op("Gather", [value, g.const(index, np.int64)], axis=d)
     if new_axes:
-        x = g.op("Unsqueeze", [x, g.ints(new_axes)])
-    g.bind(out, x)
+        value = g.op("Unsqueeze", [value, g.ints(new_axes)])
+    g.bind(out, value)
+
+
+@symbolic(indexing.IndexPut)
+def index_put(g, out, x, key, value, accumulate=False):
+    """Writing through a boolean mask of x's shape (masked_fill): a Where."""
+    mask = key._data if isinstance(key, Tensor) else key
+    if accumulate or not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and
+                          mask.shape == tuple(x.shape)):
+        raise NotImplementedError("ember.onnx.export: operator 'IndexPut' other than "
+                                  "masked_fill has no ONNX mapping")
+    if not g.is_live(mask):     # a constant mask broadcast to x: keep its own shape
+        mask = mask[tuple(slice(0, 1) if stride == 0 else slice(None)
+                          for stride in mask.strides)]
+    g.op("Where", [g.name(mask, np.bool_), g.name(value, _dt(out)), g.name(x, _dt(out))], out)
+
+
+@symbolic(padding.ConstantPad)
+def constant_pad(g, out, x, pads, value):
+    ends = [p[0] for p in pads] + [p[1] for p in pads]
+    g.op("Pad", [g.name(x), g.ints(ends), g.name(value, _dt(out))], out, mode="constant")
 
 
 # ---------------------------------------------------------------- nn.functional: layers
-@symbolic("F.linear")
-def linear(g, a, out):
-    x, w = g.name(a.input), g.name(a.weight)
-    b = g.name(a.bias) if a.bias is not None else None
-    if a.input.ndim == 2:
-        g.op("Gemm", [x, w] + ([b] if b else []), out, transB=1)
+@symbolic(_LinearFn)
+def linear(g, out, x, weight, bias=None):
+    inputs = [g.name(x), g.name(weight)]
+    b = g.name(bias) if bias is not None else None
+    if x.ndim == 2:
+        g.op("Gemm", inputs + ([b] if b else []), out, transB=1)
         return
-    y = g.op("MatMul", [x, g.op("Transpose", [w], perm=[1, 0])], None if b else out)
+    y = g.op("MatMul", [inputs[0], g.op("Transpose", [inputs[1]], perm=[1, 0])],
+             None if b else out)
     if b:
         g.op("Add", [y, b], out)
 
 
-def _conv_pads(padding, weight: Tensor, dilation: list, n: int) -> list:
-    """ONNX pads (all begins, then all ends) for torch's padding argument."""
-    if padding == "valid":
-        return [0] * 2 * n
-    if padding == "same":
-        total = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
-        return [t // 2 for t in total] + [t - t // 2 for t in total]
-    return _tuple(padding, n) * 2
+def _window_attrs(geo, kernel) -> dict:
+    """ONNX attributes of a sliding window: (before, after) pads become all befores, then
+    all afters."""
+    return {"kernel_shape": list(kernel), "strides": list(geo.stride),
+            "pads": [p[0] for p in geo.pads] + [p[1] for p in geo.pads]}
 
 
-@symbolic("F.conv1d", "F.conv2d", "F.conv3d")
-def conv(g, a, out):
-    n = a.weight.ndim - 2
-    if a.input.ndim != n + 2:
-        raise NotImplementedError("ember.onnx.export: unbatched convolution input is not "
-                                  "supported; add a batch dimension")
-    dilation = _tuple(a.dilation, n)
-    inputs = [g.name(a.input), g.name(a.weight)]
-    if a.bias is not None:
-        inputs.append(g.name(a.bias))
-    g.op("Conv", inputs, out, kernel_shape=list(a.weight.shape[2:]), strides=_tuple(a.stride, n),
-         pads=_conv_pads(a.padding, a.weight, dilation, n), dilations=dilation, group=a.groups)
+@symbolic(conv.Conv)
+def convolution(g, out, x, weight, bias, geo):
+    inputs = [g.name(x), g.name(weight)] + ([g.name(bias)] if bias is not None else [])
+    g.op("Conv", inputs, out, dilations=list(geo.dilation), group=geo.groups,
+         **_window_attrs(geo, weight.shape[2:]))
 
 
-def _pool_attrs(a, n: int) -> dict:
-    kernel = _tuple(a.kernel_size, n)
-    stride = kernel if a.stride is None or a.stride == [] else _tuple(a.stride, n)
-    return {"kernel_shape": kernel, "strides": stride, "pads": _tuple(a.padding, n) * 2,
-            "ceil_mode": int(a.ceil_mode)}
+@symbolic(pooling.WindowSelect)
+def max_pool(g, out, x, arg, kernel, geo, out_size, selected=None):
+    g.op("MaxPool", [g.name(x)], out, dilations=list(geo.dilation), **_window_attrs(geo, kernel))
 
 
-def _unsupported(name: str, value) -> None:
-    raise NotImplementedError(f"ember.onnx.export: {name}={value!r} is not supported")
+@symbolic(pooling.WindowSum)
+def window_sum(g, out, x, kernel, geo, out_size):
+    """The sum over each zero-padded window: its mean over the whole window, times its size."""
+    if any(d != 1 for d in geo.dilation):
+        _unsupported("dilation", list(geo.dilation))
+    mean = g.op("AveragePool", [g.name(x)], count_include_pad=1, **_window_attrs(geo, kernel))
+    g.op("Mul", [mean, g.name(math.prod(kernel), _dt(out))], out)
 
 
-@symbolic("F.max_pool1d", "F.max_pool2d", "F.max_pool3d")
-def max_pool(g, a, out):
-    if a.return_indices:
-        _unsupported("return_indices", True)
-    n = a.input.ndim - 2
-    g.op("MaxPool", [g.name(a.input)], out, dilations=_tuple(a.dilation, n),
-         **_pool_attrs(a, n))
+@symbolic(pooling.Gather)
+def picked_max(g, out, x, indices, out_shape):
+    """The maxima of adaptive max pooling: a MaxPool when the sizes divide (checked against
+    the values ember picked, since other poolings pick by index too)."""
+    spatial, sizes = tuple(x.shape[2:]), tuple(out_shape[2:])
+    if any(s % o for s, o in zip(spatial, sizes)):
+        raise NotImplementedError(
+            f"ember.onnx.export: adaptive pooling from {list(spatial)} to {list(sizes)} (sizes "
+            "that do not divide) has no ONNX mapping")
+    kernel = [s // o for s, o in zip(spatial, sizes)]
+    blocks = x._data.reshape(tuple(x.shape[:2]) + tuple(
+        v for o, k in zip(sizes, kernel) for v in (o, k)))
+    window_max = blocks.max(axis=tuple(range(3, 3 + 2 * len(sizes), 2)))
+    if not np.array_equal(window_max, out._data, equal_nan=True):
+        raise NotImplementedError("ember.onnx.export: operator 'Gather' (a pooling that picks "
+                                  "its windows' maxima by index) has no ONNX mapping")
+    if all(o == 1 for o in sizes):
+        g.op("GlobalMaxPool", [g.name(x)], out)
+    else:
+        g.op("MaxPool", [g.name(x)], out, kernel_shape=kernel, strides=kernel)
 
 
-@symbolic("F.avg_pool1d", "F.avg_pool2d", "F.avg_pool3d")
-def avg_pool(g, a, out):
-    if getattr(a, "divisor_override", None) is not None:
-        _unsupported("divisor_override", a.divisor_override)
-    n = a.input.ndim - 2
-    g.op("AveragePool", [g.name(a.input)], out, count_include_pad=int(a.count_include_pad),
-         **_pool_attrs(a, n))
-
-
-def _adaptive(global_op: str, window_op: str):
-    """Adaptive pooling: the global op for output 1, a fixed window when sizes divide."""
-    def fn(g, a, out):
-        if getattr(a, "return_indices", False):
-            _unsupported("return_indices", True)
-        spatial = a.input.shape[2:]
-        wanted = _tuple(a.output_size, len(spatial))
-        sizes = [s if o is None else o for o, s in zip(wanted, spatial)]
-        if all(o == 1 for o in sizes):
-            g.op(global_op, [g.name(a.input)], out)
-        elif all(s % o == 0 for s, o in zip(spatial, sizes)):
-            kernel = [s // o for s, o in zip(spatial, sizes)]
-            g.op(window_op, [g.name(a.input)], out, kernel_shape=kernel, strides=kernel)
-        else:
-            raise NotImplementedError(
-                f"ember.onnx.export: adaptive pooling from {list(spatial)} to {sizes} (sizes "
-                "that do not divide) has no ONNX mapping")
-    return fn
-
-
-symbolic("F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d")(
-    _adaptive("GlobalAveragePool", "AveragePool"))
-symbolic("F.adaptive_max_pool1d", "F.adaptive_max_pool2d")(
-    _adaptive("GlobalMaxPool", "MaxPool"))
-
-
-def _affine_params(g, weight, bias, shape, dtype) -> tuple:
-    """Scale and bias names, with ones and zeros when the layer has no affine parameters."""
-    scale = g.name(weight) if weight is not None else g.const(np.ones(shape, dtype))
-    shift = g.name(bias) if bias is not None else g.const(np.zeros(shape, dtype))
-    return scale, shift
-
-
-@symbolic("F.batch_norm")
-def batch_norm(g, a, out):
-    if a.training or a.running_mean is None:
-        raise NotImplementedError("ember.onnx.export: batch_norm with batch statistics "
-                                  "(training=True or no running stats) is not supported; "
-                                  "export the model in eval mode")
-    scale, shift = _affine_params(g, a.weight, a.bias, (a.input.shape[1],), _dt(out))
-    g.op("BatchNormalization", [g.name(a.input), scale, shift, g.name(a.running_mean),
-                                g.name(a.running_var)], out, epsilon=float(a.eps))
-
-
-@symbolic("F.layer_norm")
-def layer_norm(g, a, out):
-    shape = _tuple(a.normalized_shape, 1)
-    scale, shift = _affine_params(g, a.weight, a.bias, shape, _dt(out))
-    x = g.name(a.input)
+@symbolic(normalization.LayerNorm)
+def layer_norm(g, out, x, weight, bias, ndim, eps):
+    shape = tuple(x.shape[-ndim:])
+    scale = g.name(weight) if weight is not None else g.const(np.ones(shape, _dt(out)))
+    shift = g.name(bias) if bias is not None else g.const(np.zeros(shape, _dt(out)))
+    value = g.name(x)
     if g.opset >= 17:
-        g.op("LayerNormalization", [x, scale, shift], out, axis=-len(shape),
-             epsilon=float(a.eps))
+        g.op("LayerNormalization", [value, scale, shift], out, axis=-ndim, epsilon=float(eps))
         return
-    axes = list(range(-len(shape), 0))
-    centered = g.op("Sub", [x, g.reduce("ReduceMean", x, axes, True, None)])
+    axes = list(range(-ndim, 0))
+    centered = g.op("Sub", [value, g.reduce("ReduceMean", value, axes, True, None)])
     var = g.reduce("ReduceMean", g.op("Mul", [centered, centered]), axes, True, None)
-    std = g.op("Sqrt", [g.op("Add", [var, g.name(a.eps, _dt(out))])])
+    std = g.op("Sqrt", [g.op("Add", [var, g.name(eps, _dt(out))])])
     y = g.op("Mul", [g.op("Div", [centered, std]), scale])
     g.op("Add", [y, shift], out)
 
 
-@symbolic("F.dropout", "F.dropout1d", "F.dropout2d", "F.dropout3d", "F.alpha_dropout",
-          "F.feature_alpha_dropout")
-def dropout(g, a, out):
-    if a.training and a.p > 0:
-        raise NotImplementedError("ember.onnx.export: dropout in training mode is not "
-                                  "supported; export the model in eval mode")
-    g.alias(out, a.input)
-
-
-@symbolic("F.embedding")
-def embedding(g, a, out):
-    if a.max_norm is not None:
-        _unsupported("max_norm", a.max_norm)
-    g.op("Gather", [g.name(a.weight), g.name(a.input)], out, axis=0)
-
-
-@symbolic("F.pad")
-def pad(g, a, out):
-    modes = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}
-    if a.mode not in modes:
-        _unsupported("mode", a.mode)
-    pairs = [list(a.pad[i:i + 2]) for i in range(0, len(a.pad), 2)]   # last dim first
-    lead = [[0, 0]] * (a.input.ndim - len(pairs))
-    per_dim = lead + pairs[::-1]
-    pads = [p[0] for p in per_dim] + [p[1] for p in per_dim]
-    inputs = [g.name(a.input), g.ints(pads)]
-    if a.mode == "constant":
-        inputs.append(g.name(0 if a.value is None else a.value, _dt(out)))
-    g.op("Pad", inputs, out, mode=modes[a.mode])
+@symbolic(sparse.EmbeddingLookup)
+def embedding(g, out, weight, indices, padding_idx):
+    g.op("Gather", [g.name(weight), g.name(indices)], out, axis=0)
 
 
 # ---------------------------------------------------------------- nn.functional: activations
-def _simple(onnx_op: str, **attr_args):
-    """An activation that is one ONNX op; attr_args maps ONNX attributes to arguments."""
-    def fn(g, a, out):
-        attrs = {k: float(getattr(a, v)) for k, v in attr_args.items()}
-        g.op(onnx_op, [g.name(a.input)], out, **attrs)
-    return fn
+symbolic(activation._LeakyRelu)(lambda g, out, x, slope: g.op(
+    "LeakyRelu", [g.name(x)], out, alpha=float(slope)))
 
 
-symbolic("F.relu", "relu_", "F.relu_")(_simple("Relu"))
-symbolic("F.leaky_relu", "F.leaky_relu_")(_simple("LeakyRelu", alpha="negative_slope"))
-symbolic("F.elu", "F.elu_")(_simple("Elu", alpha="alpha"))
-symbolic("F.celu", "F.celu_")(_simple("Celu", alpha="alpha"))
-symbolic("F.selu", "F.selu_")(_simple("Selu"))
+@symbolic(activation._Elu, activation._Celu)
+def elu(g, out, x, alpha, scale, input_scale):
+    """scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)): Elu, Selu or Celu."""
+    value = g.name(x)
+    if scale == 1 and input_scale == 1:
+        g.op("Elu", [value], out, alpha=float(alpha))
+    elif input_scale == 1:
+        g.op("Selu", [value], out, alpha=float(alpha), gamma=float(scale))
+    elif scale == 1 and math.isclose(alpha * input_scale, 1):
+        g.op("Celu", [value], out, alpha=float(alpha))
+    else:
+        _unsupported("input_scale", input_scale)
 
 
-def _clip(g, x: Tensor, lo: float, hi: float, out) -> None:
+@symbolic(activation._Hardtanh)
+def hardtanh(g, out, x, lo, hi):
     g.op("Clip", [g.name(x), g.name(lo, _dt(out)), g.name(hi, _dt(out))], out)
 
 
-symbolic("F.relu6")(lambda g, a, out: _clip(g, a.input, 0.0, 6.0, out))
-symbolic("F.hardtanh", "F.hardtanh_")(lambda g, a, out: _clip(g, a.input, a.min_val,
-                                                              a.max_val, out))
-symbolic("F.hardsigmoid")(lambda g, a, out: g.op(
-    "HardSigmoid", [g.name(a.input)], out, alpha=1.0 / 6, beta=0.5))
+symbolic(activation._Hardsigmoid)(lambda g, out, x: g.op(
+    "HardSigmoid", [g.name(x)], out, alpha=1.0 / 6, beta=0.5))
 
 
-@symbolic("F.hardswish")
-def hardswish(g, a, out):
-    x = g.name(a.input)
+@symbolic(activation._Hardswish)
+def hardswish(g, out, x):
+    value = g.name(x)
     if g.opset >= 14:
-        g.op("HardSwish", [x], out)
+        g.op("HardSwish", [value], out)
     else:
-        g.op("Mul", [x, g.op("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)], out)
+        g.op("Mul", [value, g.op("HardSigmoid", [value], alpha=1.0 / 6, beta=0.5)], out)
 
 
-@symbolic("F.silu")
-def silu(g, a, out):
-    x = g.name(a.input)
-    g.op("Mul", [x, g.op("Sigmoid", [x])], out)
+@symbolic(activation._Silu)
+def silu(g, out, x):
+    value = g.name(x)
+    g.op("Mul", [value, g.op("Sigmoid", [value])], out)
 
 
-@symbolic("F.gelu")
-def gelu(g, a, out):
-    x, dt = g.name(a.input), _dt(out)
+@symbolic(activation._Gelu)
+def gelu(g, out, x, approximate="none"):
+    value, dt = g.name(x), _dt(out)
     if g.opset >= 20:
-        g.op("Gelu", [x], out, approximate=a.approximate)
+        g.op("Gelu", [value], out, approximate=approximate)
         return
-    if a.approximate == "tanh":     # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-        cube = g.op("Mul", [g.op("Mul", [x, x]), x])
-        inner = g.op("Add", [x, g.op("Mul", [cube, g.name(0.044715, dt)])])
+    if approximate == "tanh":     # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        cube = g.op("Mul", [g.op("Mul", [value, value]), value])
+        inner = g.op("Add", [value, g.op("Mul", [cube, g.name(0.044715, dt)])])
         core = g.op("Tanh", [g.op("Mul", [inner, g.name(math.sqrt(2 / math.pi), dt)])])
-    else:                           # 0.5 x (1 + erf(x / sqrt 2))
-        core = g.op("Erf", [g.op("Div", [x, g.name(math.sqrt(2.0), dt)])])
-    half_x = g.op("Mul", [x, g.name(0.5, dt)])
+    else:                         # 0.5 x (1 + erf(x / sqrt 2))
+        core = g.op("Erf", [g.op("Div", [value, g.name(math.sqrt(2.0), dt)])])
+    half_x = g.op("Mul", [value, g.name(0.5, dt)])
     g.op("Mul", [half_x, g.op("Add", [core, g.name(1.0, dt)])], out)
 
 
@@ -572,39 +441,162 @@ def _softplus(g, x: str, beta: float, dt, out):
     return g.op("Div", [scaled, g.name(beta, dt)], out)
 
 
-symbolic("F.softplus")(lambda g, a, out: _softplus(g, g.name(a.input), a.beta, _dt(out), out))
-symbolic("F.logsigmoid")(lambda g, a, out: g.op(
-    "Neg", [_softplus(g, g.op("Neg", [g.name(a.input)]), 1, _dt(out), None)], out))
+symbolic(activation._Softplus)(
+    lambda g, out, x, beta, threshold: _softplus(g, g.name(x), beta, _dt(out), out))
+symbolic(activation._LogSigmoid)(lambda g, out, x: g.op(
+    "Neg", [_softplus(g, g.op("Neg", [g.name(x)]), 1, _dt(out), None)], out))
 
 
-@symbolic("F.mish")
-def mish(g, a, out):
-    x = g.name(a.input)
+@symbolic(activation._Mish)
+def mish(g, out, x):
+    value = g.name(x)
     if g.opset >= 18:
-        g.op("Mish", [x], out)
+        g.op("Mish", [value], out)
     else:
-        g.op("Mul", [x, g.op("Tanh", [g.op("Softplus", [x])])], out)
+        g.op("Mul", [value, g.op("Tanh", [g.op("Softplus", [value])])], out)
 
 
-@symbolic("F.prelu")
-def prelu(g, a, out):
-    slope = g.name(a.weight)
-    if a.weight.numel() > 1 and a.input.ndim > 2:       # (C,) -> (C, 1, ...) for NCHW
-        slope = g.op("Reshape", [slope, g.ints([-1] + [1] * (a.input.ndim - 2))])
-    g.op("PRelu", [g.name(a.input), slope], out)
+@symbolic(activation.PreluKernel)
+def prelu(g, out, x, weight):
+    slope = g.name(weight)
+    if weight.numel() > 1 and x.ndim > 2:       # (C,) -> (C, 1, ...) for NCHW
+        slope = g.op("Reshape", [slope, g.ints([-1] + [1] * (x.ndim - 2))])
+    g.op("PRelu", [g.name(x), slope], out)
 
 
-def _softmax(onnx_op: str, negate: bool = False):
-    def fn(g, a, out):
-        ndim = a.input.ndim
-        dim = (0 if ndim in (0, 1, 3) else 1) if a.dim is None else _wrap(a.dim, max(ndim, 1))
-        x = g.name(a.input, _dt(out))
+symbolic(softmax.Softmax)(lambda g, out, x, dim: g.op(
+    "Softmax", [g.name(x, _dt(out))], out, axis=_wrap(dim, max(x.ndim, 1))))
+symbolic(softmax.LogSoftmax)(lambda g, out, x, dim: g.op(
+    "LogSoftmax", [g.name(x, _dt(out))], out, axis=_wrap(dim, max(x.ndim, 1))))
+
+
+# ---------------------------------------------------------------- comparisons and logic
+# These ops have no gradient and compute outside Function.apply unless a recorder is set
+# (see ember/ops/_nondifferentiable.py); their Function classes are read off the ops.
+def _common(a, b) -> np.dtype:
+    """The dtype a comparison computes in (ONNX's Less and Greater take no bool)."""
+    dtype = _dtype.result_type(a, b).numpy
+    return np.dtype(np.int64) if dtype == np.bool_ else dtype
+
+
+def _compare(onnx_op: str, negate: bool = False):
+    def fn(g, out, a, b):
+        dtype = _common(a, b)
+        value = g.op(onnx_op, [g.name(a, dtype), g.name(b, dtype)], None if negate else out)
         if negate:
-            x = g.op("Neg", [x])
-        g.op(onnx_op, [x], out, axis=dim)
+            g.op("Not", [value], out)
     return fn
 
 
-symbolic("F.softmax", "softmax")(_softmax("Softmax"))
-symbolic("F.log_softmax", "log_softmax")(_softmax("LogSoftmax"))
-symbolic("F.softmin")(_softmax("Softmax", negate=True))
+for _op, (_onnx_op, _negate) in {pointwise.eq: ("Equal", False), pointwise.ne: ("Equal", True),
+                                 pointwise.lt: ("Less", False),
+                                 pointwise.le: ("LessOrEqual", False),
+                                 pointwise.gt: ("Greater", False),
+                                 pointwise.ge: ("GreaterOrEqual", False)}.items():
+    symbolic(_op.Function)(_compare(_onnx_op, _negate))
+
+
+def _logical(onnx_op: str):
+    def fn(g, out, *operands):
+        g.op(onnx_op, [g.name(x, np.bool_) for x in operands], out)
+    return fn
+
+
+for _op, _onnx_op in {pointwise.logical_and: "And", pointwise.logical_or: "Or",
+                      pointwise.logical_xor: "Xor"}.items():
+    symbolic(_op.Function)(_logical(_onnx_op))
+symbolic(pointwise.arithmetic.LogicalNot)(_logical("Not"))
+
+
+def _bitwise(logical_op: str, bitwise_op: str):
+    """And/Or/Xor/Not on bool tensors; the Bitwise* ops (opset 18) on integers."""
+    def fn(g, out, *operands):
+        if _dt(out) == np.bool_:
+            return _logical(logical_op)(g, out, *operands)
+        if g.opset < 18:
+            raise NotImplementedError(f"ember.onnx.export: operator '{bitwise_op}' on integer "
+                                      "tensors needs opset_version >= 18")
+        g.op(bitwise_op, [g.name(x, _dt(out)) for x in operands], out)
+    return fn
+
+
+for _op, _ops in {pointwise.bitwise_and: ("And", "BitwiseAnd"),
+                  pointwise.bitwise_or: ("Or", "BitwiseOr"),
+                  pointwise.bitwise_xor: ("Xor", "BitwiseXor")}.items():
+    symbolic(_op.Function)(_bitwise(*_ops))
+symbolic(pointwise.arithmetic.BitwiseNot)(_bitwise("Not", "BitwiseNot"))
+
+
+def _as_float(g, x) -> str:
+    return g.name(x, x._data.dtype if x.is_floating_point() else np.float32)
+
+
+symbolic(pointwise.isnan.Function)(lambda g, out, x: g.op("IsNaN", [_as_float(g, x)], out))
+symbolic(pointwise.isinf.Function)(lambda g, out, x: g.op("IsInf", [_as_float(g, x)], out))
+symbolic(pointwise.isposinf.Function)(lambda g, out, x: g.op(
+    "IsInf", [_as_float(g, x)], out, detect_negative=0))
+symbolic(pointwise.isneginf.Function)(lambda g, out, x: g.op(
+    "IsInf", [_as_float(g, x)], out, detect_positive=0))
+
+
+@symbolic(pointwise.isfinite.Function)
+def isfinite(g, out, x):
+    value = _as_float(g, x)
+    g.op("Not", [g.op("Or", [g.op("IsInf", [value]), g.op("IsNaN", [value])])], out)
+
+
+def _arg_extreme(onnx_op: str):
+    """ArgMax/ArgMin: of the flattened input when axis is None."""
+    def fn(g, out, x, axis, keepdim):
+        value = g.name(x, np.int32 if _dt(x) == np.bool_ else None)
+        if x.ndim == 0:
+            g.op("Reshape", [g.const(0, np.int64), g.ints([])], out)
+            return
+        if axis is None:
+            flat = g.op("Reshape", [value, g.ints([-1])])
+            picked = g.op(onnx_op, [flat], axis=0, keepdims=0)
+            g.op("Reshape", [picked, g.ints(out.shape)], out)
+            return
+        g.op(onnx_op, [value], out, axis=axis, keepdims=int(keepdim))
+    return fn
+
+
+symbolic(reduction.ArgMax)(_arg_extreme("ArgMax"))
+symbolic(reduction.ArgMin)(_arg_extreme("ArgMin"))
+
+
+def _any_all(onnx_op: str):
+    """any / all: the largest / smallest 0-or-1 value of the elements tested for non-zero."""
+    def fn(g, out, x, axes, keepdim):
+        ones = g.op("Cast", [g.name(x, np.bool_)], to=onnx_type(np.int32))
+        picked = g.reduce(onnx_op, ones, axes, keepdim, None)
+        g.op("Cast", [picked], out, to=onnx_type(_dt(out)))
+    return fn
+
+
+symbolic(reduction.Any)(_any_all("ReduceMax"))
+symbolic(reduction.All)(_any_all("ReduceMin"))
+
+
+@symbolic(reduction.CountNonzero)
+def count_nonzero(g, out, x, axes):
+    ones = g.op("Cast", [g.name(x, np.bool_)], to=onnx_type(np.int64))
+    g.reduce("ReduceSum", ones, axes, False, out)
+
+
+@symbolic(indexing.Nonzero)
+def nonzero(g, out, x):
+    g.op("Transpose", [g.op("NonZero", [g.name(x)])], out, perm=[1, 0])
+
+
+@symbolic(indexing.NonzeroTuple)
+def nonzero_tuple(g, out, x):
+    if x.ndim == 0:
+        _unsupported("nonzero of a 0-d tensor with as_tuple", True)
+    rows = g.op("Split", [g.op("NonZero", [g.name(x)]), g.ints([1] * len(out))], len(out),
+                axis=0)
+    for row, o in zip(rows, out):
+        g.op("Squeeze", [row, g.ints([0])], o)
+
+
+symbolic(shape.Detach)(lambda g, out, x: g.op("Identity", [g.name(x)], out))

@@ -1,9 +1,10 @@
-"""Symbolic functions of the recurrent layers (nn.RNN, nn.LSTM, nn.GRU) and of packed
-sequences.
+"""Symbolic functions of the recurrent layers (nn.RNN, nn.LSTM, nn.GRU).
 
-ember runs each layer and direction as one fused primitive, so the tracer records the
-whole `RNNBase.forward` call instead and writes it as torch.onnx does: one ONNX RNN, LSTM
-or GRU node per layer (both directions in one node), chained. Two layouts differ:
+ember runs each layer and direction as one fused primitive, with the reverse direction
+reading a time-reversed copy of its input. The exporter records the layer module whole
+instead, through forward hooks (`whole_layers`): the primitives it runs inside are not
+traced, and its call is written as torch.onnx writes it: one ONNX RNN, LSTM or GRU node
+per layer (both directions in one node), chained. Two layouts differ:
 
 - gates: ONNX stacks the LSTM's weight rows as (i, o, f, c) where torch has (i, f, g, o),
   and the GRU's as (z, r, h) where torch has (r, z, n); a Gather reorders the rows.
@@ -11,16 +12,20 @@ or GRU node per layer (both directions in one node), chained. Two layouts differ
 - outputs: ONNX's Y is (T, directions, B, H); torch's output is (T, B, directions * H).
 
 A packed sequence is, in the graph, its padded time-major tensor plus its lengths (ONNX's
-sequence_lens input): pack_padded_sequence records nothing but that pair, the layer reads
-it, and pad_packed_sequence turns the layer's result back into a padded tensor. The cells
+sequence_lens input): the PackPadded primitive records nothing but that pair, the layer
+reads it, and PadPacked turns the layer's result back into a padded tensor. The cells
 (RNNCell, LSTMCell, GRUCell) are ordinary ops and need nothing here.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .._tensor import Tensor
-from ._symbolic import _unsupported, symbolic
+from ..nn.modules.rnn import RNNBase
+from ..nn.utils.rnn import PackPadded, PadPacked
+from ._symbolic import symbolic
 from ._trace import onnx_type
 
 # ONNX's gate order, as indices of torch's blocks of hidden_size weight rows.
@@ -28,25 +33,58 @@ _GATE_ORDER = {"LSTM": [0, 3, 1, 2], "GRU": [1, 0, 2]}
 _ONNX_OP = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
 
 
-@symbolic("nn.RNNBase.forward")
-def recurrent(g, a, out):
-    module = a.self
+@contextlib.contextmanager
+def whole_layers(g, model):
+    """Record each recurrent layer of `model` called on live values as one symbolic op:
+    a pre-hook stops the tracing of the primitives it runs, and a hook after its forward
+    writes its nodes."""
+    called = []         # per open layer call: whether it is being recorded
+
+    def before(module, args, kwargs):
+        recorded = not g.depth and g.any_live(args, kwargs)
+        called.append(recorded)
+        if recorded:
+            g.depth += 1
+
+    def after(module, args, kwargs, out):
+        if not called.pop():
+            return
+        g.depth -= 1
+        if out is not None:         # None: forward raised, and the export with it
+            bound = dict(zip(("input", "hx"), args), **kwargs)
+            recurrent(g, module, bound["input"], bound.get("hx"), out)
+
+    layers = [m for m in model.modules() if isinstance(m, RNNBase)] \
+        if hasattr(model, "modules") else []
+    handles = [h for m in layers for h in (
+        m.register_forward_pre_hook(before, with_kwargs=True),
+        m.register_forward_hook(after, with_kwargs=True, always_call=True))]
+    try:
+        yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def recurrent(g, module, input, hx, out) -> None:
+    """The nodes of one call of an nn.RNN, nn.LSTM or nn.GRU layer."""
     _check_exportable(module)
-    packed = isinstance(a.input, tuple)     # a PackedSequence
-    unbatched = not packed and a.input.ndim == 2
+    packed = isinstance(input, tuple)       # a PackedSequence
+    unbatched = not packed and input.ndim == 2
     if packed:
-        x, lengths = _packed_input(g, a.input)
+        x, lengths = _packed_input(g, input.data)
     elif unbatched:
-        x, lengths = _unsqueeze(g, g.name(a.input), 1), ""
+        x, lengths = _unsqueeze(g, g.name(input), 1), ""
     else:
-        x, lengths = _swap_batch_and_time(g, g.name(a.input), module.batch_first), ""
-    output, finals = _layers(g, module, x, lengths, _initial_states(g, module, a.hx, unbatched))
+        x, lengths = _swap_batch_and_time(g, g.name(input), module.batch_first), ""
+    output, finals = _layers(g, module, x, lengths,
+                             _initial_states(g, module, hx, unbatched))
     output_tensor, final_tensors = out
     final_tensors = final_tensors if isinstance(final_tensors, tuple) else (final_tensors,)
     for tensor, value in zip(final_tensors, finals):
         g.bind(tensor, _squeeze(g, value, 1) if unbatched else value)
     if packed:
-        _remember_packed(g, output_tensor, output, lengths)
+        _remember_packed(g, output_tensor.data, output, lengths)
     elif unbatched:
         g.bind(output_tensor, _squeeze(g, output, 1))
     else:
@@ -58,7 +96,7 @@ def _layers(g, module, x: str, lengths: str, states: list) -> tuple:
     output (T, B, directions * H) and the final states, each (layers * directions, B, H)."""
     finals = [[] for _ in states]
     for layer in range(module.num_layers):
-        inputs = [x, *_layer_weights(g, module, layer), lengths]
+        inputs = [x, *_layer_weights(g, module, layer), lengths]     # "": no sequence_lens
         inputs += [_layer_slice(g, s, layer, module) for s in states]
         y, *last = g.op(_ONNX_OP[module.mode], _drop_trailing_empty(inputs), 1 + len(states),
                         **_attributes(module))
@@ -167,41 +205,43 @@ def _merge_directions(g, y: str, directions: int) -> str:
 
 
 # ---------------------------------------------------------------- packed sequences
-@symbolic("pack_padded_sequence")
-def pack_padded_sequence(g, a, out):
+@symbolic(PackPadded)
+def pack_padded_sequence(g, out, input, lengths, batch_first, enforce_sorted):
     """Remember (padded time-major input, int32 lengths) for the layer that reads `out`."""
-    if not isinstance(a.lengths, Tensor):
+    if not isinstance(lengths, Tensor):
         raise NotImplementedError("ember.onnx.export: pack_padded_sequence needs 'lengths' "
                                   "as a tensor (a list of lengths would be frozen)")
-    lengths = g.name(a.lengths, np.int32)
-    padded = _swap_batch_and_time(g, g.name(a.input), a.batch_first)
-    _remember_packed(g, out, padded, lengths)
+    padded = _swap_batch_and_time(g, g.name(input), batch_first)
+    _remember_packed(g, out[0], padded, g.name(lengths, np.int32))
 
 
-def _remember_packed(g, sequence, padded: str, lengths: str) -> None:
-    """Keep the graph's form of a PackedSequence. Its data is marked live under a name no
-    node produces: any other op reading the packed rows fails the ONNX check, naming it."""
-    g.packed[id(sequence.data)] = (padded, lengths)
-    g.bind(sequence.data, "packed_sequence_data_is_readable_only_by_rnn_layers")
+def _remember_packed(g, data, padded: str, lengths: str) -> None:
+    """Keep the graph's form of a packed sequence's data. The data is marked live under a
+    name no node produces: any other op reading the packed rows fails the ONNX check."""
+    g.packed[id(data)] = (padded, lengths)
+    g.bind(data, "packed_sequence_data_is_readable_only_by_rnn_layers")
 
 
-def _packed_input(g, sequence) -> tuple:
-    found = g.packed.get(id(sequence.data))
+def _packed_input(g, data) -> tuple:
+    found = g.packed.get(id(data))
     if found is None:
         raise NotImplementedError("ember.onnx.export: a packed sequence can be exported only "
                                   "when the model packs it with pack_padded_sequence")
     return found
 
 
-@symbolic("pad_packed_sequence")
-def pad_packed_sequence(g, a, out):
+@symbolic(PadPacked)
+def pad_packed_sequence(g, out, data, batch_sizes, sorted_indices, unsorted_indices,
+                        batch_first, padding_value, total_length):
     """The layer's padded output (zero past each length, as ONNX writes it) and lengths.
     As with torch.onnx, the output keeps the padded input's time length, where eager mode
     trims it to the longest length (the same whenever one sequence fills the padding)."""
-    if a.padding_value != 0:
-        _unsupported("padding_value", a.padding_value)
-    if a.total_length is not None:
-        _unsupported("total_length", a.total_length)
-    padded, lengths = _packed_input(g, a.sequence)
-    g.bind(out[0], _swap_batch_and_time(g, padded, a.batch_first))
+    if padding_value != 0:
+        raise NotImplementedError(f"ember.onnx.export: padding_value={padding_value!r} is "
+                                  "not supported")
+    if total_length is not None:
+        raise NotImplementedError(f"ember.onnx.export: total_length={total_length!r} is not "
+                                  "supported")
+    padded, lengths = _packed_input(g, data)
+    g.bind(out[0], _swap_batch_and_time(g, padded, batch_first))
     g.op("Cast", [lengths], out[1], to=onnx_type(np.int64))

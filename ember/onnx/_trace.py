@@ -1,15 +1,16 @@
-"""Tracing: run the model once while ember's public ops record ONNX nodes.
+"""Tracing: run the model once while a recorder turns ember's primitives into ONNX nodes.
 
-During export, every public op (`ember.add`, `F.conv2d`, `Tensor.view`, the Python
-operators ...) is temporarily replaced, wherever ember's modules and the model's own
-modules refer to it, by a shim. The shim runs the real op and, when one of its tensor
-arguments is *live* (computed from the graph inputs), hands the op's arguments and result
-to the op's symbolic function (see _symbolic.py), which appends ONNX nodes to a `Graph`.
+Export is a tracing mode, like the profiler: `tracing()` makes a `Tracer` this thread's
+recorder (see ember/_modes.py), and `Function.apply` hands it every primitive the thread
+runs. When one of a primitive's arguments is *live* (computed from the graph inputs), the
+tracer runs it and hands its apply arguments and result to the symbolic function of its
+Function class (see _symbolic.py), which appends ONNX nodes to a `Graph`. Nothing is
+patched: other threads, and this one after the export, run ops exactly as before.
 
-Ops called from inside a recorded op are not recorded again (`Graph.depth`), so
-`F.silu` is one recording even if ember builds it from smaller ops. Anything that reaches
-`Function.apply` with a live argument outside a recorded op has no mapping and stops the
-export with an error naming it, rather than being silently frozen into a constant.
+Applies nested inside a traced primitive (or inside a layer recorded whole, see
+_symbolic_rnn.py) are not traced again (`Graph.depth`). A primitive reached with a live
+argument and no symbolic function stops the export with an error naming it, rather than
+being silently frozen into a constant.
 
 The tracing side needs no `onnx` import: nodes are plain tuples and initializers are
 NumPy arrays; _export.py turns them into protobufs.
@@ -17,15 +18,13 @@ NumPy arrays; _export.py turns them into protobufs.
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
-import sys
-from types import SimpleNamespace
+import re
+import warnings
 
 import numpy as np
 
+from .._modes import own as own_modes
 from .._tensor import Tensor
-from ..autograd.function import Function
 
 # ONNX TensorProto element types by NumPy dtype name.
 ONNX_TYPES = {"float32": 1, "uint8": 2, "int8": 3, "int16": 5, "int32": 6, "int64": 7,
@@ -49,31 +48,37 @@ class Graph:
         self.depth = 0                # > 0 while a recorded op runs (its inner ops are skipped)
         self.scope = []               # qualified names of the modules being called
         self._names = {}              # id(tensor) -> ONNX value name
+        self.packed = {}              # id(packed sequence data) -> (padded, lengths) names
+        self._arrays = {}             # id(live tensor's array) -> its value name
         self._alive = []              # every named tensor, so that its id stays unique
         self._param_names = param_names    # id(parameter or buffer) -> state_dict name
         self._node_names = set()
         self._live_params = set()
-        self.packed = {}              # id(PackedSequence.data) -> (padded input, lengths)
         if params_live:     # no constant folding: ops on parameters are recorded too
             self._names.update(param_names)
             self._live_params = set(param_names.values())
 
     # ---------------------------------------------------------------- values
-    def is_live(self, t) -> bool:
-        return isinstance(t, Tensor) and id(t) in self._names
+    def is_live(self, value) -> bool:
+        """Whether `value` is computed from the graph inputs: a live tensor, or the array of
+        one (primitives may be handed a tensor's array, e.g. embedding's indices)."""
+        if isinstance(value, Tensor):
+            return id(value) in self._names
+        return isinstance(value, np.ndarray) and id(value) in self._arrays
 
     def any_live(self, args: tuple, kwargs: dict) -> bool:
         for a in (*args, *kwargs.values()):
             if isinstance(a, (list, tuple)):
-                if any(id(t) in self._names for t in a if isinstance(t, Tensor)):
+                if any(self.is_live(item) for item in a):
                     return True
-            elif isinstance(a, Tensor) and id(a) in self._names:
+            elif self.is_live(a):
                 return True
         return False
 
     def bind(self, t: Tensor, name: str) -> None:
         """Make `name` the ONNX value of tensor t (also after t is modified in place)."""
         self._names[id(t)] = name
+        self._arrays[id(t._data)] = name
         self._alive.append(t)
 
     def alias(self, out: Tensor, source: Tensor) -> None:
@@ -96,6 +101,11 @@ class Graph:
                 self.initializers.setdefault(param, value._data)
                 return param
             array = value._data
+        elif self.is_live(value):
+            name = self._arrays[id(value)]
+            if dtype is not None and value.dtype != np.dtype(dtype):
+                return self.op("Cast", [name], to=onnx_type(dtype))
+            return name
         else:
             array = np.asarray(value)
         if dtype is not None:
@@ -146,80 +156,86 @@ class Graph:
         return self.op(op_type, [x], out, axes=list(axes), keepdims=int(keepdims))
 
 
-# -------------------------------------------------------------------- patching
-def _shim(graph: Graph, public_name: str, original, handler, signature):
-    """Wrap `original` so that calls on live tensors record `handler`'s nodes."""
+# -------------------------------------------------------------------- recording
+class Tracer:
+    """The exporter's recorder: Function.apply hands it every primitive of the exporting
+    thread (see ember/_modes.py); it runs each one and records the live ones."""
 
-    @functools.wraps(original)
-    def recording(*args, **kwargs):
-        if graph.depth or not graph.any_live(args, kwargs):
-            return original(*args, **kwargs)
-        if handler is None:
+    def __init__(self, graph: Graph, symbolics: dict):
+        self.graph = graph
+        self.symbolics = symbolics    # Function class -> symbolic function
+
+    def wants(self) -> bool:
+        """Trace only outermost applies: not the ones a traced primitive makes itself."""
+        return not self.graph.depth
+
+    def record_op(self, cls, args, kwargs):
+        graph = self.graph
+        live = graph.any_live(args, kwargs)
+        symbolic = self.symbolics.get(cls)
+        if live and symbolic is None:
             raise NotImplementedError(
-                f"ember.onnx.export: operator '{public_name}' has no ONNX mapping")
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
+                f"ember.onnx.export: operator '{op_name(cls)}' has no ONNX mapping")
         graph.depth += 1
         try:
-            out = original(*args, **kwargs)
+            out = cls.apply(*args, **kwargs)
         finally:
             graph.depth -= 1
-        handler(graph, SimpleNamespace(**bound.arguments), out)
+        if live:
+            symbolic(graph, out, *args, **kwargs)
         return out
 
-    return recording
+    def record_call(self, fn, args, kwargs):
+        """A composite op's call (see ember/_recorded_call.py): recorded as one op when
+        its symbolic (keyed by fn) accepts these arguments, else traced primitive by
+        primitive."""
+        graph = self.graph
+        symbolic = self.symbolics.get(fn)
+        if graph.depth or symbolic is None or not graph.any_live(args, kwargs) or \
+                not symbolic.accepts(*args, **kwargs):
+            return fn.__wrapped__(*args, **kwargs)
+        graph.depth += 1
+        try:
+            out = fn.__wrapped__(*args, **kwargs)
+        finally:
+            graph.depth -= 1
+        symbolic(graph, out, *args, **kwargs)
+        return out
+
+    def record_python_value(self, op: str, kind: str, tensors: tuple) -> None:
+        """A live tensor's values leave the graph as a Python value: warn, as torch's
+        tracer does, that the trace holds it as a constant."""
+        if any(self.graph.is_live(t) for t in tensors):
+            from ..jit import TracerWarning
+            warnings.warn(f"Converting a tensor to a Python {kind} ({op}) might cause the "
+                          "trace to be incorrect: the value is not computed by the exported "
+                          "graph but recorded as a constant, so the graph might not "
+                          "generalize to other inputs!", TracerWarning, stacklevel=4)
+
+    def record_inplace(self, tensor: Tensor, result: Tensor) -> None:
+        """`tensor` now holds `result`'s values (an in-place op wrote them into it)."""
+        if self.graph.is_live(result) and not self.graph.depth:
+            self.graph.alias(tensor, result)
 
 
-def _unmapped_apply(graph: Graph, original_apply):
-    """Function.apply that refuses primitives reached with live inputs outside any recorded
-    op (an op ember builds without going through a public function the tracer knows)."""
-
-    def apply(cls, *args, **kwargs):
-        if not graph.depth and graph.any_live(args, kwargs):
-            name = cls.__qualname__.rsplit(".", 1)[-1]
-            raise NotImplementedError(
-                f"ember.onnx.export: operator '{name}' has no ONNX mapping")
-        return original_apply.__func__(cls, *args, **kwargs)
-
-    return classmethod(apply)
-
-
-def _owners(extra_modules) -> list:
-    """Where ops are referenced: ember's modules and the classes they define (layers keep
-    their function as a class attribute), the Tensor class, and the model's modules."""
-    modules = [m for n, m in list(sys.modules.items())
-               if (n == "ember" or n.startswith("ember.")) and not n.startswith("ember.onnx")]
-    modules += [m for m in extra_modules if m is not None and m not in modules]
-    classes = [v for m in modules for v in list(vars(m).values())
-               if isinstance(v, type) and v.__module__ == m.__name__]
-    return list({id(o): o for o in [*modules, *classes, Tensor]}.values())
+def op_name(cls) -> str:
+    """The name of a Function's op in messages: ember's own primitives by the op's lower
+    case name, as torch names aten ops ('Cumsum' -> 'cumsum', 'LogicalNot' ->
+    'logical_not'); user Functions by their class name."""
+    name = cls.__qualname__.rsplit(".", 1)[-1]
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower() if cls._is_primitive else name
 
 
 @contextlib.contextmanager
-def recording(graph: Graph, table: dict, operators: dict, extra_modules=()):
-    """Patch every reference to the ops in `table` (original function -> (public name,
-    handler, signature source)) inside ember's modules, the Tensor class and
-    `extra_modules`, and set Tensor's `operators`; restore everything on exit."""
-    shims = {id(fn): _shim(graph, name, fn, handler, inspect.signature(sig_fn))
-             for fn, (name, handler, sig_fn) in table.items()}
-    saved = []
+def tracing(graph: Graph, symbolics: dict):
+    """Make a Tracer of `graph` this thread's recorder for the duration of the block."""
+    modes = own_modes()
+    previous = modes.recorder
+    modes.recorder = Tracer(graph, symbolics)
     try:
-        for owner in _owners(extra_modules):
-            for attr, value in list(vars(owner).items()):
-                plain = value.__func__ if isinstance(value, staticmethod) else value
-                shim = shims.get(id(plain))
-                if shim is not None:
-                    saved.append((owner, attr, value))
-                    setattr(owner, attr, staticmethod(shim) if plain is not value else shim)
-        for attr, method in operators.items():
-            saved.append((Tensor, attr, vars(Tensor)[attr]))
-            setattr(Tensor, attr, method)
-        saved.append((Function, "apply", vars(Function)["apply"]))
-        Function.apply = _unmapped_apply(graph, vars(Function)["apply"])
         yield graph
     finally:
-        for owner, attr, value in reversed(saved):
-            setattr(owner, attr, value)
+        modes.recorder = previous
 
 
 @contextlib.contextmanager

@@ -35,6 +35,9 @@ def inplace(self, compute, *args) -> Tensor:
     else:
         out = compute(self, *args)
     self._assign_result(out)
+    recorder = modes().recorder
+    if recorder is not None:        # the exporter follows self to its new value
+        recorder.record_inplace(self, out)
     if recording:
         self._grad_fn = out._grad_fn
         self._output_nr = out._output_nr

@@ -14,6 +14,7 @@ from .._memory_format import contiguous_format, like_layout, new_layout, preserv
 from .._data_conversion import array_from_data
 from .._size import size_from_args
 from .._tensor import Tensor
+from ._nondifferentiable import recorded
 from .shape import as_strided
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "scalar_tensor", "zeros", "ones", "empty", "full",
@@ -33,6 +34,7 @@ def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
     return t
 
 
+@recorded("tensor")
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of `data`."""
@@ -69,6 +71,7 @@ def scalar_tensor_like(value, like) -> Tensor:
     return Tensor._wrap(array_from_data(value, dt))
 
 
+@recorded("scalar_tensor")
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A zero-dimensional tensor holding the number `s` (default dtype float32)."""
     check_device(device)
@@ -150,24 +153,28 @@ def laid_out_like(t: Tensor, input: Tensor, memory_format, function: str,
     return t
 
 
+@recorded("zeros_like")
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
     """Tensor of input's shape (and dtype, unless given) filled with 0."""
     return _like(input, 0, dtype, device, requires_grad, memory_format, "zeros_like", layout)
 
 
+@recorded("ones_like")
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
     """Tensor of input's shape (and dtype, unless given) filled with 1."""
     return _like(input, 1, dtype, device, requires_grad, memory_format, "ones_like", layout)
 
 
+@recorded("empty_like")
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
     """Uninitialised tensor of input's shape (and dtype, unless given)."""
     return _like(input, None, dtype, device, requires_grad, memory_format, "empty_like", layout)
 
 
+@recorded("full_like")
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
     """Tensor of input's shape (and dtype, unless given) filled with fill_value."""

@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from .._modes import current as modes
 from ..amp.policy import PROMOTE, autocast_op
+from ._nondifferentiable import nondifferentiable, run
 
 METHODS = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
            "index_copy", "index_fill", "index_put", "masked_fill", "masked_select",
@@ -744,10 +745,14 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     """Indices of the non-zero elements of input, as an (n, input.ndim) tensor, or with
     as_tuple=True one 1-D index tensor per dimension."""
-    data = input._data
     if as_tuple:
-        return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(data)))
-    return Tensor._wrap(np.argwhere(data).astype(np.int64))
+        return run(NonzeroTuple, input)
+    return run(Nonzero, input)
+
+
+Nonzero = nondifferentiable("nonzero", lambda x: np.argwhere(x._data).astype(np.int64))
+NonzeroTuple = nondifferentiable("nonzero_tuple", lambda x: tuple(
+    i.astype(np.int64) for i in np.nonzero(np.atleast_1d(x._data))))
 
 
 def argwhere(input: Tensor) -> Tensor:

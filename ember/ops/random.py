@@ -10,6 +10,7 @@ from .._layout import check_layout
 from .._memory_format import preserve_format
 from .._random import numpy_generator
 from .._tensor import Tensor
+from ._nondifferentiable import recorded
 from .creation import _finish, laid_out_like, size_argument, size_from_args
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
@@ -78,6 +79,7 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
     return _make(data, dtype or _dtype.int64, requires_grad)
 
 
+@recorded("randperm")
 def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False) -> Tensor:
     """A random permutation of the integers 0 .. n-1 (int64 by default)."""
@@ -86,6 +88,7 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
                  requires_grad)
 
 
+@recorded("normal")
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False) -> Tensor:
     """Samples from N(mean, std); mean and/or std may be tensors (broadcast together)."""
@@ -109,6 +112,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     return _make(mean + std * rng.standard_normal(shape), dt, requires_grad)
 
 
+@recorded("bernoulli")
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """1 with probability input (or p), else 0; same shape and dtype as input."""
     prob = input._data if p is None else np.full(input._data.shape, p)
@@ -147,11 +151,13 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     return Tensor._wrap(out.reshape(probs.shape[:-1] + (num_samples,)))
 
 
+@recorded("poisson")
 def poisson(input: Tensor, generator=None) -> Tensor:
     """Samples from Poisson distributions whose rates are the elements of input."""
     return Tensor._wrap(numpy_generator(generator).poisson(input._data).astype(input._data.dtype))
 
 
+@recorded("rand_like")
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
     """rand with input's shape (and dtype, unless given)."""
@@ -159,6 +165,7 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
     return laid_out_like(t, input, memory_format, "rand_like", layout)
 
 
+@recorded("randn_like")
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
     """randn with input's shape (and dtype, unless given)."""
@@ -166,6 +173,7 @@ def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return laid_out_like(t, input, memory_format, "randn_like", layout)
 
 
+@recorded("randint_like")
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=preserve_format) -> Tensor:
     """Random integers in [low, high) with input's shape (and dtype, unless given); a single bound

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Function
+from ._nondifferentiable import nondifferentiable, run
 from ._return_types import return_types
 from .indexing import index as _index
 from .pointwise import to_float
@@ -483,26 +484,37 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     return _extreme(input, dim, keepdim, "min", np.amin, np.argmin)
 
 
-def _arg(input: Tensor, dim, keepdim: bool, name: str, fn) -> Tensor:
-    data = input._data
+def _arg(input: Tensor, dim, keepdim: bool, name: str, function) -> Tensor:
     if dim is None:
         _check_nonempty(name, input, None, full_error=IndexError, specify_hint=False)
-        return Tensor._wrap(np.asarray(fn(data, axis=None, keepdims=keepdim)))
+        return run(function, input, None, keepdim)
     axis = input._wrap_dim(dim)
-    if data.ndim == 0:
-        return Tensor._wrap(np.zeros((), np.int64))
-    _check_nonempty(name, input, (axis,))
-    return Tensor._wrap(np.asarray(fn(data, axis=axis, keepdims=keepdim)))
+    if input.ndim:
+        _check_nonempty(name, input, (axis,))
+    return run(function, input, axis, keepdim)
+
+
+def _arg_compute(fn):
+    """The index array of np.argmax or np.argmin over `axis` (all of a 0-d input: 0)."""
+    def compute(x: Tensor, axis, keepdim: bool) -> np.ndarray:
+        if x.ndim == 0 and axis is not None:
+            return np.zeros((), np.int64)
+        return np.asarray(fn(x._data, axis=axis, keepdims=keepdim))
+    return compute
+
+
+ArgMax = nondifferentiable("arg_max", _arg_compute(np.argmax))
+ArgMin = nondifferentiable("arg_min", _arg_compute(np.argmin))
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the first maximal value (of the flattened input when dim is None)."""
-    return _arg(input, dim, keepdim, "argmax", np.argmax)
+    return _arg(input, dim, keepdim, "argmax", ArgMax)
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the first minimal value (of the flattened input when dim is None)."""
-    return _arg(input, dim, keepdim, "argmin", np.argmin)
+    return _arg(input, dim, keepdim, "argmin", ArgMin)
 
 
 # ---------------------------------------------------------------- logsumexp, norm
@@ -750,23 +762,31 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
 
 # ---------------------------------------------------------------- logical reductions
-def _logical(input: Tensor, dim, keepdim: bool, fn) -> Tensor:
-    out = np.asarray(fn(input._data, axis=reduce_dims(input, dim), keepdims=keepdim))
-    # torch keeps uint8 for uint8 input; every other dtype gives bool.
-    return Tensor._wrap(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
+def _logical(fn):
+    """any or all over `axes` (None: every element)."""
+    def compute(x: Tensor, axes, keepdim: bool) -> np.ndarray:
+        out = np.asarray(fn(x._data, axis=axes, keepdims=keepdim))
+        # torch keeps uint8 for uint8 input; every other dtype gives bool.
+        return out.astype(np.uint8) if x._data.dtype == np.uint8 else out
+    return compute
+
+
+Any = nondifferentiable("any", _logical(np.any))
+All = nondifferentiable("all", _logical(np.all))
+CountNonzero = nondifferentiable("count_nonzero", lambda x, axes: np.asarray(
+    np.count_nonzero(x._data, axis=axes), dtype=np.int64))
 
 
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether any element (over `dim`, or all of them) is non-zero, as a bool tensor."""
-    return _logical(input, dim, keepdim, np.any)
+    return run(Any, input, reduce_dims(input, dim), keepdim)
 
 
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether every element (over `dim`, or all of them) is non-zero, as a bool tensor."""
-    return _logical(input, dim, keepdim, np.all)
+    return run(All, input, reduce_dims(input, dim), keepdim)
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """Number of non-zero elements, over `dim` (a dimension or a tuple) or in total."""
-    counts = np.count_nonzero(input._data, axis=reduce_dims(input, dim))
-    return Tensor._wrap(np.asarray(counts, dtype=np.int64))
+    return run(CountNonzero, input, reduce_dims(input, dim))

@@ -13,9 +13,12 @@ from .._size import Size
 from .._memory_format import (check_format, contiguous_format, is_contiguous_as, memory_order,
                               preserve_format)
 from .._cpu.transpose import contiguous as contiguous_array
+from .._modes import current as modes
+from .._recorded_call import recorded_call
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .indexing import Index, IndexPut, _named, index, put_into_zeros
+from ._nondifferentiable import nondifferentiable
 
 METHODS = ["as_strided_", "view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "permute",
            "transpose", "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "flatten",
@@ -24,7 +27,7 @@ METHODS = ["as_strided_", "view", "reshape", "view_as", "reshape_as", "expand", 
            "diagonal", "diag_embed", "tril", "triu", "as_strided", "unfold", "broadcast_to",
            "ravel", "adjoint", "narrow_copy", "diagflat", "select_scatter", "slice_scatter",
            "diagonal_scatter", "unsqueeze_", "squeeze_", "t_", "transpose_", "swapaxes_",
-           "swapdims_"]
+           "swapdims_", "detach"]
 INPLACE = ["tril", "triu"]
 
 __all__ = ["view", "reshape", "expand", "permute", "transpose", "swapaxes", "swapdims", "t",
@@ -304,6 +307,7 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes_ = swapdims_ = transpose_
 
 
+@recorded_call
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """input with dimensions start_dim .. end_dim merged into one (a view when possible)."""
     shape = input._data.shape
@@ -859,6 +863,20 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
 
 # ---------------------------------------------------------------- joining and splitting
 # Imported last: joining.py builds on the views above.
+Detach = nondifferentiable("detach", lambda x: x._data)
+_plain_detach = Tensor.detach
+
+
+def detach(self: Tensor) -> Tensor:
+    """A new tensor sharing this one's data but cut from the autograd graph (requires_grad
+    False)."""
+    if modes().recorder is None:
+        return _plain_detach(self)
+    out = Detach.apply(self)        # the exporter records an Identity
+    out._vc, out._base = self._vc, self._base
+    return out
+
+
 from .joining import (Cat, Split, Unbind, atleast_1d, atleast_2d, atleast_3d,  # noqa: E402,F401
                       cat, chunk, column_stack, concat, concatenate, dsplit, dstack, hsplit,
                       hstack, row_stack, split, stack, tensor_split, unbind, vsplit, vstack)

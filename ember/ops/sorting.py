@@ -12,6 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .reduction import Extremum, _check_nonempty, _isnan, return_types, take_along
+from ._nondifferentiable import recorded
 from .shape import _named
 
 METHODS = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode",
@@ -177,6 +178,7 @@ def _unique_results(values: np.ndarray, inverse: np.ndarray, counts: np.ndarray,
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@recorded("unique")
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None):
     """The distinct values (sorted, as torch's CPU kernel always returns them); NaNs count
@@ -193,6 +195,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     return _unique_results(values, inverse, counts, return_inverse, return_counts)
 
 
+@recorded("unique_consecutive")
 def unique_consecutive(input: Tensor, return_inverse: bool = False,
                        return_counts: bool = False, dim: int | None = None):
     """Collapse each run of equal consecutive values (or slices along `dim`) to one."""
@@ -227,6 +230,7 @@ def _search(boundaries: np.ndarray, values: np.ndarray, right: bool) -> np.ndarr
     return below.sum(axis=-1)
 
 
+@recorded("searchsorted")
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
                  right: bool = False, side: str | None = None, sorter=None) -> Tensor:
     """Insertion indices of `input` into the innermost dim of `sorted_sequence`."""

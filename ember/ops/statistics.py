@@ -16,6 +16,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from .creation import linspace
 from .pointwise import _float_result_type, _unsupported, _with_out, scalar_type_name, where
+from ._nondifferentiable import recorded
 from ._return_types import return_types
 from .reduction import _isnan, take_along
 
@@ -75,6 +76,7 @@ def _check_bin_count(bins: int) -> None:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
 
 
+@recorded("histc")
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
           out: Tensor | None = None) -> Tensor:
     """Counts of the elements in `bins` equal-width bins over [min, max]; elements outside
@@ -153,6 +155,7 @@ def _check_histogram_weight(input: Tensor, weight: Tensor) -> None:
                            f"{list(weight.shape)}")
 
 
+@recorded("histogram", return_types.histogram)
 def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,
               density: bool = False):
     """(hist, bin_edges): how many elements (or how much `weight`) fall in each bin. `bins` is
@@ -183,6 +186,7 @@ def _check_isin_operand(operand) -> None:
                            f"{scalar_type_name(dt)}")
 
 
+@recorded("isin")
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False,
          out: Tensor | None = None) -> Tensor:
     """For each of `elements`, whether it equals any of `test_elements` (either may be a

@@ -106,14 +106,15 @@ class Recorder:
 
     # -- hooks called by Function.apply ---------------------------------------------------
     def wants(self) -> bool:
-        """Whether Function.apply should hand this call to `time_op`: every call except the
-        one `time_op` itself makes to run the op."""
+        """Whether Function.apply should hand this call to `record_op`: every call except
+        the one `record_op` itself makes to run the op."""
         if getattr(self._threads, "claimed", False):
             self._threads.claimed = False
             return False
         return True
 
-    def time_op(self, cls, args, kwargs):
+    def record_op(self, cls, args, kwargs):
+        """Run the op inside a range named after it."""
         rng = self.open(op_name(cls), args)
         try:
             self._threads.claimed = True
@@ -123,6 +124,9 @@ class Recorder:
         if self.with_flops:
             rng.flops = count_flops(rng.name, cls, args, result)
         return result
+
+    def record_inplace(self, tensor, result) -> None:
+        """In-place writes need no range of their own: the op that computed them has one."""
 
 
 _active = [None]    # the running Recorder, if any

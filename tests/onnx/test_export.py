@@ -311,6 +311,26 @@ def test_adaptive_pool_divisible():
     assert {"AveragePool", "MaxPool"} <= set(op_types(proto))
 
 
+@pytest.mark.parametrize("fn, nodes", [
+    (lambda x: F.adaptive_avg_pool2d(x, 3), None),      # 8 -> 3 does not divide
+    (lambda x: x.flatten(), ["Reshape"]), (lambda x: x.flatten(1, 2), ["Reshape"]),
+    (lambda x: x.flatten(1), ["Flatten"]),
+])
+def test_composites_not_written_whole(fn, nodes):
+    """Calls that torch's single nodes do not express are exported from their primitives."""
+    proto = export_and_run(Lambda(fn), randn(1, 2, 8, 8))
+    assert "AveragePool" not in op_types(proto) and "BatchNormalization" not in op_types(proto)
+    if nodes is not None:
+        assert op_types(proto) == nodes
+
+
+def test_training_mode_batch_norm_is_refused():
+    with pytest.raises(NotImplementedError, match="'batch_norm' has no ONNX mapping"):
+        ember.onnx.export(Lambda(lambda x: F.batch_norm(x, ember.zeros(2), ember.ones(2),
+                                                        training=True)),
+                          randn(1, 2, 4, 4), io.BytesIO())
+
+
 def test_conv_options():
     conv = Conv2d(4, 6, 3, stride=2, padding=2, groups=2, bias=True, dilation=2)
     export_and_run(conv, randn(2, 4, 11, 11))
@@ -388,12 +408,53 @@ def test_unmapped_primitive_is_named():
         ember.onnx.export(Lambda(lambda x: Double.apply(x)), randn(2, 2), io.BytesIO())
 
 
-def test_patches_are_restored_after_error():
-    add = ember.Tensor.__add__
-    with pytest.raises(NotImplementedError):
-        ember.onnx.export(Lambda(lambda x: (x + 1).cumsum(0)), randn(2, 2), io.BytesIO())
-    assert ember.Tensor.__add__ is add and F.relu.__module__ == "ember.nn.functional"
-    assert not hasattr(F.relu, "__wrapped__")
+def _attributes_of_ember() -> dict:
+    """Every attribute of every ember module, of Tensor and of Function, by identity."""
+    owners = [m for n, m in sorted(sys.modules.items()) if n == "ember" or
+              n.startswith("ember.")] + [ember.Tensor, ember.autograd.Function]
+    return {(id(owner), name): id(value) for owner in owners
+            for name, value in list(vars(owner).items())}
+
+
+def test_export_modifies_no_module_attribute():
+    ember.onnx.export(nn.Linear(2, 2), randn(1, 2), io.BytesIO())   # imports onnx
+    before = _attributes_of_ember()
+    during = []
+
+    def forward(x):
+        during.append(_attributes_of_ember())
+        return F.relu(x) + 1
+    ember.onnx.export(Lambda(forward), randn(1, 2), io.BytesIO())
+    assert during[0] == before and _attributes_of_ember() == before
+    with pytest.raises(NotImplementedError, match="cumsum"):     # fails midway
+        ember.onnx.export(Lambda(lambda x: (F.relu(x) + 1).cumsum(0)), randn(2, 2),
+                          io.BytesIO())
+    assert _attributes_of_ember() == before
+
+
+def test_other_threads_are_not_traced():
+    """Ops another thread runs during an export are neither recorded nor refused."""
+    import threading
+    started, finish = threading.Event(), threading.Event()
+    inputs, results = [], []
+
+    def other_thread():     # works on the traced input: cumsum would stop a traced thread
+        started.wait()
+        results.append((inputs[0].cumsum(0) + 1).numpy())
+        finish.set()
+
+    def forward(x):
+        inputs.append(x)
+        started.set()
+        assert finish.wait(10)
+        return x * 2
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    proto = export_and_run(Lambda(forward), randn(2, 2))
+    worker.join()
+    assert op_types(proto) == ["Mul"]
+    np.testing.assert_allclose(results[0], randn(2, 2).numpy().cumsum(0) + 1)
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [

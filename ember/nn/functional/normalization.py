@@ -18,6 +18,7 @@ import numpy as np
 from ... import _dtype
 from ..._cpu import kernels
 from ..._memory_format import as_format, format_of
+from ..._recorded_call import recorded_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ..._modes import current as modes
@@ -167,6 +168,7 @@ def _channel_shape(x: Tensor) -> tuple:
     return (1, x.shape[1]) + (1,) * (x.ndim - 2)
 
 
+@recorded_call
 def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel over the batch (training) or with the running stats (eval)."""

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..._memory_format import as_format, contiguous_format, empty_as, format_of
+from ..._recorded_call import recorded_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...ops.pointwise import zero_unless
@@ -470,6 +471,7 @@ def _output_size(output_size, spatial, n):
     return tuple(s if o is None else o for o, s in zip(sizes, spatial))
 
 
+@recorded_call
 def _adaptive_avg_poolnd(n, input, output_size):
     x, unbatched = _batched(input, n, f"adaptive_avg_pool{n}d")
     out = _output_size(output_size, tuple(x.shape[2:]), n)

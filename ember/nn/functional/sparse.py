@@ -6,6 +6,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
+from ...ops._nondifferentiable import recorded
 from ...ops.indexing import put_into_zeros
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
@@ -120,6 +121,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
     return stack(bags) if bags else weight.new_zeros((0, weight.shape[1]))
 
 
+@recorded("one_hot")
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 tensor of shape input.shape + (num_classes,) with a 1 at each index of the integer
     `tensor` and 0 elsewhere; num_classes=-1 means max(tensor) + 1."""

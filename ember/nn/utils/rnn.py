@@ -8,7 +8,9 @@ from collections import namedtuple
 import numpy as np
 
 from ... import _dtype
+from ..._modes import current as modes
 from ..._tensor import Tensor
+from ...autograd.function import Function
 
 __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "pack_sequence", "unpad_sequence", "unpack_sequence", "invert_permutation"]
@@ -65,6 +67,16 @@ def _lengths_array(lengths) -> np.ndarray:
 
 def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
+    """Pack a padded batch of variable-length sequences (lengths per batch entry) into a
+    PackedSequence; enforce_sorted=False sorts them by decreasing length first."""
+    if modes().recorder is not None:     # one primitive, so that a recorder sees the lengths
+        data, batch_sizes, sorted_indices = PackPadded.apply(input, lengths, batch_first,
+                                                             enforce_sorted)
+        return PackedSequence(data, batch_sizes, sorted_indices)
+    return _pack_padded(input, lengths, batch_first, enforce_sorted)
+
+
+def _pack_padded(input: Tensor, lengths, batch_first: bool, enforce_sorted: bool):
     lengths = _lengths_array(lengths)
     if enforce_sorted:
         if np.any(np.diff(lengths) > 0):
@@ -96,8 +108,58 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
     return PackedSequence(data, Tensor._wrap(batch_sizes.astype(np.int64)), sorted_indices)
 
 
+class PackPadded(Function):
+    """pack_padded_sequence as one primitive (torch's aten::_pack_padded_sequence), run when
+    a recorder is set: the exporter sees the lengths. Returns (data, batch_sizes,
+    sorted_indices)."""
+
+    @staticmethod
+    def forward(ctx, input, lengths, batch_first, enforce_sorted):
+        packed = _pack_padded(input, lengths, batch_first, enforce_sorted)
+        ctx.shape, ctx.batch_first = tuple(input.shape), batch_first
+        ctx.packed = packed._replace(data=None)
+        ctx.mark_non_differentiable(packed.batch_sizes, packed.sorted_indices)
+        return packed.data, packed.batch_sizes, packed.sorted_indices
+
+    @staticmethod
+    def backward(ctx, grad_data, *unused):
+        # The packed rows back in their padded places (zeros elsewhere).
+        padded, _ = pad_packed_sequence(ctx.packed._replace(data=grad_data), ctx.batch_first,
+                                        total_length=ctx.shape[1 if ctx.batch_first else 0])
+        return padded, None, None, None
+
+
+class PadPacked(Function):
+    """pad_packed_sequence as one primitive (torch's aten::_pad_packed_sequence), run when a
+    recorder is set. Returns (padded, lengths)."""
+
+    @staticmethod
+    def forward(ctx, data, batch_sizes, sorted_indices, unsorted_indices, batch_first,
+                padding_value, total_length):
+        sequence = PackedSequence(data, batch_sizes, sorted_indices, unsorted_indices)
+        padded, lengths = _pad_packed(sequence, batch_first, padding_value, total_length)
+        ctx.lengths, ctx.batch_first, ctx.sorted = lengths, batch_first, sorted_indices is None
+        ctx.mark_non_differentiable(lengths)
+        return padded, lengths
+
+    @staticmethod
+    def backward(ctx, grad_padded, unused):
+        # Packing the gradient again orders its rows as the data's (a stable sort).
+        packed = _pack_padded(grad_padded, ctx.lengths, ctx.batch_first, ctx.sorted)
+        return packed.data, None, None, None, None, None, None
+
+
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
                         padding_value: float = 0.0, total_length=None):
+    """The padded batch (and the lengths) a PackedSequence was packed from, padded with
+    padding_value up to the longest sequence (or total_length)."""
+    if modes().recorder is not None:     # one primitive, so that a recorder sees it
+        return PadPacked.apply(*sequence, batch_first, padding_value, total_length)
+    return _pad_packed(sequence, batch_first, padding_value, total_length)
+
+
+def _pad_packed(sequence: PackedSequence, batch_first: bool, padding_value: float,
+                total_length):
     data, batch_sizes = sequence.data, sequence.batch_sizes._data
     steps = batch_sizes.size
     batch = int(batch_sizes[0]) if steps else 0

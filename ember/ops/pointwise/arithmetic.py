@@ -9,8 +9,9 @@ from ... import _dtype
 from ..._device import check_device
 from ..._memory_format import (check_format, in_format, memory_order, preserve_format,
                                suggested_format)
-from ..._tensor import Tensor, parse_to_args
+from ..._tensor import Tensor, _python_value, parse_to_args
 from ...autograd.function import Function
+from .._nondifferentiable import nondifferentiable, recorded, run
 from ..indexing import _named
 from ._common import (_LOW_PRECISION, _check_int_divisor, _float_result_type, _save_operands,
                       _saved_operands, _scalar, _unsupported, _with_out, float_math, operands,
@@ -322,18 +323,23 @@ def _nondiff_binary(name: str, np_fn, kinds: str | None = None, kernel: str | No
     kinds: the NumPy dtype kinds the op accepts (e.g. "biu" for bitwise ops); others raise
     torch's NotImplementedError naming `kernel`.
     """
+    def compute(input, other):
+        x, y, dt = operands(input, other)
+        if kinds is not None and dt.kind not in kinds:
+            raise _unsupported(kernel or name + "_cpu", dt)
+        return np_fn(x, y)
+    function = nondifferentiable(name, compute)
+
     def op(input, other, *, out=None) -> Tensor:
         if tensor_other and not isinstance(other, Tensor):
             raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                             f"{type(other).__name__}")
         if not isinstance(input, Tensor):
             input = _scalar(input, other)
-        x, y, dt = operands(input, other)
-        if kinds is not None and dt.kind not in kinds:
-            raise _unsupported(kernel or name + "_cpu", dt)
-        return _with_out(Tensor._wrap(np.asarray(np_fn(x, y))), out)
+        return _with_out(run(function, input, other), out)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise {name} (torch.{name}); not differentiable."
+    op.Function = function      # the Function recorders see
     return op
 
 
@@ -356,16 +362,20 @@ bitwise_right_shift = _nondiff_binary("bitwise_right_shift", np.right_shift, "iu
                                       "rshift_cpu")
 
 
+LogicalNot = nondifferentiable("logical_not", lambda x: np.logical_not(x._data))
+BitwiseNot = nondifferentiable("bitwise_not", lambda x: np.invert(x._data))
+
+
 def logical_not(input: Tensor, *, out=None) -> Tensor:
     """Elementwise logical NOT (zero is False), as a bool tensor."""
-    return _with_out(Tensor._wrap(np.logical_not(input._data)), out)
+    return _with_out(run(LogicalNot, input), out)
 
 
 def bitwise_not(input: Tensor, *, out=None) -> Tensor:
     """Elementwise bitwise NOT of an integer or bool tensor."""
     if input._data.dtype.kind not in "biu":
         raise _unsupported("bitwise_not_cpu", input._data.dtype)
-    return _with_out(Tensor._wrap(np.invert(input._data)), out)
+    return _with_out(run(BitwiseNot, input), out)
 
 
 def _same_dtype(input: Tensor, other: Tensor) -> None:
@@ -374,6 +384,7 @@ def _same_dtype(input: Tensor, other: Tensor) -> None:
                            f"{scalar_type_name(other.dtype)}")
 
 
+@recorded("isclose")
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other|, elementwise (infinities equal themselves)."""
@@ -393,9 +404,11 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
              equal_nan: bool = False) -> bool:
     """Whether |input - other| <= atol + rtol * |other| for every element (a Python bool); NaNs are
     equal only when equal_nan=True."""
-    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+    _python_value("allclose", "boolean", input, other)
+    return bool(isclose.__wrapped__(input, other, rtol, atol, equal_nan)._data.all())
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and the same values."""
+    _python_value("equal", "boolean", input, other)
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))

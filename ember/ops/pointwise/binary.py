@@ -443,9 +443,11 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=Non
 
 # ---------------------------------------------------------------- in-place ops
 def _recording(*operands_) -> bool:
-    """Whether autograd must record an op over these operands."""
-    return modes().grad_enabled and any(isinstance(o, Tensor) and o._requires_grad
-                                      for o in operands_)
+    """Whether an op over these operands must go through its Function: autograd records
+    it, or a recorder (profiler, ONNX export) wants to see it."""
+    state = modes()
+    return state.recorder is not None or state.grad_enabled and any(
+        isinstance(o, Tensor) and o._requires_grad for o in operands_)
 
 
 def _direct(self: Tensor, *others, floating: bool = False) -> bool:

@@ -15,6 +15,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ..._modes import current as modes
 from .. import _special_math as special
+from .._nondifferentiable import nondifferentiable, run
 from ..indexing import _named
 from ._common import _unsupported, _with_out, _zeros_like, float_math, to_float
 from .where import where
@@ -376,10 +377,13 @@ def angle(input: Tensor, *, out=None) -> Tensor:
 
 def _predicate(name: str, fn):
     """A non-differentiable elementwise test returning a bool tensor."""
+    function = nondifferentiable(name, lambda x: fn(x._data))
+
     def op(input: Tensor) -> Tensor:
-        return Tensor._wrap(np.asarray(fn(input._data)))
+        return run(function, input)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise {name} test; the result is a bool tensor."
+    op.Function = function      # the Function recorders see
     return op
 
 

@@ -1,0 +1,26 @@
+"""Calls a recorder may see whole.
+
+A composite op (eval-mode batch_norm, adaptive_avg_pool2d, flatten ...) runs as several
+primitives. The ONNX exporter writes some of them as the one node torch writes (a
+BatchNormalization, a GlobalAveragePool, a Flatten): `@recorded_call` hands the call to a
+recorder that has `record_call` (the exporter's Tracer does, see ember/onnx/_trace.py),
+which decides whether to record it whole or let its primitives be traced one by one. With
+no such recorder, the function is called directly.
+"""
+from __future__ import annotations
+
+import functools
+
+from ._modes import current as modes
+
+
+def recorded_call(fn):
+    """Decorator: calls of `fn` go through the recorder's record_call(fn, args, kwargs)
+    when it has one; the decorated function is the key of its symbolic."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        record = getattr(modes().recorder, "record_call", None)
+        if record is None:
+            return fn(*args, **kwargs)
+        return record(call, args, kwargs)
+    return call
