@@ -135,7 +135,7 @@ class Function(Node):
         edges, metas, needs, arrays = [], [], [], []
         for a in args:
             if isinstance(a, Tensor):
-                arrays.append(a._data)
+                arrays.append(_own_array(a, args, arrays))
                 if a._requires_grad:
                     node = a._grad_fn
                     edges.append((node, a._output_nr) if node is not None else a._edge())
@@ -152,7 +152,7 @@ class Function(Node):
         ctx._input_meta = metas
         ctx.needs_input_grad = tuple(needs)
         if cls._arrays_in:
-            ctx._inputs = args      # save_for_backward maps input arrays back to these
+            ctx._inputs = args, arrays      # save_for_backward maps arrays back to inputs
             args_for_forward = arrays
         else:
             args_for_forward = args
@@ -177,11 +177,23 @@ class Function(Node):
         return _mark_views(result, args[0]) if cls.is_view else result
 
 
+def _own_array(tensor, args, arrays: list) -> np.ndarray:
+    """The array forward receives for `tensor`: its data, or a view of it when an earlier
+    argument is a different Tensor on the same array (x and x.detach()), so that
+    save_for_backward can tell the two apart."""
+    data = tensor._data
+    for earlier, array in zip(args, arrays):
+        if array is data and earlier is not tensor:
+            return data.view()
+    return data
+
+
 def _input_or_constant(value, inputs):
     if isinstance(value, Tensor):
         return value
-    for a in inputs:
-        if isinstance(a, Tensor) and a._data is value:
+    args, arrays = inputs
+    for a, array in zip(args, arrays):
+        if array is value and isinstance(a, Tensor):
             return a
     return _wrap(np.asarray(value))
 

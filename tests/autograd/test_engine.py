@@ -289,3 +289,16 @@ def test_final_callbacks_wait_for_the_outermost_backward_pass():
     y.backward()
     assert seen == [True] and engine._PASSES.final_callbacks == []
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos(2 * np.ones(3)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("expression", ["x @ x.detach()", "x.detach() @ x", "x @ x",
+                                        "x * x.detach() + x"])
+def test_an_input_and_its_detached_alias_are_saved_apart(expression):
+    """x and x.detach() share one array; a primitive given both still saves each Tensor (so
+    the second derivative treats the detached one as a constant), as torch."""
+    def second(lib):
+        x = lib.tensor(np.arange(9.0).reshape(3, 3), requires_grad=True)
+        y = eval(expression, {"x": x})
+        g, = lib.autograd.grad((y ** 2).sum(), x, create_graph=True)
+        return lib.autograd.grad(g.sum(), x)[0].detach().numpy()
+    np.testing.assert_allclose(second(ember), second(torch), rtol=1e-12)
