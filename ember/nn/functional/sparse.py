@@ -97,6 +97,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
     """Sum/mean/max of the embeddings of each bag (2-D input, or 1-D input + offsets)."""
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq=True is not supported by "
+                                  "ember")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
@@ -118,7 +121,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
             starts = starts[:-1]
         bounds = list(zip(starts, ends))
         flat, weights = input, per_sample_weights
-    rows = embedding(flat, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+    rows = embedding(flat, weight, padding_idx, max_norm, norm_type)
     if weights is not None:
         rows = rows * weights.unsqueeze(-1)
     keep = None if padding_idx is None else (flat != padding_idx)
