@@ -1,11 +1,13 @@
 """Pooling: max/avg pools (1-3 d, ceil_mode, padding, dilation), adaptive pools, unpooling.
 
-Max pooling finds, without autograd, the flat input index of each window's maximum
-(torch's `indices`); the differentiable part is then a gather of the input at those
-indices, whose adjoint is a scatter-add. The pair Gather/Scatter is closed under
-differentiation. Average pooling is a window sum (adjoint: spreading a gradient
-back over the windows) divided by the window sizes; adaptive average pooling is a
-product with one small averaging matrix per spatial dimension.
+Max pooling finds, without autograd, the kernel offset of each window's maximum; the
+differentiable part is then a selection of the input at those offsets, whose adjoint
+sends each gradient to its window's winner (WindowSelect/WindowScatter, closed under
+differentiation). Adaptive max pooling and unpooling do the same with flat input indices
+(Gather/Scatter). Average pooling is a window sum (adjoint: spreading a gradient back
+over the windows) divided by the window sizes; adaptive average pooling is a mean over
+the dims pooled to size 1 and a product with one small averaging matrix per other
+pooled dim. The window loops are the kernel family ember/_cpu/pooling.py.
 """
 from __future__ import annotations
 
@@ -388,12 +390,10 @@ def _output_size(output_size, spatial, n):
 def _adaptive_avg_poolnd(n, input, output_size):
     x, unbatched = _batched(input, n, f"adaptive_avg_pool{n}d")
     out = _output_size(output_size, tuple(x.shape[2:]), n)
-    y = x
+    to_one = [2 + d for d, (size, o) in enumerate(zip(x.shape[2:], out)) if o == 1 != size]
+    y = x.mean(dim=to_one, keepdim=True) if to_one else x     # one pass (ResNet's head)
     for d, (size, o) in enumerate(zip(x.shape[2:], out)):
-        if size == o:
-            continue
-        if o == 1:
-            y = y.mean(dim=2 + d, keepdim=True)
+        if size == o or o == 1:
             continue
         # Contract spatial dim d with its averaging matrix: a differentiable matmul.
         m = Tensor._wrap(_averaging_matrix(size, o, x._data.dtype))
