@@ -36,7 +36,7 @@ THIN_PRODUCT_SLICE = 1024
 WINOGRAD_CHUNK_VALUES = 1 << 20
 WINOGRAD_MIN_CHUNKS = 2
 
-# ops.indexing: elements added per np.add.at call when summing rows (keeps the index
+# embedding.add_rows: elements added per np.add.at call when summing rows (keeps the index
 # arrays of an embedding's gradient small).
 ADD_ROWS_BATCH = 1 << 20
 
@@ -47,3 +47,4 @@ ADD_ROWS_BATCH = 1 << 20
 # from 10k (Elman RNN) to 40k (LSTM) the two are even, at 160k the per-step BLAS calls
 # are 1.3-1.6x faster.
 RNN_FUSED_LOOP_WORK = 1 << 14
+

@@ -303,31 +303,33 @@ def linear(g, out, x, weight, bias=None):
         g.op("Add", [y, b], out)
 
 
-def _window_attrs(geo, kernel) -> dict:
+def _window_attrs(kernel, stride, pads) -> dict:
     """ONNX attributes of a sliding window: (before, after) pads become all befores, then
     all afters."""
-    return {"kernel_shape": list(kernel), "strides": list(geo.stride),
-            "pads": [p[0] for p in geo.pads] + [p[1] for p in geo.pads]}
+    return {"kernel_shape": list(kernel), "strides": list(stride),
+            "pads": [p[0] for p in pads] + [p[1] for p in pads]}
 
 
 @symbolic(conv.Conv)
 def convolution(g, out, x, weight, bias, geo):
     inputs = [g.name(x), g.name(weight)] + ([g.name(bias)] if bias is not None else [])
     g.op("Conv", inputs, out, dilations=list(geo.dilation), group=geo.groups,
-         **_window_attrs(geo, weight.shape[2:]))
+         **_window_attrs(weight.shape[2:], geo.stride, geo.pads))
 
 
 @symbolic(pooling.WindowSelect)
-def max_pool(g, out, x, arg, kernel, geo, out_size, selected=None):
-    g.op("MaxPool", [g.name(x)], out, dilations=list(geo.dilation), **_window_attrs(geo, kernel))
+def max_pool(g, out, x, arg, window, out_size, selected=None):
+    kernel, stride, dilation, pads = window
+    g.op("MaxPool", [g.name(x)], out, dilations=list(dilation),
+         **_window_attrs(kernel, stride, pads))
 
 
 @symbolic(pooling.WindowSum)
-def window_sum(g, out, x, kernel, geo, out_size):
+def window_sum(g, out, x, window, out_size):
     """The sum over each zero-padded window: its mean over the whole window, times its size."""
-    if any(d != 1 for d in geo.dilation):
-        _unsupported("dilation", list(geo.dilation))
-    mean = g.op("AveragePool", [g.name(x)], count_include_pad=1, **_window_attrs(geo, kernel))
+    kernel, stride, pads = window
+    mean = g.op("AveragePool", [g.name(x)], count_include_pad=1,
+                **_window_attrs(kernel, stride, pads))
     g.op("Mul", [mean, g.name(math.prod(kernel), _dt(out))], out)
 
 
@@ -371,7 +373,7 @@ def layer_norm(g, out, x, weight, bias, ndim, eps):
 
 
 @symbolic(sparse.EmbeddingLookup)
-def embedding(g, out, weight, indices, padding_idx):
+def embedding(g, out, weight, indices, padding_idx, scale_grad_by_freq):
     g.op("Gather", [g.name(weight), g.name(indices)], out, axis=0)
 
 

@@ -7,11 +7,9 @@ the other's backward. The named ops translate their arguments into a NumPy key.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .._cpu.tuning import ADD_ROWS_BATCH
+from .._cpu.embedding import add_rows
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .._modes import current as modes
@@ -135,29 +133,7 @@ def _add_at(out: np.ndarray, key, v) -> None:
     if rows is None:
         np.add.at(out, key, v)
     else:
-        _add_rows(out, rows, v)
-
-
-def _add_rows(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
-    """out[rows[i]] += values[i] for every i, repeated rows summed in order: np.add.at
-    on the flattened arrays, with one index per element (NumPy's fast path for 1-d
-    add.at; on 2-d arrays it goes one element at a time, five times slower on an
-    embedding's gradient). Rows go in batches so that the index arrays stay small."""
-    width = math.prod(out.shape[1:])
-    flat_rows = rows.reshape(-1)
-    if not out.flags.c_contiguous or width == 0:
-        np.add.at(out, rows, values)
-        return
-    flat_out, flat_values = out.reshape(-1), values.reshape(flat_rows.size, width)
-    columns = np.arange(width)
-    step = max(1, ADD_ROWS_BATCH // width)
-    for start in range(0, flat_rows.size, step):
-        batch = flat_rows[start:start + step]
-        if batch.min() < -out.shape[0] or batch.max() >= out.shape[0]:
-            np.add.at(out, batch, flat_values[start:start + step])   # NumPy's IndexError
-        batch = batch % out.shape[0]
-        np.add.at(flat_out, (batch[:, None] * width + columns).reshape(-1),
-                  flat_values[start:start + step].reshape(-1))
+        add_rows(out, rows, v)
 
 
 class IndexPut(Function):

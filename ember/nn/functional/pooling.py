@@ -1,11 +1,13 @@
 """Pooling: max/avg pools (1-3 d, ceil_mode, padding, dilation), adaptive pools, unpooling.
 
-Max pooling finds, without autograd, the flat input index of each window's maximum
-(torch's `indices`); the differentiable part is then a gather of the input at those
-indices, whose adjoint is a scatter-add. The pair Gather/Scatter is closed under
-differentiation. Average pooling is a window sum (adjoint: spreading a gradient
-back over the windows) divided by the window sizes; adaptive average pooling is a
-product with one small averaging matrix per spatial dimension.
+Max pooling finds, without autograd, the kernel offset of each window's maximum; the
+differentiable part is then a selection of the input at those offsets, whose adjoint
+sends each gradient to its window's winner (WindowSelect/WindowScatter, closed under
+differentiation). Adaptive max pooling and unpooling do the same with flat input indices
+(Gather/Scatter). Average pooling is a window sum (adjoint: spreading a gradient back
+over the windows) divided by the window sizes; adaptive average pooling is a mean over
+the dims pooled to size 1 and a product with one small averaging matrix per other
+pooled dim. The window loops are the kernel family ember/_cpu/pooling.py.
 """
 from __future__ import annotations
 
@@ -14,13 +16,13 @@ import math
 
 import numpy as np
 
-from ..._memory_format import as_format, contiguous_format, empty_as, format_of
+from ..._cpu import kernels
+from ..._memory_format import as_format, contiguous_format, format_of
 from ..._recorded_call import recorded_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...ops.pointwise import zero_unless
 from ._checks import require_floating
-from .conv import Geometry, _tuple
+from .conv import _tuple
 from ...amp.policy import FP32, autocast_op
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
@@ -41,12 +43,13 @@ def _flat_spatial(a: np.ndarray) -> np.ndarray:
 class Gather(Function):
     """out[n, c, j] = x[n, c, indices[n, c, j]] over flattened spatial dims."""
     backward_name = "MaxPool2DWithIndicesBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, indices, out_shape):
-        ctx.x_shape = x._data.shape
+        ctx.x_shape = x.shape
         ctx.indices = indices
-        flat = np.take_along_axis(_flat_spatial(x._data), _flat_spatial(indices), axis=2)
+        flat = np.take_along_axis(_flat_spatial(x), _flat_spatial(indices), axis=2)
         return flat.reshape(out_shape)
 
     @staticmethod
@@ -57,17 +60,18 @@ class Gather(Function):
 class Scatter(Function):
     """The adjoint of Gather: add each g[n, c, j] into out[n, c, indices[n, c, j]]."""
     backward_name = "MaxPool2DWithIndicesBackwardBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, g, indices, out_shape):
         n, c = out_shape[:2]
         size = math.prod(out_shape[2:])
-        ctx.g_shape = g._data.shape
+        ctx.g_shape = g.shape
         ctx.indices = indices
         rows = np.arange(n * c).reshape(n, c, 1) * size
         flat = (rows + _flat_spatial(indices)).ravel()
-        summed = np.bincount(flat, weights=g._data.ravel(), minlength=n * c * size)
-        return summed.astype(g._data.dtype).reshape(out_shape)
+        summed = np.bincount(flat, weights=g.ravel(), minlength=n * c * size)
+        return summed.astype(g.dtype).reshape(out_shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -90,7 +94,8 @@ def _picked(x: Tensor, indices: np.ndarray, backward_name: str, unbatched: bool,
 
 # ---------------------------------------------------------------- window geometry
 def _pool_geometry(spatial, kernel, stride, padding, dilation, ceil_mode):
-    """Geometry with any extra right padding that ceil_mode needs, and the output size."""
+    """((before, after) padding per dim, with any extra that ceil_mode needs on the after
+    side; the output's spatial size)."""
     pads, out = [], []
     for n, k, s, p, d in zip(spatial, kernel, stride, padding, dilation):
         span = n + 2 * p - d * (k - 1) - 1
@@ -100,7 +105,7 @@ def _pool_geometry(spatial, kernel, stride, padding, dilation, ceil_mode):
         out.append(size)
         extra = max(0, (size - 1) * s + d * (k - 1) + 1 - (n + 2 * p))
         pads.append((p, p + extra))
-    return Geometry(tuple(stride), tuple(dilation), tuple(pads), 1), tuple(out)
+    return tuple(pads), tuple(out)
 
 
 def _check_pool_args(spatial, kernel, stride, padding, n):
@@ -119,101 +124,41 @@ def _batched(input: Tensor, n: int, name: str):
     return (input.unsqueeze(0), True) if input.ndim == n + 1 else (input, False)
 
 
-def _padded(x: np.ndarray, pads, fill) -> np.ndarray:
-    if not any(lo or hi for lo, hi in pads):
-        return x
-    return np.pad(x, ((0, 0), (0, 0)) + tuple(pads), constant_values=fill)
-
-
 # ---------------------------------------------------------------- max pooling
-def _stacked_windows(xp: np.ndarray, kernel, geo: Geometry, out) -> np.ndarray:
-    """(K, N, C, *out): every kernel offset's window of the padded input, stacked."""
-    windows = np.empty((math.prod(kernel),) + xp.shape[:2] + tuple(out), dtype=xp.dtype)
-    for k, window in enumerate(geo.windows(kernel, out)):
-        windows[k] = xp[(slice(None), slice(None)) + window]
-    return windows
-
-
+# A max pool's `window` is (kernel, stride, dilation, pads), as the kernel family
+# ember/_cpu/pooling.py takes it; its winners are kernel offsets `arg`.
 class WindowSelect(Function):
     """out = each window's element at kernel offset `arg` (the winner of max pooling)."""
     backward_name = "MaxPool2DWithIndicesBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, x, arg, kernel, geo, out, selected=None):
-        ctx.args = (arg, kernel, geo, x._data.shape)
+    def forward(ctx, x, arg, window, out, selected=None):
+        ctx.args = (arg, window, x.shape)
         if selected is not None:      # max pooling already has the values
             return selected
-        windows = _stacked_windows(_padded(x._data, geo.pads, 0), kernel, geo, out)
-        return np.take_along_axis(windows, arg[None], 0)[0]
+        return kernels.family("pooling").max_pool_select(x, arg, *window, out)
 
     @staticmethod
     def backward(ctx, grad):
-        arg, kernel, geo, x_shape = ctx.args
-        return WindowScatter.apply(grad, arg, kernel, geo, x_shape), None, None, None, None, None
+        arg, window, x_shape = ctx.args
+        return WindowScatter.apply(grad, arg, window, x_shape), None, None, None, None
 
 
 class WindowScatter(Function):
     """The adjoint of WindowSelect: each g goes to its window's element at offset `arg`."""
     backward_name = "MaxPool2DWithIndicesBackwardBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, g, arg, kernel, geo, x_shape):
-        out = g._data.shape[2:]
-        ctx.args = (arg, kernel, geo, out)
-        padded = np.zeros(x_shape[:2] + tuple(s + lo + hi for s, (lo, hi) in
-                                              zip(x_shape[2:], geo.pads)), dtype=g._data.dtype)
-        gd = g._data
-        # Windows that do not overlap (the usual stride = kernel) cover each input element
-        # at most once: their contributions are written, not added.
-        overlap = any(s < (k - 1) * d + 1 for k, s, d in zip(kernel, geo.stride, geo.dilation))
-        for k, window in enumerate(geo.windows(kernel, out)):
-            contribution = zero_unless(gd, arg == k)
-            index = (slice(None), slice(None)) + window
-            if overlap:
-                padded[index] += contribution
-            else:
-                padded[index] = contribution
-        return padded[(slice(None), slice(None)) + tuple(
-            slice(lo, lo + s) for s, (lo, _) in zip(x_shape[2:], geo.pads))].copy()
+    def forward(ctx, g, arg, window, x_shape):
+        ctx.args = (arg, window, g.shape[2:])
+        return kernels.family("pooling").max_pool_backward(g, arg, *window, x_shape)
 
     @staticmethod
     def backward(ctx, grad):
-        arg, kernel, geo, out = ctx.args
-        return WindowSelect.apply(grad, arg, kernel, geo, out), None, None, None, None
-
-
-def _max_pool_arg(x: np.ndarray, kernel, geo: Geometry, out):
-    """(winning kernel offset, max value) of every window; first offset on ties, NaN wins.
-
-    A running maximum over the offsets' strided views: no stacked copy of the windows."""
-    fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min   # V: bfloat16
-    xp = _padded(x, geo.pads, fill)
-    if xp.dtype.kind == "V":          # bfloat16: compare in float32
-        xp = xp.astype(np.float32)
-    views = [xp[(slice(None), slice(None)) + window] for window in geo.windows(kernel, out)]
-    best = views[0].copy()
-    arg = np.zeros(best.shape, dtype=np.uint8 if len(views) < 256 else np.int64)
-    with_nan = xp.dtype.kind == "f" and bool(np.isnan(xp).any())
-    for k, v in enumerate(views[1:], 1):
-        better = v > best
-        if with_nan:
-            better |= np.isnan(v) & ~np.isnan(best)
-        # Branch-free updates (masked assignment is several times slower on random masks):
-        # arg = k where better, else unchanged, in modular integer arithmetic.
-        arg += better.view(np.uint8).astype(arg.dtype, copy=False) * (arg.dtype.type(k) - arg)
-        np.maximum(best, v, out=best)
-    return arg, best.astype(x.dtype, copy=False)
-
-
-def _flat_indices(arg: np.ndarray, spatial, kernel, geo: Geometry, out) -> np.ndarray:
-    """torch's `indices`: the winning offset as a flat index into the unpadded input."""
-    offsets = np.array(list(itertools.product(*(range(k) for k in kernel))))
-    flat = np.zeros_like(arg)
-    for d, (size, s, dil, (lo, _)) in enumerate(zip(spatial, geo.stride, geo.dilation,
-                                                    geo.pads)):
-        pos = np.arange(out[d]).reshape((-1,) + (1,) * (len(out) - d - 1)) * s - lo
-        flat = flat * size + pos + offsets[arg, d] * dil
-    return flat
+        arg, window, out = ctx.args
+        return WindowSelect.apply(grad, arg, window, out), None, None, None
 
 
 def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mode,
@@ -224,19 +169,21 @@ def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mod
     padding = _tuple(padding, n, "padding")
     dilation = _tuple(dilation, n, "dilation")
     _check_pool_args(x.shape[2:], kernel, stride, padding, n)
-    geo, out = _pool_geometry(tuple(x.shape[2:]), kernel, stride, padding, dilation, ceil_mode)
+    pads, out = _pool_geometry(tuple(x.shape[2:]), kernel, stride, padding, dilation, ceil_mode)
     if any(o <= 0 for o in out):
         raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[1:]))}). Calculated "
                            f"output size: ({'x'.join(map(str, (x.shape[1],) + out))}). Output "
                            "size is too small")
-    arg, best = _max_pool_arg(x._data, kernel, geo, out)
-    y = WindowSelect.apply(x, arg, kernel, geo, out, as_format(best, format_of(x._data)))
+    window = (kernel, stride, dilation, pads)
+    pooling = kernels.family("pooling")
+    arg, best = pooling.max_pool(x._data, *window, out)
+    y = WindowSelect.apply(x, arg, window, out, as_format(best, format_of(x._data)))
     if y._grad_fn is not None:
         y._grad_fn.backward_name = f"MaxPool{n}DWithIndicesBackward0" if n > 1 \
             else "SqueezeBackward1"
     if not return_indices:
         return y.squeeze(0) if unbatched else y
-    idx = Tensor._wrap(_flat_indices(arg, tuple(x.shape[2:]), kernel, geo, out))
+    idx = Tensor._wrap(pooling.max_pool_indices(arg, tuple(x.shape[2:]), *window, out))
     if unbatched:
         y, idx = y.squeeze(0), idx.squeeze(0)
     return y, idx
@@ -321,48 +268,41 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 # ---------------------------------------------------------------- average pooling
+# An average pool's `window` is (kernel, stride, pads).
 class WindowSum(Function):
     """Sum of each pooling window of the zero-padded input."""
     backward_name = "AvgPool2DBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, x, kernel, geo, out):
-        ctx.args = (kernel, geo, out, x._data.shape)
-        xp = _padded(x._data, geo.pads, 0)
-        total = empty_as(x._data.shape[:2] + out, x._data.dtype, format_of(x._data))
-        total.fill(0)
-        for window in geo.windows(kernel, out):
-            total += xp[(slice(None), slice(None)) + window]
-        return total
+    def forward(ctx, x, window, out):
+        ctx.args = (window, out, x.shape)
+        total = kernels.family("pooling").window_sum(x, *window, out)
+        return as_format(total, format_of(x))
 
     @staticmethod
     def backward(ctx, grad):
-        kernel, geo, out, x_shape = ctx.args
-        return WindowSpread.apply(grad, kernel, geo, x_shape), None, None, None
+        window, out, x_shape = ctx.args
+        return WindowSpread.apply(grad, window, x_shape), None, None
 
 
 class WindowSpread(Function):
     """The adjoint of WindowSum: add each window's value to every input it covers."""
     backward_name = "AvgPool2DBackwardBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, g, kernel, geo, x_shape):
-        out = g._data.shape[2:]
-        ctx.args = (kernel, geo, out)
-        padded = np.zeros(x_shape[:2] + tuple(s + lo + hi for s, (lo, hi) in
-                                              zip(x_shape[2:], geo.pads)), dtype=g._data.dtype)
-        for window in geo.windows(kernel, out):
-            padded[(slice(None), slice(None)) + window] += g._data
-        return padded[(slice(None), slice(None)) + tuple(
-            slice(lo, lo + s) for s, (lo, _) in zip(x_shape[2:], geo.pads))].copy()
+    def forward(ctx, g, window, x_shape):
+        ctx.args = (window, g.shape[2:])
+        return kernels.family("pooling").window_spread(g, *window, x_shape)
 
     @staticmethod
     def backward(ctx, grad):
-        kernel, geo, out = ctx.args
-        return WindowSum.apply(grad, kernel, geo, out), None, None, None
+        window, out = ctx.args
+        return WindowSum.apply(grad, window, out), None, None
 
 
-def _window_counts(spatial, kernel, stride, padding, out, geo, count_include_pad):
+def _window_counts(spatial, kernel, stride, padding, out, count_include_pad):
     """How many elements each window averages over (torch's divisor), per spatial dim."""
     counts = np.ones(out)
     for d, (n, k, s, p, o) in enumerate(zip(spatial, kernel, stride, padding, out)):
@@ -383,15 +323,16 @@ def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_i
     stride = _tuple(stride if stride not in (None, []) else kernel_size, n, "stride")
     padding = _tuple(padding, n, "padding")
     _check_pool_args(x.shape[2:], kernel, stride, padding, n)
-    geo, out = _pool_geometry(tuple(x.shape[2:]), kernel, stride, padding, (1,) * n, ceil_mode)
+    pads, out = _pool_geometry(tuple(x.shape[2:]), kernel, stride, padding, (1,) * n,
+                               ceil_mode)
     if divisor_override:
         divisor = float(divisor_override)
     else:
-        counts = _window_counts(tuple(x.shape[2:]), kernel, stride, padding, out, geo,
+        counts = _window_counts(tuple(x.shape[2:]), kernel, stride, padding, out,
                                 count_include_pad)
         divisor = float(counts.flat[0]) if np.all(counts == counts.flat[0]) \
             else Tensor._wrap(counts.astype(x._data.dtype))
-    y = WindowSum.apply(x, kernel, geo, out) / divisor
+    y = WindowSum.apply(x, (kernel, stride, pads), out) / divisor
     if y._grad_fn is not None:
         y._grad_fn.backward_name = f"AvgPool{n}DBackward0" if n > 1 else "SqueezeBackward1"
     return y.squeeze(0) if unbatched else y
@@ -475,12 +416,10 @@ def _output_size(output_size, spatial, n):
 def _adaptive_avg_poolnd(n, input, output_size):
     x, unbatched = _batched(input, n, f"adaptive_avg_pool{n}d")
     out = _output_size(output_size, tuple(x.shape[2:]), n)
-    y = x
+    to_one = [2 + d for d, (size, o) in enumerate(zip(x.shape[2:], out)) if o == 1 != size]
+    y = x.mean(dim=to_one, keepdim=True) if to_one else x     # one pass (ResNet's head)
     for d, (size, o) in enumerate(zip(x.shape[2:], out)):
-        if size == o:
-            continue
-        if o == 1:
-            y = y.mean(dim=2 + d, keepdim=True)
+        if size == o or o == 1:
             continue
         # Contract spatial dim d with its averaging matrix: a differentiable matmul.
         m = Tensor._wrap(_averaging_matrix(size, o, x._data.dtype))

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._cpu import kernels
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ...ops._nondifferentiable import recorded
-from ...ops.indexing import put_into_zeros
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
@@ -26,22 +26,42 @@ def _check_indices(input: Tensor, num: int) -> np.ndarray:
 
 
 class EmbeddingLookup(Function):
-    """weight[indices]; the gradient adds rows back, skipping padding_idx."""
+    """weight[indices]; the gradient adds rows back, skipping padding_idx (-1: none) and
+    dividing by each index's frequency when scale_grad_by_freq."""
     backward_name = "EmbeddingBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, weight, indices, padding_idx):
-        ctx.indices, ctx.padding_idx = indices, padding_idx
-        ctx.shape = weight._data.shape
-        return weight._data[indices]
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        ctx.args = (indices, weight.shape[0], padding_idx, scale_grad_by_freq)
+        return weight[indices]
 
     @staticmethod
     def backward(ctx, grad):
-        idx = ctx.indices
-        if ctx.padding_idx is not None:
-            keep = (idx != ctx.padding_idx)[..., None].astype(grad._data.dtype)
-            grad = grad * Tensor._wrap(keep)
-        return put_into_zeros(grad, idx, ctx.shape), None, None
+        return EmbeddingGradient.apply(grad, *ctx.args), None, None, None
+
+
+class EmbeddingGradient(Function):
+    """The table's gradient: the rows of grad summed at their indices (kernel family
+    ember/_cpu/embedding.py)."""
+    backward_name = "EmbeddingDenseBackwardBackward0"
+    _converted = True
+
+    @staticmethod
+    def forward(ctx, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+        ctx.args = (indices, padding_idx)
+        return kernels.family("embedding").embedding_backward(grad, indices, num_weights,
+                                                              padding_idx, scale_grad_by_freq)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # Linear in grad: its adjoint looks the rows up again, the padding row's as zeros.
+        # torch leaves out the frequency scaling here, and so does ember.
+        indices, padding_idx = ctx.args
+        rows = EmbeddingLookup.apply(grad, indices, padding_idx, False)
+        if padding_idx >= 0:
+            rows = rows * Tensor._wrap((indices != padding_idx)[..., None].astype(rows.dtype))
+        return rows, None, None, None, None
 
 
 def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
@@ -58,8 +78,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
     """Look up rows of `weight`. sparse=True is accepted; ember's gradient is always dense."""
-    if scale_grad_by_freq:
-        raise NotImplementedError("embedding: scale_grad_by_freq=True is not supported by ember")
     num = weight.shape[0]
     idx = _check_indices(input, num)
     if padding_idx is not None:
@@ -69,7 +87,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None,
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)
     return EmbeddingLookup.apply(weight, idx % num if idx.size and idx.min() < 0 else idx,
-                                 padding_idx)
+                                 -1 if padding_idx is None else padding_idx,
+                                 bool(scale_grad_by_freq))
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
@@ -79,6 +98,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
     """Sum/mean/max of the embeddings of each bag (2-D input, or 1-D input + offsets)."""
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq=True is not supported by "
+                                  "ember")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
