@@ -3,8 +3,9 @@
 Each elementwise activation is one primitive: a NumPy forward and a backward
 `grad * f'(x)` where f' is written with ember ops on the saved input (or output),
 so second derivatives work. The smooth activations compute both directions with the
-`activation` kernel family (ember/_cpu/activation.py, or its numba twin); their
-ember-ops derivative runs only when the backward is itself recorded (create_graph).
+`activation` kernel family (ember/_cpu/activation.py, or its numba twin): their
+backward is a FusedBackward whose ember-ops derivative runs only when the gradient is
+itself differentiated (create_graph).
 `inplace=True` writes the result into the input, as torch's `relu_` and friends do.
 Softmax and log-softmax are single fused Functions, shifted by the row maximum for
 numerical stability.
@@ -21,6 +22,7 @@ from ..._cpu.activation import GELU_TANH_CUBIC, GELU_TANH_SCALE, INV_SQRT_2PI, O
 from ..._random import numpy_generator
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...autograd.fused_backward import FusedBackward
 from ..._modes import current as modes
 from ...ops import pointwise
 from ...ops.pointwise import float_math, zero_unless
@@ -75,13 +77,31 @@ def _kernel(name: str):
     return call
 
 
-def _backward_kernel(kernel, grad: Tensor, saved: Tensor, params: tuple) -> Tensor:
-    """kernel(grad, saved, *params) on the arrays, 16-bit floats computed in float32."""
-    g, s = grad._data, saved._data
-    if s.dtype in _dtype.LOW_PRECISION_NUMPY:
-        return Tensor._wrap(kernel(g.astype(np.float32), s.astype(np.float32), *params)
-                            .astype(s.dtype))
-    return Tensor._wrap(kernel(g, s, *params))
+def _backward_function(name: str, kernel, derivative):
+    """The FusedBackward of an activation with a backward kernel: forward is
+    kernel(grad, s, *params) on the arrays (16-bit floats computed in float32), and
+    `derivative` gives the same grad * dy/dx in ember ops when it is differentiated again."""
+
+    def fwd(ctx, grad, saved, *params):
+        ctx.save_for_backward(grad, saved)
+        ctx.params = params
+        if saved.dtype in _dtype.LOW_PRECISION_NUMPY:
+            return kernel(grad.astype(np.float32), saved.astype(np.float32), *params) \
+                .astype(saved.dtype)
+        return kernel(grad, saved, *params)
+
+    def grad_times_slope(ctx, grad, saved):
+        return grad * derivative(saved, *ctx.params)
+
+    members = {"backward_name": _DOUBLE_BACKWARD_NAMES.get(name, name + "BackwardBackward0"),
+               "forward": staticmethod(fwd), "derivative": staticmethod(grad_times_slope)}
+    return type(name + "Grad", (FusedBackward,), members)
+
+
+# torch's names for the node of an activation's gradient where they are not
+# "<Name>BackwardBackward0" (celu runs elu's kernel; silu's and mish's are products).
+_DOUBLE_BACKWARD_NAMES = {"Celu": "EluBackwardBackward0", "Silu": "MulBackward0",
+                          "Mish": "MulBackward0"}
 
 
 def _activation(name: str, forward, derivative, from_output: bool = False,
@@ -90,10 +110,12 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
     where s is the input tensor (or the output when from_output). With `gate`, derivative
     returns a bool condition: the gradient passes where it holds and is +0 elsewhere (as
     torch's threshold_backward; multiplying by a 0/1 mask would give -0 for negatives).
-    `backward(grad, s, *params)`, when given, computes grad * dy/dx on arrays for a
-    backward that is not recorded; `derivative` then serves create_graph only.
+    `backward(grad, s, *params)`, when given, computes grad * dy/dx on arrays: the
+    backward is then a FusedBackward running it, and `derivative` serves only that
+    gradient's own derivatives (create_graph).
     `torch_kernel` names torch's kernel in the error for integer, bool or complex input
     (torch has only floating implementations of those activations)."""
+    gradient = None if backward is None else _backward_function(name, backward, derivative)
 
     def fwd(ctx, x, *params):
         if torch_kernel is not None:
@@ -106,15 +128,16 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
 
     def bwd(ctx, grad):
         saved = ctx.output(0) if from_output else ctx.saved_tensors[0]
-        if backward is not None and not modes().grad_enabled:
-            grad = _backward_kernel(backward, grad, saved, ctx.params)
+        if gradient is not None:
+            grad = gradient.apply(grad, saved, *ctx.params)
         else:
             slope = derivative(saved, *ctx.params)
             grad = _gate(grad, slope) if gate else grad * slope
         return (grad,) + (None,) * len(ctx.params)
 
     members = {"backward_name": name + "Backward0", "saves_outputs": from_output, "_converted": True,
-               "forward": staticmethod(fwd), "backward": staticmethod(bwd)}
+               "forward": staticmethod(fwd), "backward": staticmethod(bwd),
+               "fused_backward": gradient}
     return type(name, (Function,), members)
 
 

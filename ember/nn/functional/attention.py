@@ -13,9 +13,9 @@ from ..._cpu.dropout import dropout_factor
 from ..._cpu.parallel import parallel_for, split, threads
 from ..._cpu.scratch import ThreadScratch
 from ..._dtype import bool as bool_, float32
-from ..._modes import current as modes
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...autograd.fused_backward import FusedBackward
 from ...ops.creation import zeros, zeros_like
 from ...ops.joining import cat
 from ...ops.linalg import bmm, baddbmm
@@ -176,7 +176,7 @@ class _Attention(Function):
     products, kernels.family("attention") the rows between them; the batch is cut into
     blocks that run on the threads. Backward:
     dV = W^T dO, dW = dO V^T, dS = scale * P (dP - rowsum(dP P)) with dP = dW * keep /
-    (1 - p), dQ = dS K, dK = dS^T Q; recorded (create_graph) it is rebuilt from ember ops."""
+    (1 - p), dQ = dS K, dK = dS^T Q, a FusedBackward (_AttentionGrads)."""
     backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
     _converted = True
 
@@ -211,13 +211,23 @@ class _Attention(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if modes().grad_enabled:
-            return _recorded_backward(ctx, grad) + (None,) * 6
         query, key, value = ctx.saved_tensors
-        q, k, v, g = query._data, key._data, value._data, grad._data
-        scale, causal, _, _, keep, p = ctx.options
-        probs, weights = ctx.probs, ctx.weights
-        need_q, need_k, need_v = ctx.needs_input_grad[:3]
+        return _AttentionGrads.apply(grad, query, key, value, ctx.probs, ctx.weights,
+                                     ctx.options, ctx.needs_input_grad[:3]) + (None,) * 6
+
+
+class _AttentionGrads(FusedBackward):
+    """_Attention's (dQ, dK, dV), each None unless `needs` asks for it: BLAS and the
+    attention kernels from the forward's probabilities, and the same formulas in ember
+    ops (probabilities recomputed from Q and K) when they are differentiated again."""
+    backward_name = "MulBackward1"      # torch's node of dQ on its math path
+
+    @staticmethod
+    def forward(ctx, g, q, k, v, probs, weights, options, needs):
+        ctx.save_for_backward(g, q, k, v)
+        ctx.options, ctx.needs = options, needs
+        scale, causal, _, _, keep, p = options
+        need_q, need_k, need_v = needs
         length, source = probs.shape[-2:]
         d_q = np.empty_like(q) if need_q else None
         d_k = np.empty_like(k) if need_k else None
@@ -240,8 +250,26 @@ class _Attention(Function):
 
         with _SCRATCH.lend(probs.shape, probs.dtype) as d_scores:
             parallel_for(_pieces(probs.shape[:-2]), piece, probs.size)
-        return tuple(None if d is None else Tensor._wrap(d) for d in (d_q, d_k, d_v)) + \
-            (None,) * 6
+        return d_q, d_k, d_v
+
+    @staticmethod
+    def derivative(ctx, grad, query, key, value):
+        scale, causal, bias, allowed, keep, p = ctx.options
+        need_q, need_k, need_v = ctx.needs
+        mask = None
+        if bias is not None:
+            mask = Tensor._wrap(bias)
+        elif allowed is not None:
+            mask = Tensor._wrap(allowed)
+        probs = _probabilities(query, key, scale, causal, mask)
+        weights, d_probs = probs, grad @ value.transpose(-2, -1)
+        if keep is not None:
+            kept = Tensor._wrap(keep.astype(probs._data.dtype) * dropout_factor(p))
+            weights, d_probs = probs * kept, d_probs * kept
+        d_scores = probs * (d_probs - (d_probs * probs).sum(-1, keepdim=True)) * scale
+        return (d_scores @ key if need_q else None,
+                d_scores.transpose(-2, -1) @ query if need_k else None,
+                weights.transpose(-2, -1) @ grad if need_v else None)
 
 
 class _MathAttention(_Attention):
@@ -253,25 +281,6 @@ class _MathAttention(_Attention):
 class _MatrixAttention(_Attention):
     """The same node for unbatched (L, E) inputs, whose last op in torch is a matrix product."""
     backward_name = "MmBackward0"
-
-
-def _recorded_backward(ctx, grad: Tensor) -> tuple:
-    """_Attention's backward in ember ops from the saved inputs, so that it is itself
-    differentiable (create_graph=True)."""
-    query, key, value = ctx.saved_tensors
-    scale, causal, bias, allowed, keep, p = ctx.options
-    mask = None
-    if bias is not None:
-        mask = Tensor._wrap(bias)
-    elif allowed is not None:
-        mask = Tensor._wrap(allowed)
-    probs = _probabilities(query, key, scale, causal, mask)
-    weights, d_probs = probs, grad @ value.transpose(-2, -1)
-    if keep is not None:
-        kept = Tensor._wrap(keep.astype(probs._data.dtype) * dropout_factor(p))
-        weights, d_probs = probs * kept, d_probs * kept
-    d_scores = probs * (d_probs - (d_probs * probs).sum(-1, keepdim=True)) * scale
-    return d_scores @ key, d_scores.transpose(-2, -1) @ query, weights.transpose(-2, -1) @ grad
 
 
 # ---------------------------------------------------------------- multi-head attention

@@ -31,7 +31,7 @@ from ...autograd.function import Function
 from ...amp.policy import LOWER, autocast_op
 from ..._modes import current as modes
 from . import winograd
-from ._bias_grad import bias_grad
+from ._bias_grad import BiasGrad
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d"]
@@ -200,10 +200,7 @@ class Conv(Function):
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        gb = None
-        if need_b:
-            gb = grad.sum((0,) + tuple(range(2, grad.ndim))) if modes().grad_enabled else \
-                Tensor._wrap(bias_grad(grad._data, 1))
+        gb = BiasGrad.apply(grad, 1) if need_b else None
         if not modes().grad_enabled and winograd.applies(x.shape, w.shape, ctx.geo):
             # No graph to record: both gradients in one pass over the batch.
             gx, gw = winograd.backward(

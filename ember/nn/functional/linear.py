@@ -7,7 +7,7 @@ from ... import _dtype
 from ..._dtype import scalar_type_name
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ..._modes import current as modes
+from ...autograd.fused_backward import FusedBackward
 from ...amp.policy import KEEP, LOWER, autocast_op
 from ._bias_grad import bias_grad
 
@@ -73,26 +73,38 @@ class _LinearFn(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
-        if not modes().grad_enabled and grad._data.dtype not in _LOW_PRECISION:
-            return _plain_backward(grad._data, x._data, weight._data, need_x, need_w,
-                                   need_b and ctx.has_bias)
-        out_features = weight.shape[0]
-        grad_2d = grad.reshape(-1, out_features)
-        grad_x = grad.matmul(weight) if need_x else None
-        grad_w = grad_2d.mT.matmul(x.reshape(-1, x.shape[-1])) if need_w else None
-        grad_b = grad_2d.sum(0) if need_b and ctx.has_bias else None
+        return _LinearGrads.apply(grad, x, weight, (need_x, need_w, need_b and ctx.has_bias))
+
+
+class _LinearGrads(FusedBackward):
+    """The gradients of _LinearFn, (grad @ W, grad^T @ x, grad summed over rows), each
+    None unless `needs` asks for it: NumPy products, and the same in ember ops when they
+    are differentiated again."""
+
+    backward_name = "MmBackward0"       # torch's node of grad_x = grad.mm(W)
+
+    @staticmethod
+    def forward(ctx, grad, x, weight, needs):
+        ctx.save_for_backward(grad, x, weight)
+        ctx.needs = needs
+        need_x, need_w, need_b = needs
+        g_2d = grad.reshape(-1, weight.shape[0])
+        if grad.dtype in _LOW_PRECISION:          # 16-bit floats multiply in float32
+            g_2d, x, weight = (a.astype(np.float32) for a in (g_2d, x, weight))
+        grad_x = (g_2d @ weight).reshape(x.shape).astype(grad.dtype, copy=False) \
+            if need_x else None
+        grad_w = (g_2d.T @ x.reshape(-1, x.shape[-1])).astype(grad.dtype, copy=False) \
+            if need_w else None
+        grad_b = bias_grad(g_2d, 1).astype(grad.dtype, copy=False) if need_b else None
         return grad_x, grad_w, grad_b
 
-
-def _plain_backward(g: np.ndarray, x: np.ndarray, w: np.ndarray, need_x: bool, need_w: bool,
-                    need_b: bool) -> tuple:
-    """The three gradients in NumPy, when no graph is recorded (an ordinary backward):
-    the same products as the differentiable version without an op's bookkeeping each."""
-    g_2d = g.reshape(-1, w.shape[0])
-    grad_x = Tensor._wrap((g_2d @ w).reshape(x.shape)) if need_x else None
-    grad_w = Tensor._wrap(g_2d.T @ x.reshape(-1, x.shape[-1])) if need_w else None
-    grad_b = Tensor._wrap(bias_grad(g_2d, 1)) if need_b else None
-    return grad_x, grad_w, grad_b
+    @staticmethod
+    def derivative(ctx, grad, x, weight):
+        need_x, need_w, need_b = ctx.needs
+        grad_2d = grad.reshape(-1, weight.shape[0])
+        return (grad.matmul(weight) if need_x else None,
+                grad_2d.mT.matmul(x.reshape(-1, x.shape[-1])) if need_w else None,
+                grad_2d.sum(0) if need_b else None)
 
 
 def _check_dtypes(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> None:

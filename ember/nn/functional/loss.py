@@ -22,7 +22,7 @@ from ..._cpu import kernels
 from ..._cpu.softmax import at_targets, row_shift
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ..._modes import current as modes
+from ...autograd.fused_backward import FusedBackward
 from ...ops.pointwise import operands, to_dtype
 from ...amp.policy import FP32, autocast_op
 from .activation import log_softmax
@@ -363,8 +363,8 @@ def _batched(fn, input: Tensor, target: Tensor, reduction: str, **kwargs) -> Ten
 
 
 def _grad_scale(grad, denom: float, reduction: str):
-    """The upstream gradient (a Tensor, or its array outside a recorded backward) as a
-    factor per (sample, 1, positions...)."""
+    """The upstream gradient (a Tensor, or its array in a backward kernel) as a factor
+    per (sample, 1, positions...)."""
     if reduction == "none":
         return grad[:, None]
     if reduction == "mean":
@@ -481,35 +481,45 @@ class CrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        denom, reduction, shift, keep, label_smoothing, smooth = ctx.meta
-        need_input, need_target = ctx.needs_input_grad[:2]
-        grad_input = grad_target = None
-        if modes().grad_enabled:
-            scale = _grad_scale(grad, denom, reduction)
-            # create_graph: rebuild softmax from ember ops so the gradient is differentiable.
-            input, target = ctx.saved_tensors
-            if shift is None:
-                shift = row_shift(input._data)
-            z = input - Tensor._wrap(shift.astype(input._data.dtype))
-            logp = z - z.exp().sum(1, keepdim=True).log()
-            w_b = ctx.weight
-            if need_target:
-                q = (target * (1 - label_smoothing) + smooth) * w_b
-            elif isinstance(ctx.coefficients, tuple):
-                q = Tensor._wrap(CrossEntropy._class_coefficients(ctx, input._data))
-            else:
-                q = Tensor._wrap(ctx.coefficients)
-            if need_input:
-                grad_input = (logp.exp() * q.sum(1, keepdim=True) - q) * scale
-            if need_target:
-                grad_target = -logp * w_b * (1 - label_smoothing) * scale
-            return grad_input, grad_target, None, None, None, None
-        scale = _grad_scale(grad._data, denom, reduction)  # no graph to record: NumPy
-        if need_input:
-            grad_input = Tensor._wrap(ctx.d_logits * scale)
+        input, target = ctx.saved_tensors
+        return _CrossEntropyGrads.apply(grad, input, target, ctx) + (None,) * 4
+
+
+class _CrossEntropyGrads(FusedBackward):
+    """CrossEntropy's (grad_input, grad_target), each None unless the loss node `op` needs
+    it: the softmax gradient its forward kept, scaled in NumPy, and the same formulas in
+    ember ops (log_softmax rebuilt from the input) when they are differentiated again.
+    target is the probabilities' Tensor, or None for class indices."""
+    backward_name = "LogSoftmaxBackwardDataBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, input, target, op):
+        ctx.save_for_backward(grad, input, target)
+        ctx.op = op
+        denom, reduction, _, _, label_smoothing, _ = op.meta
+        need_input, need_target = op.needs_input_grad[:2]
+        scale = _grad_scale(grad, denom, reduction)
+        return (op.d_logits * scale if need_input else None,
+                -op.logp * op.weight * (1 - label_smoothing) * scale if need_target else None)
+
+    @staticmethod
+    def derivative(ctx, grad, input, target):
+        op = ctx.op
+        denom, reduction, shift, _, label_smoothing, smooth = op.meta
+        need_input, need_target = op.needs_input_grad[:2]
+        scale = _grad_scale(grad, denom, reduction)
+        if shift is None:
+            shift = row_shift(input._data)
+        z = input - Tensor._wrap(shift.astype(input._data.dtype))
+        logp = z - z.exp().sum(1, keepdim=True).log()
         if need_target:
-            grad_target = Tensor._wrap(-ctx.logp * ctx.weight * (1 - label_smoothing) * scale)
-        return grad_input, grad_target, None, None, None, None
+            q = (target * (1 - label_smoothing) + smooth) * op.weight
+        elif isinstance(op.coefficients, tuple):
+            q = Tensor._wrap(CrossEntropy._class_coefficients(op, input._data))
+        else:
+            q = Tensor._wrap(op.coefficients)
+        return ((logp.exp() * q.sum(1, keepdim=True) - q) * scale if need_input else None,
+                -logp * op.weight * (1 - label_smoothing) * scale if need_target else None)
 
 
 @autocast_op(FP32)

@@ -5,9 +5,10 @@ or its numba twin) subtract a mean, divide by a standard deviation and apply an
 optional affine: `BatchNorm` per channel, `LayerNorm` per row of the trailing
 dimensions. Instance norm is batch norm of one sample whose channels are the (sample,
 channel) pairs; group norm is layer norm over the rows of each group, then the
-per-channel affine. When a backward is itself being recorded (create_graph=True) both
-primitives recompute the statistics with ember ops instead, so second derivatives flow
-through the mean and variance too.
+per-channel affine. Each primitive's backward is a FusedBackward: the kernel computes
+the gradients, and their own derivatives (create_graph=True) come from the same formula
+in ember ops, the statistics rebuilt from x so that they flow through the mean and
+variance too.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from ..._memory_format import as_format, format_of
 from ..._recorded_call import recorded_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ..._modes import current as modes
+from ...autograd.fused_backward import FusedBackward
 from ...autograd.grad_mode import no_grad
 from ...ops.pointwise import scalar_type_name
 from ...ops.shape import _named
@@ -35,8 +36,7 @@ class BatchNorm(Function):
     """y = (x - mean) * rstd * weight + bias for each channel (dim 1) of x, the statistics
     over every other dimension; weight and bias are (C,) or None. Also returns the batch
     mean and biased variance (non-differentiable), for the running statistics. Forward
-    and a backward that is not recorded run the `normalization` kernels on x seen as
-    (N, C, L)."""
+    and backward run the `normalization` kernels on x seen as (N, C, L)."""
     backward_name = "NativeBatchNormBackward0"
     _converted = True
 
@@ -55,22 +55,37 @@ class BatchNorm(Function):
     @staticmethod
     def backward(ctx, grad, _grad_mean, _grad_var):
         x, weight = ctx.saved_tensors
-        needs = ctx.needs_input_grad[:3]
-        if modes().grad_enabled:
-            axes = (0,) + tuple(range(2, x.ndim))
-            return _recorded_backward(grad, x, weight, axes, (1,), ctx.eps, needs) + (None,)
-        compute = ctx.mean.dtype
+        return _BatchNormGrads.apply(grad, x, weight, ctx.mean, ctx.rstd, ctx.eps,
+                                     ctx.parameter_dtypes, ctx.needs_input_grad[:3]) + (None,)
+
+
+class _BatchNormGrads(FusedBackward):
+    """BatchNorm's (grad_x, grad_weight, grad_bias), each None unless `needs` asks for it:
+    the `normalization` kernel from the forward's statistics, and `_recorded_backward`
+    (statistics rebuilt in ember ops) when they are differentiated again."""
+    backward_name = "NativeBatchNormBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, weight, mean, rstd, eps, parameter_dtypes, needs):
+        ctx.save_for_backward(grad, x, weight)
+        ctx.eps, ctx.needs = eps, needs
+        compute = mean.dtype
         grads = kernels.family("normalization").batch_norm_backward(
-            _channels(grad._data, compute), _channels(x._data, compute), ctx.mean, ctx.rstd,
-            _flat(_array(weight), compute), needs)
-        return _wrap_grads(grads, x, (x.shape[1],), ctx.parameter_dtypes) + (None,)
+            _channels(grad, compute), _channels(x, compute), mean, rstd,
+            _flat(weight, compute), needs)
+        return _shaped_grads(grads, x, (x.shape[1],), parameter_dtypes)
+
+    @staticmethod
+    def derivative(ctx, grad, x, weight):
+        axes = (0,) + tuple(range(2, x.ndim))
+        return _recorded_backward(grad, x, weight, axes, (1,), ctx.eps, ctx.needs)
 
 
 class LayerNorm(Function):
     """y = (x - mean) * rstd * weight + bias, with mean and rstd = 1 / sqrt(var + eps)
     over the last `ndim` dimensions; weight and bias (or None) have those dimensions'
-    shape. Forward and a backward that is not recorded run the `normalization` kernels
-    on x seen as rows of the normalised values."""
+    shape. Forward and backward run the `normalization` kernels on x seen as rows of
+    the normalised values."""
     backward_name = "NativeLayerNormBackward0"
     _converted = True
 
@@ -87,17 +102,30 @@ class LayerNorm(Function):
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        needs = ctx.needs_input_grad[:3]
-        if modes().grad_enabled:
-            axes = tuple(range(x.ndim - ctx.ndim, x.ndim))
-            return (_recorded_backward(grad, x, weight, axes, axes, ctx.eps, needs)
-                    + (None, None))
-        compute = ctx.mean.dtype
+        return _LayerNormGrads.apply(grad, x, weight, ctx.mean, ctx.rstd, ctx.ndim, ctx.eps,
+                                     ctx.parameter_dtypes, ctx.needs_input_grad[:3]) + (None, None)
+
+
+class _LayerNormGrads(FusedBackward):
+    """LayerNorm's (grad_x, grad_weight, grad_bias), each None unless `needs` asks for it:
+    the `normalization` kernel from the forward's statistics, and `_recorded_backward`
+    (statistics rebuilt in ember ops) when they are differentiated again."""
+    backward_name = "NativeLayerNormBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, weight, mean, rstd, ndim, eps, parameter_dtypes, needs):
+        ctx.save_for_backward(grad, x, weight)
+        ctx.ndim, ctx.eps, ctx.needs = ndim, eps, needs
+        compute = mean.dtype
         grads = kernels.family("normalization").layer_norm_backward(
-            _rows(grad._data, ctx.ndim, compute), _rows(x._data, ctx.ndim, compute),
-            ctx.mean, ctx.rstd, _flat(_array(weight), compute), needs)
-        shape = x.shape[x.ndim - ctx.ndim:]
-        return _wrap_grads(grads, x, shape, ctx.parameter_dtypes) + (None, None)
+            _rows(grad, ndim, compute), _rows(x, ndim, compute), mean, rstd,
+            _flat(weight, compute), needs)
+        return _shaped_grads(grads, x, x.shape[x.ndim - ndim:], parameter_dtypes)
+
+    @staticmethod
+    def derivative(ctx, grad, x, weight):
+        axes = tuple(range(x.ndim - ctx.ndim, x.ndim))
+        return _recorded_backward(grad, x, weight, axes, axes, ctx.eps, ctx.needs)
 
 
 def _rows(data: np.ndarray, ndim: int, dtype) -> np.ndarray:
@@ -118,23 +146,19 @@ def _flat(parameter: np.ndarray | None, dtype):
     return None if parameter is None else parameter.astype(dtype, copy=False).reshape(-1)
 
 
-def _array(parameter: Tensor | None):
-    """A saved parameter's array (or None)."""
-    return None if parameter is None else parameter._data
-
-
 def _dtypes(*parameters) -> list:
     return [p.dtype if p is not None else None for p in parameters]
 
 
-def _wrap_grads(grads: tuple, x: Tensor, parameter_shape: tuple, parameter_dtypes) -> tuple:
-    """The kernels' (dx, dweight, dbias) as tensors of x's and the parameters' shapes
-    and dtypes (None stays None)."""
+def _shaped_grads(grads: tuple, x: np.ndarray, parameter_shape: tuple,
+                  parameter_dtypes) -> tuple:
+    """The kernels' (dx, dweight, dbias) in x's and the parameters' shapes and dtypes
+    (None stays None)."""
     dx, *parameter_grads = grads
     if dx is not None:
-        dx = Tensor._wrap(dx.reshape(x.shape).astype(x.dtype.numpy, copy=False))
+        dx = dx.reshape(x.shape).astype(x.dtype, copy=False)
     return (dx,) + tuple(
-        None if g is None else Tensor._wrap(g.reshape(parameter_shape).astype(dtype, copy=False))
+        None if g is None else g.reshape(parameter_shape).astype(dtype, copy=False)
         for g, dtype in zip(parameter_grads, parameter_dtypes))
 
 
