@@ -171,7 +171,7 @@ def _trace_model(model, args: tuple, kwargs: dict, opset: int, training, fold: b
     try:
         # The layers' hooks go first: a layer's nodes are written inside its scope.
         with whole_layers(graph, model), _trace.module_scopes(graph, model), no_grad(), \
-                _trace.tracing(graph, SYMBOLICS):
+                _trace.tracing(_trace.Tracer(graph, SYMBOLICS)):
             result = model(*args, **kwargs)
     finally:
         _EXPORTING[0] = False

@@ -227,13 +227,13 @@ def op_name(cls) -> str:
 
 
 @contextlib.contextmanager
-def tracing(graph: Graph, symbolics: dict):
-    """Make a Tracer of `graph` this thread's recorder for the duration of the block."""
+def tracing(tracer: Tracer):
+    """Make `tracer` this thread's recorder for the duration of the block."""
     modes = own_modes()
     previous = modes.recorder
-    modes.recorder = Tracer(graph, symbolics)
+    modes.recorder = tracer
     try:
-        yield graph
+        yield tracer.graph
     finally:
         modes.recorder = previous
 

@@ -63,7 +63,7 @@ def _frozen_ops(dtype: str) -> set:
         graph.bind(x, "x")
         graph.bind(y, "y")
         try:
-            with _trace.tracing(graph, SYMBOLICS), np.errstate(all="ignore"):
+            with _trace.tracing(_trace.Tracer(graph, SYMBOLICS)), np.errstate(all="ignore"):
                 out = _call(fn, x, y)
         except Exception:       # refused (or invalid for these arguments): not frozen
             continue
@@ -84,7 +84,7 @@ def test_detach_records_identity():
     graph = _trace.Graph(17, {})
     x = ember.randn(2, 3, requires_grad=True)
     graph.bind(x, "x")
-    with _trace.tracing(graph, SYMBOLICS):
+    with _trace.tracing(_trace.Tracer(graph, SYMBOLICS)):
         y = x.detach()
     assert [n[0] for n in graph.nodes] == ["Identity"] and graph.is_live(y)
     assert not y.requires_grad and y._vc is x._vc

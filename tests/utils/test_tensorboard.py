@@ -622,7 +622,8 @@ def test_add_graph_several_inputs_and_outputs(tmp_path):
         w.add_graph(Two(), (ember.ones(2, 2), ember.ones(2, 2)))
     nodes = {n.name: n for n in graph_def(tmp_path).node}
     assert nodes["Two/mul"].input == ["input/a", "input/b"]
-    assert nodes["Two/split"].attr["attr"].s == b"{split_size_or_sections=1, dim=1}"
+    # the node's settings are the primitive's arguments: the dim and each block's bounds
+    assert nodes["Two/split"].attr["attr"].s == b"{dim=1, bounds=[(0, 1), (1, 2)]}"
     assert nodes["output/output.1"].input == ["Two/split:0"]
     assert nodes["output/output.2"].input == ["Two/split:1"]
 

@@ -1,15 +1,19 @@
 """add_graph: a TensorBoard GraphDef of the ember ops a model's forward calls.
 
 torch traces the model with the JIT and converts its graph; ember reuses the ONNX
-exporter's tracer (ember/onnx/_trace.py): while the model runs once, every public op
-called on a tensor computed from the inputs or the parameters becomes a node whose op
-type is ember's op name ('linear', 'relu', 'add' ...). Node names are scoped by module
-path as torch's are ('Net/Linear[fc1]/linear'), so TensorBoard groups them per layer.
+exporter's tracer (ember/onnx/_trace.py), a recorder of Function.apply: while the model
+runs once, every primitive applied to a tensor computed from the inputs or the parameters
+becomes a node whose op type is the op's aten name, as the profiler gives it ('linear',
+'relu', 'add' ...). Node names are scoped by module path as torch's are
+('Net/Linear[fc1]/linear'), so TensorBoard groups them per layer.
 """
 from __future__ import annotations
 
+import inspect
+
 from ...autograd.grad_mode import no_grad
 from ...onnx import _export, _trace
+from ...profiler._recorder import op_name
 
 _OPSET = 17      # the tracer's Graph wants one; it has no effect on what add_graph records
 
@@ -49,26 +53,45 @@ class GraphRecorder:
         self.nodes.append(NodeDef(name=unique, op=op, input=list(inputs), attr=attrs))
         return unique
 
-    def handler(self, op_name: str):
-        """The tracer callback of one op: a node reading the op's live tensor arguments,
-        whose outputs then stand for the op's result tensors."""
+    def record(self, graph, cls, args, kwargs, out) -> None:
+        """A node for one primitive, reading its live tensor arguments; its outputs then
+        stand for the op's result tensors."""
+        name = op_name(cls).split("::")[-1]
+        bound = inspect.signature(cls.forward).bind(None, *args, **kwargs).arguments
+        inputs, settings = [], []
+        for key, value in list(bound.items())[1:]:          # skip ctx
+            tensors = _export._flat_tensors(value)
+            if tensors:
+                inputs += [graph.name(t) for t in tensors if graph.is_live(t)]
+            elif value is not None:
+                settings.append(f"{key}={value!r}")
+        outputs = _export._flat_tensors(out)
+        scope = self.paths[graph.scope[-1]] if graph.scope else self.paths[""]
+        node = self.add_node(f"{scope}/{name}", name, inputs, outputs,
+                             "{" + ", ".join(settings) + "}")
+        for i, t in enumerate(outputs):
+            graph.bind(t, node if len(outputs) == 1 else f"{node}:{i}")
 
-        def record(graph, args, out) -> None:
-            inputs, settings = [], []
-            for key, value in vars(args).items():
-                tensors = _export._flat_tensors(value)
-                if tensors:
-                    inputs += [graph.name(t) for t in tensors if graph.is_live(t)]
-                elif value is not None:
-                    settings.append(f"{key}={value!r}")
-            outputs = _export._flat_tensors(out)
-            scope = self.paths[graph.scope[-1]] if graph.scope else self.paths[""]
-            name = self.add_node(f"{scope}/{op_name}", op_name, inputs, outputs,
-                                 "{" + ", ".join(settings) + "}")
-            for i, t in enumerate(outputs):
-                graph.bind(t, name if len(outputs) == 1 else f"{name}:{i}")
 
-        return record
+class _NodePerOp(_trace.Tracer):
+    """The exporter's tracer, recording every live primitive as a GraphRecorder node
+    instead of through ONNX symbolics."""
+
+    def __init__(self, graph, recorder: GraphRecorder):
+        super().__init__(graph, {})
+        self.recorder = recorder
+
+    def record_op(self, cls, args, kwargs):
+        graph = self.graph
+        live = graph.any_live(args, kwargs)
+        graph.depth += 1
+        try:
+            out = cls.apply(*args, **kwargs)
+        finally:
+            graph.depth -= 1
+        if live:
+            self.recorder.record(graph, cls, args, kwargs, out)
+        return out
 
 
 def graph(model, input_to_model=None, verbose: bool = False, use_strict_trace: bool = True):
@@ -93,14 +116,11 @@ def graph(model, input_to_model=None, verbose: bool = False, use_strict_trace: b
             owner, _, attr = qualname.rpartition(".")
             node = recorder.add_node(f"{recorder.paths[owner]}/{attr}", kind, outputs=[t])
             traced.bind(t, node)
-    table = {fn: (name, recorder.handler(name), signature)
-             for fn, (name, _, signature) in _export._op_table().items()}
     modes = [(m, m.training) for m in model.modules()]
     model.eval()
     try:
-        with _trace.recording(traced, table, _export._operators(),
-                              _export._model_modules(model)), \
-                _trace.module_scopes(traced, model), no_grad():
+        with _trace.module_scopes(traced, model), no_grad(), \
+                _trace.tracing(_NodePerOp(traced, recorder)):
             result = model(*args, **kwargs)
     finally:
         for module, mode in modes:
