@@ -28,12 +28,12 @@ _REAL = {c: r for r, c in _COMPLEX.items()}
 class ViewAsReal(Function):
     backward_name = "ViewAsRealBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, z):
         # A trailing axis of length 1 is contiguous, so it can be reread as two reals.
-        data = z._data
-        return data[..., None].view(_REAL[data.dtype])
+        return z[..., None].view(_REAL[z.dtype])
 
     @staticmethod
     def backward(ctx, grad):
@@ -43,11 +43,11 @@ class ViewAsReal(Function):
 class ViewAsComplex(Function):
     backward_name = "ViewAsComplexBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x):
-        data = x._data
-        return data.view(_COMPLEX[data.dtype])[..., 0]
+        return x.view(_COMPLEX[x.dtype])[..., 0]
 
     @staticmethod
     def backward(ctx, grad):
@@ -88,13 +88,13 @@ def view_as_complex(input: Tensor) -> Tensor:
 
 class Complex(Function):
     backward_name = "ComplexBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, real, imag):
-        _check_broadcast(real._data, imag._data)
-        shape = np.broadcast_shapes(real._data.shape, imag._data.shape)
-        out = np.empty(shape, dtype=_COMPLEX[real._data.dtype])
-        out.real, out.imag = real._data, imag._data
+        _check_broadcast(real, imag)
+        out = np.empty(np.broadcast_shapes(real.shape, imag.shape), dtype=_COMPLEX[real.dtype])
+        out.real, out.imag = real, imag
         return out
 
     @staticmethod

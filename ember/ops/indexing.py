@@ -92,16 +92,17 @@ class BasicIndex(Function):
     """`x[key]` with ints, slices, None and Ellipsis: a view."""
     backward_name = "SliceBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, key):
-        ctx.in_shape = x._data.shape
+        ctx.in_shape = x.shape
         ctx.key = key
         parts = key if isinstance(key, tuple) else (key,)
         if type(ctx).is_view and not any(k is Ellipsis for k in parts):
             key = parts + (Ellipsis,)  # 0-d: a view
         try:
-            return x._data[key]
+            return x[key]
         except IndexError as err:
             raise _index_error(err) from None
 
@@ -139,20 +140,20 @@ def _add_at(out: np.ndarray, key, v) -> None:
 class IndexPut(Function):
     """A copy of x with `value` written (or, with accumulate, added) at `key`."""
     backward_name = "IndexPutBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, key, value, accumulate=False):
         ctx.key = key
         ctx.accumulate = accumulate
-        out = x._data.copy()
-        v = value._data if isinstance(value, Tensor) else value
+        out = x.copy()
         try:
             if not accumulate:
-                out[key] = v
+                out[key] = value
             elif is_basic(key):
-                out[key] += v
+                out[key] += value
             else:
-                _add_at(out, key, v)
+                _add_at(out, key, value)
         except IndexError as err:
             raise _index_error(err) from None
         return out
@@ -179,7 +180,7 @@ class CopySlices(IndexPut):
     def forward(ctx, x, key, value):
         ctx.key = key
         ctx.accumulate = False
-        return x._data
+        return x
 
 
 def index(x: Tensor, key) -> Tensor:
@@ -468,24 +469,24 @@ def _identity(reduce: str, dtype: np.dtype):
 
 class ScatterReduce(Function):
     backward_name = "ScatterReduceBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, key, src, reduce, include_self):
-        data = x._data
-        out = data.copy()
-        counts = np.zeros(data.shape, dtype=np.int64)
+        out = x.copy()
+        counts = np.zeros(x.shape, dtype=np.int64)
         np.add.at(counts, key, 1)
         hit = counts > 0
         if not include_self:
-            out[hit] = _identity(reduce, data.dtype)
-        _REDUCE_UFUNCS[reduce].at(out, key, src._data)
+            out[hit] = _identity(reduce, x.dtype)
+        _REDUCE_UFUNCS[reduce].at(out, key, src)
         counts += int(include_self)
         if reduce == "mean":
-            divisor = np.maximum(counts, 1).astype(data.dtype)
-            out = out / divisor if data.dtype.kind == "f" else out // divisor
-            out = out.astype(data.dtype)
+            divisor = np.maximum(counts, 1).astype(x.dtype)
+            out = out / divisor if x.dtype.kind == "f" else out // divisor
+            out = out.astype(x.dtype)
         ctx.key, ctx.reduce = key, reduce
-        ctx.self_mask = ~hit if not include_self else np.ones(data.shape, dtype=np.bool_)
+        ctx.self_mask = ~hit if not include_self else np.ones(x.shape, dtype=np.bool_)
         ctx.counts = counts
         ctx.save_for_backward(x, src)
         ctx.out = out

@@ -36,17 +36,21 @@ def _tensor_list(tensors, op: str) -> list:
 
 class Cat(Function):
     backward_name = "CatBackward0"
+    _converted = True
 
     @staticmethod
-    def forward(ctx, dim, *tensors):
-        dtype = tensors[0].dtype
-        for t in tensors[1:]:
-            dtype = _dtype.promote_types(dtype, t.dtype)
+    def forward(ctx, dim, *arrays):
+        dtype = arrays[0].dtype
+        if any(a.dtype != dtype for a in arrays):
+            promoted = _dtype.from_numpy_dtype(dtype)
+            for a in arrays[1:]:
+                promoted = _dtype.promote_types(promoted, _dtype.from_numpy_dtype(a.dtype))
+            dtype = promoted.numpy
         # Legacy rule: 1-D empty tensors are skipped whatever the other shapes are.
-        kept = [t._data for t in tensors if t._data.shape != (0,)] or [tensors[0]._data]
+        kept = [a for a in arrays if a.shape != (0,)] or [arrays[0]]
         ctx.dim = dim
-        ctx.sizes = [t._data.shape[dim] if t._data.shape != (0,) else None for t in tensors]
-        return np.concatenate([a.astype(dtype.numpy, copy=False) for a in kept], axis=dim)
+        ctx.sizes = [a.shape[dim] if a.shape != (0,) else None for a in arrays]
+        return np.concatenate([a.astype(dtype, copy=False) for a in kept], axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -165,12 +169,13 @@ class Split(Function):
     """Several views of consecutive blocks along one dim (one node, several outputs)."""
     backward_name = "SplitBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim, bounds):
         ctx.dim = dim
         lead = (slice(None),) * dim
-        return tuple(x._data[lead + (slice(a, b),)] for a, b in bounds)
+        return tuple(x[lead + (slice(a, b),)] for a, b in bounds)
 
     @staticmethod
     def backward(ctx, *grads):
@@ -180,12 +185,13 @@ class Split(Function):
 class Unbind(Function):
     backward_name = "UnbindBackward0"
     is_view = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
         lead = (slice(None),) * dim
-        return tuple(x._data[lead + (i,)] for i in range(x._data.shape[dim]))
+        return tuple(x[lead + (i,)] for i in range(x.shape[dim]))
 
     @staticmethod
     def backward(ctx, *grads):

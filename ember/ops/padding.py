@@ -15,14 +15,14 @@ _NUMPY_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 class ConstantPad(Function):
     backward_name = "ConstantPadNdBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, pads, value):
         """pads: one (before, after) pair per dimension of x; negative values crop."""
-        data = x._data
         ctx.pads = pads
         grown = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
-        out = np.pad(data, grown, constant_values=value) if any(map(any, grown)) else data
+        out = np.pad(x, grown, constant_values=value) if any(map(any, grown)) else x
         return out[_crop(pads, out.shape)].copy()
 
     @staticmethod

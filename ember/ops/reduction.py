@@ -83,11 +83,11 @@ def _isnan(data: np.ndarray) -> np.ndarray:
     return np.isnan(data)
 
 
-def _accumulate_dtype(input: Tensor, dtype) -> np.dtype | None:
+def _accumulate_dtype(input: np.ndarray, dtype) -> np.dtype | None:
     """sum/prod of bool and integer tensors accumulate in int64, as in torch."""
     if dtype is not None:
         return dtype.numpy
-    if input._data.dtype.kind in "biu":
+    if input.dtype.kind in "biu":
         return np.dtype(np.int64)
     return None
 
@@ -140,16 +140,15 @@ def _check_nonempty(name: str, input: Tensor, axes, *, full_error=RuntimeError,
 # ---------------------------------------------------------------- sum, mean, prod
 class Sum(Function):
     backward_name = "SumBackward1"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
-        ctx.meta = (x._data.shape, axes, keepdim)
-        data = x._data
+        ctx.meta = (x.shape, axes, keepdim)
         acc = _accumulate_dtype(x, dtype)
-        if data.dtype == _dtype.bfloat16.numpy or data.dtype == np.float16:
-            return data.astype(np.float32).sum(axis=axes, keepdims=keepdim).astype(
-                acc or data.dtype)
-        return np.asarray(data.sum(axis=axes, keepdims=keepdim, dtype=acc))
+        if x.dtype == _dtype.bfloat16.numpy or x.dtype == np.float16:
+            return x.astype(np.float32).sum(axis=axes, keepdims=keepdim).astype(acc or x.dtype)
+        return np.asarray(x.sum(axis=axes, keepdims=keepdim, dtype=acc))
 
     @staticmethod
     def backward(ctx, grad):
@@ -167,15 +166,12 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
 
 class Mean(Function):
     backward_name = "MeanBackward1"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
-        data = x._data if dtype is None else x._data.astype(dtype.numpy)
-        if data.dtype.kind not in "fcV":
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating "
-                f"point or complex dtype. Got: {x.dtype.name.capitalize()}")
-        ctx.meta = (x._data.shape, axes, keepdim)
+        data = x if dtype is None else x.astype(dtype.numpy)
+        ctx.meta = (x.shape, axes, keepdim)
         count = data.size if axes is None else int(np.prod([data.shape[a] for a in axes]))
         ctx.count = count
         if data.dtype == _dtype.bfloat16.numpy or data.dtype == np.float16:
@@ -193,6 +189,11 @@ class Mean(Function):
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Mean of all elements, or over the dimension(s) `dim`; needs a floating or complex input (or
     `dtype`)."""
+    result = input.dtype if dtype is None else dtype
+    if not (result.is_floating_point or result.is_complex):
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
+                           f"a floating point or complex dtype. Got: {result.scalar_name}")
     axes = reduce_dims(input, dim)
     out = Mean.apply(input, axes, keepdim, dtype)
     return _named(out, "MeanBackward0") if axes is None and not keepdim else out
@@ -218,13 +219,13 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
 class Prod(Function):
     backward_name = "ProdBackward1"
     holomorphic = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
         ctx.save_for_backward(x)
         ctx.meta = (axes, keepdim)
-        return np.asarray(x._data.prod(axis=axes, keepdims=keepdim,
-                                       dtype=_accumulate_dtype(x, dtype)))
+        return np.asarray(x.prod(axis=axes, keepdims=keepdim, dtype=_accumulate_dtype(x, dtype)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -257,12 +258,13 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
 
 class Nansum(Function):
     backward_name = "NansumBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
         ctx.save_for_backward(x)
         ctx.meta = (axes, keepdim)
-        return np.asarray(np.nansum(x._data, axis=axes, keepdims=keepdim,
+        return np.asarray(np.nansum(x, axis=axes, keepdims=keepdim,
                                     dtype=_accumulate_dtype(x, dtype)))
 
     @staticmethod
@@ -293,11 +295,11 @@ class Var(Function):
     """var (or std when take_sqrt): squared deviations summed, divided by N - correction."""
     backward_name = "VarBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, correction, keepdim, take_sqrt):
-        data = x._data
-        count = data.size if axes is None else int(np.prod([data.shape[a] for a in axes]))
+        count = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
         dof = builtins.max(count - correction, 0)
         if dof == 0:
             warnings.warn(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. "
@@ -307,8 +309,8 @@ class Var(Function):
         # The value divides by max(N - correction, 0), torch's gradient by N - correction.
         ctx.meta = (axes, keepdim, count - correction, take_sqrt)
         with np.errstate(invalid="ignore", divide="ignore"):
-            dev = data - data.sum(axis=axes, keepdims=True) / count
-            var = np.asarray((dev * dev).sum(axis=axes, keepdims=keepdim) / dof, dtype=data.dtype)
+            dev = x - x.sum(axis=axes, keepdims=True) / count
+            var = np.asarray((dev * dev).sum(axis=axes, keepdims=keepdim) / dof, dtype=x.dtype)
             return np.sqrt(var) if take_sqrt else var
 
     @staticmethod
@@ -384,12 +386,13 @@ class Extremum(Function):
     `nan_shared` (max(), min(), median()) a NaN result shares it among the NaN entries."""
     backward_name = "AmaxBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, fn, axes, keepdim, nan_shared):
         ctx.save_for_backward(x)
         ctx.meta = (axes, keepdim, nan_shared)
-        return np.asarray(fn(x._data, axis=axes, keepdims=keepdim))
+        return np.asarray(fn(x, axis=axes, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -521,6 +524,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 class LogSumExp(Function):
     backward_name = "LogsumexpBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim):
@@ -551,10 +555,11 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
 class VectorNorm(Function):
     backward_name = "LinalgVectorNormBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, ord, axes, keepdim, dtype):
-        data = x._data if dtype is None else x._data.astype(dtype.numpy)
+        data = x if dtype is None else x.astype(dtype.numpy)
         ctx.save_for_backward(x)
         ctx.meta = (ord, axes, keepdim)
         size = np.abs(data)
@@ -631,14 +636,14 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 # ---------------------------------------------------------------- cumulative ops
 class Cumsum(Function):
     backward_name = "CumsumBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axis, dtype):
         ctx.axis = axis
-        data = x._data
-        if data.ndim == 0:
-            return data.astype(_accumulate_dtype(x, dtype) or data.dtype)
-        return np.cumsum(data, axis=axis, dtype=_accumulate_dtype(x, dtype))
+        if x.ndim == 0:
+            return x.astype(_accumulate_dtype(x, dtype) or x.dtype)
+        return np.cumsum(x, axis=axis, dtype=_accumulate_dtype(x, dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -654,15 +659,15 @@ class Cumprod(Function):
     backward_name = "CumprodBackward0"
     holomorphic = True
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axis, dtype):
         ctx.axis = axis
         ctx.save_for_backward(x)
-        data = x._data
-        if data.ndim == 0:
-            return data.astype(_accumulate_dtype(x, dtype) or data.dtype)
-        return np.cumprod(data, axis=axis, dtype=_accumulate_dtype(x, dtype))
+        if x.ndim == 0:
+            return x.astype(_accumulate_dtype(x, dtype) or x.dtype)
+        return np.cumprod(x, axis=axis, dtype=_accumulate_dtype(x, dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -725,16 +730,13 @@ def cummin(input: Tensor, dim: int):
 class LogCumSumExp(Function):
     backward_name = "LogcumsumexpBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, axis):
-        data = x._data
-        if data.dtype.kind in "biu":
-            raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
-                                      f"'{_type_name(x)}'")
         ctx.save_for_backward(x)
         ctx.axis = axis
-        return data.copy() if data.ndim == 0 else np.logaddexp.accumulate(data, axis=axis)
+        return x.copy() if x.ndim == 0 else np.logaddexp.accumulate(x, axis=axis)
 
     @staticmethod
     def backward(ctx, grad):
@@ -758,6 +760,9 @@ class LogCumSumExp(Function):
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """Cumulative log(sum(exp(input))) along `dim`, computed stably."""
+    if input._data.dtype.kind in "biu":
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                  f"'{_type_name(input)}'")
     return LogCumSumExp.apply(input, input._wrap_dim(dim))
 
 

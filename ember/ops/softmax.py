@@ -26,11 +26,12 @@ def _family():
 class Softmax(Function):
     backward_name = "SoftmaxBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return float_math(_family().softmax, x._data, dim)
+        return float_math(_family().softmax, x, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -43,11 +44,12 @@ class Softmax(Function):
 class LogSoftmax(Function):
     backward_name = "LogSoftmaxBackward0"
     saves_outputs = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return float_math(_family().log_softmax, x._data, dim)
+        return float_math(_family().log_softmax, x, dim)
 
     @staticmethod
     def backward(ctx, grad):

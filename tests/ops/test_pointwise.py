@@ -214,6 +214,53 @@ def test_binary_int_promotion_and_scalars():
     check(lambda lib, x: lib.pow(2, x), uniform((3,), -1, 1))
 
 
+def test_bool_pow():
+    check(lambda lib: lib.tensor([True, False]) ** False, grad=False)
+    check_error(lambda lib: lib.tensor([True, False]) ** lib.tensor(True), NotImplementedError,
+                "^\"pow\" not implemented for 'Bool'")
+
+
+# Promotion inside the primitives: a zero-dim tensor reaches forward as a zero-dim array and
+# a Python number as itself; the result dtype must still follow torch's three tiers.
+PROMOTED = ["bool", "uint8", "int8", "int64", "float16", "bfloat16", "float64", "complex64"]
+REAL_PROMOTED = PROMOTED[:-1]
+TIERS = [("dim", "zero"), ("zero", "dim"), ("zero", "zero")]
+
+
+def ones_of(lib, name, tier):
+    return lib.ones((2,) if tier == "dim" else (), dtype=getattr(lib, name))
+
+
+ZERO_DIM_CASES = [(op, a, names) for op, names in [
+    (lambda lib, x, y: x + y, PROMOTED), (lambda lib, x, y: x * y, PROMOTED),
+    (lambda lib, x, y: lib.where(lib.tensor(True), x, y), PROMOTED),
+    (lambda lib, x, y: x / y, REAL_PROMOTED), (lambda lib, x, y: lib.maximum(x, y), REAL_PROMOTED),
+    (lambda lib, x, y: lib.atan2(x, y), REAL_PROMOTED),
+    (lambda lib, x, y: lib.clamp(x, y), REAL_PROMOTED)] for a in names]
+
+
+@pytest.mark.parametrize("op,a,names", ZERO_DIM_CASES)
+def test_promotion_with_zero_dim_tensors(op, a, names):
+    for b in names:
+        if {a, b} == {"float16", "complex64"}:
+            continue        # torch's complex32, which ember does not have
+        for tiers in TIERS:
+            check(lambda lib: op(lib, ones_of(lib, a, tiers[0]), ones_of(lib, b, tiers[1])),
+                  grad=False)
+
+
+@pytest.mark.parametrize("name", PROMOTED)
+def test_promotion_with_python_numbers(name):
+    for tier in ("dim", "zero"):
+        for number in (True, 3, 2.5):
+            for op in (lambda lib, x: x + number, lambda lib, x: number * x,
+                       lambda lib, x: x / number, lambda lib, x: x ** number,
+                       lambda lib, x: lib.where(lib.tensor(True), x, number)):
+                check(lambda lib: op(lib, ones_of(lib, name, tier)), grad=False)
+            if name != "complex64" and number is not True:
+                check(lambda lib: lib.clamp(ones_of(lib, name, tier), number), grad=False)
+
+
 # ---------------------------------------------------------------- clamp, where, lerp, addc*
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("lo,hi", [(-0.5, 0.5), (None, 0.2), (-0.2, None), (0.5, -0.5)])

@@ -213,6 +213,7 @@ INTS = np.array([[3, -1, 2], [0, 5, 5]])
     lambda lib, x: (x > 0).sum(1), lambda lib, x: (x > 0).prod(), lambda lib, x: (x > 0).max(),
     lambda lib, x: (x > 0).cumsum(0), lambda lib, x: x.byte().any(), lambda lib, x: x.byte().all(1),
     lambda lib, x: x.cumsum(1, dtype=lib.int32), lambda lib, x: x.sum(dtype=lib.float32),
+    lambda lib, x: x.mean(1, dtype=lib.float64), lambda lib, x: (x > 0).mean(dtype=lib.float16),
 ])
 def test_integer_and_bool_dtypes(fn):
     check(fn, INTS, grad=False)
@@ -274,6 +275,12 @@ def test_cumsum_inplace():
     (lambda lib: lib.ones(2, 3).cumsum(-3), IndexError, r"^Dimension out of range"),
     (lambda lib: lib.ones(2, dtype=lib.int64).var(), RuntimeError,
      r"^std and var only support floating point and complex dtypes"),
+    (lambda lib: lib.ones(2, dtype=lib.int64).mean(), RuntimeError,
+     r"^mean\(\): could not infer output dtype. Input dtype must be either a floating point or "
+     r"complex dtype. Got: Long$"),
+    (lambda lib: lib.ones(2).mean(dtype=lib.int64), RuntimeError,
+     r"^mean\(\): could not infer output dtype. Optional dtype must be either a floating point "
+     r"or complex dtype. Got: Long$"),
     (lambda lib: lib.ones(2, dtype=lib.int64).nanmean(), RuntimeError,
      r"^nanmean\(\): expected input to have floating point or complex dtype but got Long"),
     (lambda lib: lib.norm(lib.ones(2, dtype=lib.int64)), RuntimeError,

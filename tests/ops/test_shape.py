@@ -44,6 +44,8 @@ def test_cat_promotes_dtypes():
     check(lambda lib, x: lib.cat([x, lib.ones(2, 3, dtype=lib.float64)]), (2, 3))
     check(lambda lib: lib.cat([lib.ones(2, dtype=lib.int32), lib.tensor([True])]), grad=False)
     check(lambda lib: lib.cat([lib.ones(2, dtype=lib.int64), lib.ones(1)]), grad=False)
+    check(lambda lib: lib.cat([lib.ones(2, dtype=lib.bfloat16), lib.ones(1, dtype=lib.float16)]),
+          grad=False)      # torch's rule (float32), not NumPy's
 
 
 def test_cat_errors():

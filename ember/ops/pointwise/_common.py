@@ -22,6 +22,28 @@ def data_of(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+class _ArrayOperand:
+    """What `_dtype.result_type` reads of a Tensor operand (its dtype, and whether it has
+    dimensions), for a NumPy array."""
+    __slots__ = ("dtype", "ndim")
+
+    def __init__(self, dtype: _dtype.dtype, ndim: int):
+        self.dtype = dtype
+        self.ndim = ndim
+
+
+# One stand-in per NumPy dtype: [zero-dim, dimensioned].
+_ARRAY_OPERANDS = {d.numpy: (_ArrayOperand(d, 0), _ArrayOperand(d, 1)) for d in _dtype.ALL_DTYPES}
+
+
+def result_type(*operands_) -> _dtype.dtype:
+    """torch's result dtype over Tensors, NumPy arrays and Python scalars. A primitive's
+    forward sees its Tensor inputs as arrays: a zero-dim Tensor as a zero-dim array, which
+    keeps its tier (between dimensioned operands and Python numbers)."""
+    return _dtype.result_type(*[_ARRAY_OPERANDS[o.dtype][o.ndim != 0]
+                                if isinstance(o, np.ndarray) else o for o in operands_])
+
+
 def _check_broadcast(a: np.ndarray, b: np.ndarray) -> None:
     """torch's error for shapes that do not broadcast (NumPy would raise ValueError)."""
     sa, sb = a.shape, b.shape
@@ -33,23 +55,24 @@ def _check_broadcast(a: np.ndarray, b: np.ndarray) -> None:
 
 
 def operands(a, b, dtype: _dtype.dtype | None = None):
-    """a and b as NumPy operands already in their common torch dtype (or `dtype`)."""
-    if isinstance(a, Tensor):
-        x = a._data
-        if isinstance(b, Tensor):
-            y = b._data
+    """a and b (Tensors, NumPy arrays or Python scalars) as NumPy operands already in their
+    common torch dtype (or `dtype`)."""
+    x = a._data if isinstance(a, Tensor) else a
+    y = b._data if isinstance(b, Tensor) else b
+    if isinstance(x, np.ndarray):
+        if isinstance(y, np.ndarray):
             if x.shape != y.shape:
                 _check_broadcast(x, y)
             if dtype is None and x.dtype == y.dtype:
                 return x, y, x.dtype
-        elif dtype is None and type(b) in _WEAK_SCALARS and x.dtype in _NATIVE_FLOATS:
+        elif dtype is None and type(y) in _WEAK_SCALARS and x.dtype in _NATIVE_FLOATS:
             # A Python number never changes a float tensor's dtype; NumPy agrees for
             # its native float types (weak scalars), so no promotion work is needed.
-            return x, b, x.dtype
+            return x, y, x.dtype
     if dtype is None:
-        dtype = _dtype.result_type(a, b)
+        dtype = result_type(x, y)
     target = dtype.numpy
-    return _cast(a, target), _cast(b, target), target
+    return _cast(x, target), _cast(y, target), target
 
 
 _WEAK_SCALARS = (int, float)
@@ -58,8 +81,7 @@ _NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float6
 
 def _cast(x, target: np.dtype):
     if isinstance(x, Tensor):
-        d = x._data
-        return d if d.dtype == target else d.astype(target)
+        x = x._data
     if isinstance(x, np.ndarray):
         return x if x.dtype == target else x.astype(target)
     if isinstance(x, (complex, np.generic)) or target.kind == "b" or \
@@ -89,9 +111,9 @@ def zero_unless(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return mask.view(values.dtype)
 
 
-def to_float(x: Tensor) -> np.ndarray:
+def to_float(x: Tensor | np.ndarray) -> np.ndarray:
     """Integer and bool inputs of float-valued ops become the default dtype, as in torch."""
-    d = x._data
+    d = x._data if isinstance(x, Tensor) else x
     if d.dtype.kind in "biu":
         return d.astype(_dtype.get_default_dtype().numpy)
     return d
@@ -99,14 +121,15 @@ def to_float(x: Tensor) -> np.ndarray:
 
 def _float_result_type(*operands_) -> _dtype.dtype:
     """result_type, with integer and bool results raised to the default float dtype."""
-    dt = _dtype.result_type(*operands_)
+    dt = result_type(*operands_)
     return dt if dt.is_floating_point or dt.is_complex else _dtype.get_default_dtype()
 
 
 def _save_operands(ctx, a, b) -> None:
-    """Keep both operands of a binary op for backward: Tensors saved, scalars as they are."""
-    ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                          b if isinstance(b, Tensor) else None)
+    """Keep both operands of a binary op for backward: input arrays saved (as their Tensors),
+    scalars as they are."""
+    ctx.save_for_backward(a if isinstance(a, np.ndarray) else None,
+                          b if isinstance(b, np.ndarray) else None)
     ctx.scalars = (a, b)
 
 

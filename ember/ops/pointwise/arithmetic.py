@@ -13,9 +13,8 @@ from ..._tensor import Tensor, _python_value, parse_to_args
 from ...autograd.function import Function
 from .._nondifferentiable import nondifferentiable, recorded, run
 from ..indexing import _named
-from ._common import (_LOW_PRECISION, _check_int_divisor, _float_result_type, _save_operands,
-                      _saved_operands, _scalar, _unsupported, _with_out, float_math, operands,
-                      scalar_type_name)
+from ._common import (_LOW_PRECISION, _check_int_divisor, _save_operands, _saved_operands,
+                      _scalar, _unsupported, _with_out, float_math, operands, scalar_type_name)
 from .unary import reciprocal
 from .where import where
 
@@ -37,16 +36,17 @@ __all__ = _OPS + ["rsub"]
 
 class ToCopy(Function):
     backward_name = "ToCopyBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, dtype, memory_format):
-        ctx.source_dtype = x.dtype
-        data = x._data.astype(dtype.numpy)              # keeps x's layout
+        ctx.source_dtype = x.dtype                      # a NumPy dtype
+        data = x.astype(dtype.numpy)                    # keeps x's layout
         return data if memory_format is preserve_format else in_format(data, memory_format)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(ctx.source_dtype), None, None
+        return grad.to(_dtype.from_numpy_dtype(ctx.source_dtype)), None, None
 
 
 def to_dtype(x: Tensor, dtype: _dtype.dtype, memory_format=preserve_format) -> Tensor:
@@ -68,12 +68,13 @@ def to(self: Tensor, *args, **kwargs) -> Tensor:
 
 class Clone(Function):
     backward_name = "CloneBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, memory_format=None):
         # preserve_format (None) keeps a dense permuted layout (e.g. a transpose), as
         # torch's clone does; see _memory_format.py for the others.
-        return in_format(x._data, memory_format)
+        return in_format(x, memory_format)
 
     @staticmethod
     def backward(ctx, grad):
@@ -91,6 +92,7 @@ def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
 # ---------------------------------------------------------------- arithmetic
 class Add(Function):
     backward_name = "AddBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -107,6 +109,7 @@ class Add(Function):
 
 class Sub(Function):
     backward_name = "SubBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -125,6 +128,7 @@ class Sub(Function):
 class Mul(Function):
     backward_name = "MulBackward0"
     holomorphic = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -142,15 +146,15 @@ class Mul(Function):
         return (grad * b_for_a if need_a else None), (grad * a_for_b if need_b else None)
 
 
-def _rounded_divide(x, y, rounding_mode: str, dt: _dtype.dtype):
+def _rounded_divide(x, y, rounding_mode: str, dt: np.dtype):
     if rounding_mode == "floor":
         return _floor_divide(x, y)
     if rounding_mode == "trunc":
-        if dt.is_floating_point:
+        if dt.kind in "fV":
             q = np.true_divide(x, y)
             return np.trunc(q).astype(q.dtype)
         _check_int_divisor(y)
-        return (np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))).astype(dt.numpy)
+        return (np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))).astype(dt)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                        f"but found '{rounding_mode}'")
 
@@ -158,11 +162,14 @@ def _rounded_divide(x, y, rounding_mode: str, dt: _dtype.dtype):
 class Div(Function):
     backward_name = "DivBackward0"
     holomorphic = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None):
-        dt = _float_result_type(a, b) if rounding_mode is None else _dtype.result_type(a, b)
-        x, y, _ = operands(a, b, dt)
+        x, y, dt = operands(a, b)
+        if rounding_mode is None and dt.kind not in "fcV":
+            # true division of integers (and bools) gives the default float dtype
+            x, y, dt = operands(a, b, _dtype.get_default_dtype())
         _save_operands(ctx, a, b)
         ctx.rounding_mode = rounding_mode
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -189,14 +196,15 @@ def _floor_divide(x, y):
 
 class Neg(Function):
     backward_name = "NegBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x):
-        if x._data.dtype.kind == "b":
+        if x.dtype.kind == "b":
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or "
                                "`logical_not()` operator instead.")
-        return np.negative(x._data)
+        return np.negative(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -206,12 +214,17 @@ class Neg(Function):
 class Pow(Function):
     backward_name = "PowBackward0"
     holomorphic = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, a, b):
         x, y, dt = operands(a, b)
         if dt.kind in "iu" and np.any(np.asarray(y) < 0):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if dt.kind == "b":
+            if isinstance(b, np.ndarray):       # torch has no bool ** bool-tensor kernel
+                raise _unsupported("pow", dt)
+            return np.power(x, y).astype(dt)    # NumPy's bool power gives int8
         _save_operands(ctx, a, b)
         with np.errstate(all="ignore"):
             return float_math(np.power, x, y) if not isinstance(y, np.ndarray) \

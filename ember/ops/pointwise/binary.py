@@ -16,9 +16,9 @@ from .._return_types import return_types
 from ...autograd.function import Function
 from ..._modes import current as modes
 from ..indexing import _named
-from ._common import (_F32, _LOW_PRECISION, _cast, _check_broadcast, _check_int_divisor,
-                      _compute, _save_operands, _saved_operands, _scalar, _unsupported,
-                      _with_out, _zeros_like, data_of, operands)
+from ._common import (_F32, _LOW_PRECISION, _NATIVE_FLOATS, _cast, _check_broadcast,
+                      _check_int_divisor, _compute, _save_operands, _saved_operands, _scalar,
+                      _unsupported, _with_out, _zeros_like, data_of, operands, result_type)
 from .arithmetic import _nondiff_binary, add, div, mul, pow, sub
 from .unary import sqrt
 from .where import where
@@ -51,8 +51,8 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
     """
     op_name = name.lower()
 
-    def result_dtype(a, b) -> _dtype.dtype:
-        dt = _dtype.result_type(a, b)
+    def computing_dtype(dt: _dtype.dtype) -> _dtype.dtype:
+        """The dtype the op computes in when its operands promote to dt."""
         if not (dt.is_floating_point or dt.is_complex):
             if not ints:
                 raise _unsupported(op_name + "_cpu", dt)
@@ -61,7 +61,11 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
         return dt
 
     def forward(ctx, a, b):
-        x, y, target = operands(a, b, result_dtype(a, b))
+        x, y, target = operands(a, b)
+        if target.kind not in "fcV":            # integer or bool operands
+            dt = computing_dtype(_dtype.from_numpy_dtype(target))
+            if dt.numpy != target:
+                x, y, target = operands(a, b, dt)
         _save_operands(ctx, a, b)
         return _compute(np_fn, x, y, target)
 
@@ -74,6 +78,7 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
     cls = type(name, (Function,), {
         "backward_name": backward_name or name + "Backward0",
         "saves_outputs": uses_output,
+        "_converted": True,
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
     })
@@ -86,7 +91,7 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
         if input_is_scalar:
             input = _scalar(input, other)
         if out is not None and isinstance(np_fn, np.ufunc) and \
-                _direct_out(out, input, other, result_dtype(input, other)):
+                _direct_out(out, input, other, computing_dtype(result_type(input, other))):
             x, y, _ = operands(input, other, out.dtype)
             np_fn(x, y, out=out._data)
             out._bump_version()
@@ -220,13 +225,13 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 class Frexp(Function):
     backward_name = "FrexpBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x):
-        data = x._data
-        mantissa, exponent = np.frexp(data.astype(_F32) if data.dtype in _LOW_PRECISION else data)
+        mantissa, exponent = np.frexp(x.astype(_F32) if x.dtype in _LOW_PRECISION else x)
         ctx.exponent = exponent
-        return mantissa.astype(data.dtype), exponent.astype(np.int32)
+        return mantissa.astype(x.dtype), exponent.astype(np.int32)
 
     @staticmethod
     def backward(ctx, grad_mantissa, grad_exponent):
@@ -259,21 +264,28 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
 
 
 # ---------------------------------------------------------------- clamp, where, lerp, addc*
+_NUMBER_BOUNDS = (int, float, type(None))
+
+
 class Clamp(Function):
     backward_name = "ClampBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, lo, hi):
-        dt = _dtype.result_type(*(v for v in (x, lo, hi) if v is not None)).numpy
-        ctx.save_for_backward(x, *(v if isinstance(v, Tensor) else None for v in (lo, hi)))
+        if x.dtype in _NATIVE_FLOATS and type(lo) in _NUMBER_BOUNDS and type(hi) in _NUMBER_BOUNDS:
+            dt = x.dtype        # Python numbers never change a float tensor's dtype
+        else:
+            dt = result_type(*(v for v in (x, lo, hi) if v is not None)).numpy
+        ctx.save_for_backward(x, *(v if isinstance(v, np.ndarray) else None for v in (lo, hi)))
         ctx.bounds = (lo, hi)
         out = _cast(x, dt)
         with np.errstate(invalid="ignore"):
             if lo is not None:
-                out = np.maximum(out, _cast(data_of(lo), dt))
+                out = np.maximum(out, _cast(lo, dt))
             if hi is not None:
-                out = np.minimum(out, _cast(data_of(hi), dt))
-        return out if out is not x._data else out.copy()
+                out = np.minimum(out, _cast(hi, dt))
+        return out if out is not x else out.copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -358,17 +370,15 @@ def _c_type_name(dt: _dtype.dtype) -> str:
 
 class Lerp(Function):
     backward_name = "LerpBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, start, end, weight):
-        _check_lerp(start, end, weight)
-        ctx.save_for_backward(start, end, weight if isinstance(weight, Tensor) else None)
+        is_array = isinstance(weight, np.ndarray)
+        ctx.save_for_backward(start, end, weight if is_array else None)
         ctx.weight = weight
-        w = data_of(weight)
-        if isinstance(w, np.ndarray) and w.dtype in _LOW_PRECISION:
-            w = w.astype(_F32)
-        return _compute(lambda s, e: _lerp_array(s, e, w), start._data, end._data,
-                        start._data.dtype)
+        w = weight.astype(_F32) if is_array and weight.dtype in _LOW_PRECISION else weight
+        return _compute(lambda s, e: _lerp_array(s, e, w), start, end, start.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -381,6 +391,7 @@ class Lerp(Function):
 
 def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
     """Linear interpolation input + weight * (end - input), elementwise."""
+    _check_lerp(input, end, weight)
     result = Lerp.apply(input, end, weight)
     return _with_out(_named(result, "LerpBackward1") if isinstance(weight, Tensor) else result,
                      out)
@@ -390,10 +401,11 @@ class Addcmul(Function):
     """input + value * tensor1 * tensor2 (divide=False) or input + value * t1 / t2."""
     backward_name = "AddcmulBackward0"
     holomorphic = True
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, t1, t2, value, divide):
-        dt = _dtype.result_type(x, t1, t2)
+        dt = result_type(x, t1, t2)
         if divide and not (dt.is_floating_point or dt.is_complex):
             raise RuntimeError(
                 "Integer division with addcdiv is no longer supported, and in a future  "
@@ -405,7 +417,7 @@ class Addcmul(Function):
                 "tensor2), for all dtypes.")
         ctx.save_for_backward(t1, t2)
         ctx.value, ctx.divide = value, divide
-        return _compute(lambda a, b: _addc_array(x._data.astype(a.dtype), a, b, value, divide),
+        return _compute(lambda a, b: _addc_array(x.astype(a.dtype), a, b, value, divide),
                         _cast(t1, dt.numpy), _cast(t2, dt.numpy), dt.numpy)
 
     @staticmethod
@@ -557,11 +569,12 @@ def clamp_(self: Tensor, min=None, max=None) -> Tensor:
 
 class Copy(Function):
     backward_name = "CopyBackwards"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, src):
-        _check_copy_shape(x._data, src._data)
-        return np.broadcast_to(src._data, x._data.shape).astype(x._data.dtype)
+        _check_copy_shape(x, src)
+        return np.broadcast_to(src, x.shape).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -592,13 +605,14 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
 
 class Fill(Function):
     backward_name = "FillBackward2"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, value):
-        if isinstance(value, Tensor) and value.ndim:
+        if isinstance(value, np.ndarray) and value.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.ndim} dimensions.")
-        return np.full(x._data.shape, data_of(value), dtype=x._data.dtype)
+        return np.full(x.shape, value, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -74,7 +74,7 @@ def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float
     kernel = kernel or op_name + "_cpu"
 
     def forward(ctx, x):
-        data = x._data
+        data = x
         if data.dtype.kind in "biu":
             if ints == "error" or (ints == "same" and data.dtype.kind == "b"):
                 raise _unsupported(kernel, data.dtype)
@@ -96,6 +96,7 @@ def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float
         "backward_name": backward_name or name + "Backward0",
         "holomorphic": holomorphic,
         "saves_outputs": uses_output,
+        "_converted": True,
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
     })
@@ -219,15 +220,15 @@ def sgn(input: Tensor, *, out=None) -> Tensor:
 
 class Round(Function):
     backward_name = "RoundBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, decimals):
-        data = x._data
-        if data.dtype.kind in "biu":
-            if decimals or data.dtype.kind == "b":
-                raise _unsupported("round_cpu", data.dtype)
-            return data.copy()
-        return float_math(np.round, data, decimals)
+        if x.dtype.kind in "biu":
+            if decimals or x.dtype.kind == "b":
+                raise _unsupported("round_cpu", x.dtype)
+            return x.copy()
+        return float_math(np.round, x, decimals)
 
     @staticmethod
     def backward(ctx, grad):
@@ -242,6 +243,7 @@ def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:
 
 class Logit(Function):
     backward_name = "LogitBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, eps):
@@ -269,18 +271,18 @@ def logit(input: Tensor, eps: float | None = None, *, out=None) -> Tensor:
 
 class NanToNum(Function):
     backward_name = "NanToNumBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x, nan, posinf, neginf):
-        data = x._data
-        if data.dtype.kind in "biu":
-            return data.copy()
+        if x.dtype.kind in "biu":
+            return x.copy()
         ctx.save_for_backward(x)
-        info = ml_dtypes.finfo(data.dtype)
-        out = np.where(np.isnan(data), nan, data)
+        info = ml_dtypes.finfo(x.dtype)
+        out = np.where(np.isnan(x), nan, x)
         out = np.where(out == np.inf, info.max if posinf is None else posinf, out)
         return np.where(out == -np.inf, info.min if neginf is None else neginf,
-                        out).astype(data.dtype)
+                        out).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -328,10 +330,11 @@ def imag(input: Tensor) -> Tensor:
 class Conj(Function):
     """Complex conjugate (a copy: ember has no lazy conjugate bit)."""
     backward_name = "ConjBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, x):
-        return np.conj(x._data)
+        return np.conj(x)
 
     @staticmethod
     def backward(ctx, grad):

@@ -15,12 +15,13 @@ __all__ = ["where"]
 
 class Where(Function):
     backward_name = "WhereBackward0"
+    _converted = True
 
     @staticmethod
     def forward(ctx, condition, x, y):
         ctx.save_for_backward(condition)
         a, b, target = operands(x, y)
-        return np.where(condition._data, a, b).astype(target, copy=False)
+        return np.where(condition, a, b).astype(target, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
