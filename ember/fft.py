@@ -146,7 +146,6 @@ class _RealToComplex(Function):
     """A real tensor as complex (for real input to transforms of complex tensors); its
     gradient is the real part of the complex one, as in torch."""
     backward_name = "ToCopyBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x):
@@ -159,7 +158,6 @@ class _RealToComplex(Function):
 
 class _RealPart(Function):
     backward_name = "RealBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, z):

@@ -4,15 +4,19 @@ The same class serves ember's own primitives and user-defined functions:
 
     class Exp(Function):
         @staticmethod
-        def forward(ctx, x):                  # ember primitives return NumPy arrays,
-            return np.exp(x._data)            # user functions return Tensors
+        def forward(ctx, x):                  # a primitive's forward gets the NumPy
+            ctx.save_for_backward(x)          # arrays of its Tensor arguments
+            return np.exp(x)
         @staticmethod
         def backward(ctx, grad):              # always written with ember Tensor ops,
-            return grad * ctx.output(0)      # so it is itself differentiable
+            x, = ctx.saved_tensors            # so it is itself differentiable
+            return grad * x.exp()
 
-`Function.apply(*args)` runs forward and, when grad mode is on and some Tensor
-argument requires grad, records the ctx object as the outputs' `grad_fn`. The ctx
-*is* the graph node: backward receives it as `ctx`.
+`Function.apply(*args)` unwraps the Tensor arguments of a primitive, runs forward and,
+when grad mode is on and some Tensor argument requires grad, records the ctx object as
+the outputs' `grad_fn`. The ctx *is* the graph node: backward receives it as `ctx`.
+Saving an array forward received saves its Tensor. User-defined Functions (defined
+outside ember) keep torch's contract: forward receives and returns Tensors.
 """
 from __future__ import annotations
 
@@ -32,6 +36,9 @@ class Function(Node):
     """Base class of differentiable operations (see the module docstring)."""
 
     saves_outputs = False       # primitives that need their result in backward set this
+    # ember's primitives compute on the arrays of their Tensor arguments; the few whose
+    # forward runs ember code on the Tensors themselves (checkpointing, say) set this.
+    forward_on_tensors = False
     is_view = False             # outputs share memory with the first argument (view ops)
     # holomorphic: backward is written as for real numbers (grad times the derivative f').
     # For complex values torch's convention is grad times conj(f'); the engine gets it by
@@ -47,7 +54,7 @@ class Function(Node):
         cls.__name__ = cls.backward_name
         # ember's own primitives compute on arrays; user Functions get torch's ctx extras.
         cls._is_primitive = cls.__module__.startswith("ember.")
-        cls._arrays_in = cls._is_primitive and getattr(cls, "_converted", False)
+        cls._arrays_in = cls._is_primitive and not cls.forward_on_tensors
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

@@ -25,8 +25,6 @@ from .grad_mode import enable_grad
 class FusedBackward(Function):
     """The gradient computation of a fused op, recorded like any op (module docstring)."""
 
-    _converted = True
-
     @staticmethod
     def derivative(ctx, *saved):
         raise NotImplementedError

@@ -112,7 +112,6 @@ class _RegularizedGammaP(Function):
     """P(a, x), differentiable in x only (torch does not differentiate igamma in a)."""
 
     backward_name = "IgammaBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, a, x):
@@ -132,7 +131,6 @@ class _StandardGammaGrad(Function):
     """dx/dalpha of standard gamma draws x; like torch, ember cannot differentiate it again."""
 
     backward_name = "StandardGammaGradBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, concentration, sample):
@@ -149,7 +147,6 @@ class _StandardGamma(Function):
 
     backward_name = "StandardGammaBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, alpha):

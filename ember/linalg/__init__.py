@@ -133,7 +133,6 @@ class Inv(Function):
     backward_name = "LinalgInvExBackward0"
     holomorphic = True
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, A, name):
@@ -185,7 +184,6 @@ class Det(Function):
     backward_name = "LinalgDetBackward0"
     holomorphic = True
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, A):
@@ -218,7 +216,6 @@ def det(A: Tensor, *, out=None) -> Tensor:
 
 class Slogdet(Function):
     backward_name = "LinalgSlogdetBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, A):
@@ -248,7 +245,6 @@ class Solve(Function):
     backward_name = "LinalgSolveExBackward0"
     holomorphic = True
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, A, B, vector):
@@ -320,7 +316,6 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
 class Cholesky(Function):
     backward_name = "LinalgCholeskyExBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, A):
@@ -417,7 +412,6 @@ def _symmetric_from_lower(M: Tensor) -> Tensor:
 class Qr(Function):
     backward_name = "LinalgQrBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, A, mode):
@@ -473,7 +467,6 @@ class Svd(Function):
 
     backward_name = "LinalgSvdBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, A, full_matrices):
@@ -527,7 +520,6 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> retu
 
 class Svdvals(Function):
     backward_name = "LinalgSvdBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, A):
@@ -552,7 +544,6 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
 
 class Eigh(Function):
     backward_name = "LinalgEighBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, A, UPLO):
@@ -616,7 +607,6 @@ def _pinv_array(a: np.ndarray, atol, rtol, hermitian: bool) -> np.ndarray:
 class Pinv(Function):
     backward_name = "LinalgPinvBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, A, atol, rtol, hermitian):

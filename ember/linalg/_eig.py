@@ -23,7 +23,6 @@ _COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.comp
 
 class Eig(Function):
     backward_name = "LinalgEigBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, A):

@@ -29,6 +29,8 @@ class NonDifferentiable(Function):
     """A Function whose `compute(*args, **kwargs)` returns its result array (or a tuple of
     arrays), computed from the op's arguments as given (Tensors included)."""
 
+    forward_on_tensors = True   # compute is the public op's own code, on its arguments
+
     @staticmethod
     def compute(*args, **kwargs):
         raise NotImplementedError

@@ -28,7 +28,6 @@ _REAL = {c: r for r, c in _COMPLEX.items()}
 class ViewAsReal(Function):
     backward_name = "ViewAsRealBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, z):
@@ -43,7 +42,6 @@ class ViewAsReal(Function):
 class ViewAsComplex(Function):
     backward_name = "ViewAsComplexBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x):
@@ -88,7 +86,6 @@ def view_as_complex(input: Tensor) -> Tensor:
 
 class Complex(Function):
     backward_name = "ComplexBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, real, imag):

@@ -25,7 +25,6 @@ __all__ = ["geqrf", "orgqr"]
 
 class Geqrf(Function):
     backward_name = "GeqrfBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, A):
@@ -77,7 +76,6 @@ class _NoReflectors(Function):
     """The product of zero reflectors: the identity's first columns, recorded in the graph
     as torch does (the output requires grad; no gradient reaches a or tau)."""
     backward_name = "LinalgHouseholderProductBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, A, tau):

@@ -92,7 +92,6 @@ class BasicIndex(Function):
     """`x[key]` with ints, slices, None and Ellipsis: a view."""
     backward_name = "SliceBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, key):
@@ -140,7 +139,6 @@ def _add_at(out: np.ndarray, key, v) -> None:
 class IndexPut(Function):
     """A copy of x with `value` written (or, with accumulate, added) at `key`."""
     backward_name = "IndexPutBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, key, value, accumulate=False):
@@ -469,7 +467,6 @@ def _identity(reduce: str, dtype: np.dtype):
 
 class ScatterReduce(Function):
     backward_name = "ScatterReduceBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, key, src, reduce, include_self):

@@ -36,7 +36,6 @@ def _tensor_list(tensors, op: str) -> list:
 
 class Cat(Function):
     backward_name = "CatBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, dim, *arrays):
@@ -169,7 +168,6 @@ class Split(Function):
     """Several views of consecutive blocks along one dim (one node, several outputs)."""
     backward_name = "SplitBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim, bounds):
@@ -185,7 +183,6 @@ class Split(Function):
 class Unbind(Function):
     backward_name = "UnbindBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim):

@@ -77,7 +77,6 @@ def _in_float32(fn, *arrays):
 class MatMul(Function):
     backward_name = "MmBackward0"
     holomorphic = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, y):
@@ -284,7 +283,6 @@ class Einsum(Function):
 
     backward_name = "ViewBackward0"
     holomorphic = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, inputs, output, *operands):
@@ -463,7 +461,6 @@ def multi_dot(tensors, *, out=None) -> Tensor:
 class AddProduct(Function):
     """beta * input + alpha * (contraction of m1 and m2): addmm, addmv, addr, baddbmm..."""
     holomorphic = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, input, m1, m2, equation, beta, alpha):
@@ -561,7 +558,6 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
 class Cross(Function):
     backward_name = "LinalgCrossBackward0"
     holomorphic = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, a, b, dim):
@@ -608,7 +604,6 @@ class DiagEmbed(Function):
     """A vector placed on diagonal `offset` of a zero matrix of `shape`."""
 
     backward_name = "DiagEmbedBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, v, offset, shape):
@@ -626,7 +621,6 @@ class DiagCopy(Function):
     """Diagonal `offset` of a matrix, as a new vector."""
 
     backward_name = "DiagonalBackward0_copy"
-    _converted = True
 
     @staticmethod
     def forward(ctx, m, offset):
@@ -654,7 +648,6 @@ class Cdist(Function):
     """p-norm distance between every row of x1 and every row of x2 (batched)."""
 
     backward_name = "CdistBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x1, x2, p):

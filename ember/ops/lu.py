@@ -105,7 +105,6 @@ def _square_grad(L: Tensor, U: Tensor, grad_L: Tensor, grad_U: Tensor) -> Tensor
 class LuFactor(Function):
     backward_name = "LinalgLuFactorExBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, A):

@@ -59,7 +59,6 @@ def _expm(a: np.ndarray) -> np.ndarray:
 
 class MatrixExp(Function):
     backward_name = "LinalgMatrixExpBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, A):

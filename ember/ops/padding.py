@@ -15,7 +15,6 @@ _NUMPY_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 class ConstantPad(Function):
     backward_name = "ConstantPadNdBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, pads, value):

@@ -140,7 +140,6 @@ def _check_nonempty(name: str, input: Tensor, axes, *, full_error=RuntimeError,
 # ---------------------------------------------------------------- sum, mean, prod
 class Sum(Function):
     backward_name = "SumBackward1"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
@@ -166,7 +165,6 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
 
 class Mean(Function):
     backward_name = "MeanBackward1"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
@@ -219,7 +217,6 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
 class Prod(Function):
     backward_name = "ProdBackward1"
     holomorphic = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
@@ -258,7 +255,6 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
 
 class Nansum(Function):
     backward_name = "NansumBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
@@ -295,7 +291,6 @@ class Var(Function):
     """var (or std when take_sqrt): squared deviations summed, divided by N - correction."""
     backward_name = "VarBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, correction, keepdim, take_sqrt):
@@ -386,7 +381,6 @@ class Extremum(Function):
     `nan_shared` (max(), min(), median()) a NaN result shares it among the NaN entries."""
     backward_name = "AmaxBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, fn, axes, keepdim, nan_shared):
@@ -524,7 +518,6 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 class LogSumExp(Function):
     backward_name = "LogsumexpBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim):
@@ -555,7 +548,6 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
 class VectorNorm(Function):
     backward_name = "LinalgVectorNormBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, ord, axes, keepdim, dtype):
@@ -636,7 +628,6 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 # ---------------------------------------------------------------- cumulative ops
 class Cumsum(Function):
     backward_name = "CumsumBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axis, dtype):
@@ -659,7 +650,6 @@ class Cumprod(Function):
     backward_name = "CumprodBackward0"
     holomorphic = True
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axis, dtype):
@@ -730,7 +720,6 @@ def cummin(input: Tensor, dim: int):
 class LogCumSumExp(Function):
     backward_name = "LogcumsumexpBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axis):

@@ -59,7 +59,6 @@ def infer_shape(shape, numel: int) -> tuple:
 class View(Function):
     backward_name = "ViewBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -79,7 +78,6 @@ class View(Function):
 
 class CopyReshape(Function):
     backward_name = "UnsafeViewBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -124,7 +122,6 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 class Expand(Function):
     backward_name = "ExpandBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -171,7 +168,6 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
 class Permute(Function):
     backward_name = "PermuteBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, dims):
@@ -201,7 +197,6 @@ def permute(input: Tensor, *dims) -> Tensor:
 class Transpose(Function):
     backward_name = "TransposeBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim0, dim1):
@@ -416,7 +411,6 @@ def _dims_list(input: Tensor, dims) -> tuple:
 
 class Flip(Function):
     backward_name = "FlipBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, dims):
@@ -451,7 +445,6 @@ def flipud(input: Tensor) -> Tensor:
 
 class Roll(Function):
     backward_name = "RollBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, shifts, dims):
@@ -511,7 +504,6 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
 # ---------------------------------------------------------------- repeating
 class Repeat(Function):
     backward_name = "RepeatBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, repeats):
@@ -578,7 +570,6 @@ class StridedView(Function):
     unfold). Backward sends each gradient element back to the element it was read from,
     found by applying `make` to an array of element numbers."""
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, make, backward_name):
@@ -608,7 +599,6 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
 
 class DiagEmbed(Function):
     backward_name = "DiagEmbedBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, offset, dim1, dim2):
@@ -714,7 +704,6 @@ class AsStrided(Function):
     own (shape, strides, offset) in it: tensor facts forward cannot read from an array."""
     backward_name = "AsStridedBackward0"
     is_view = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, size, stride, offset, storage, in_geometry):
@@ -767,7 +756,6 @@ def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -
 # ---------------------------------------------------------------- triangles
 class Tril(Function):
     backward_name = "TrilBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, diagonal, upper):

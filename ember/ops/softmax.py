@@ -26,7 +26,6 @@ def _family():
 class Softmax(Function):
     backward_name = "SoftmaxBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -44,7 +43,6 @@ class Softmax(Function):
 class LogSoftmax(Function):
     backward_name = "LogSoftmaxBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, dim):

@@ -74,7 +74,6 @@ def _c2c(z: np.ndarray, axes: tuple, sign: int, norm: str) -> np.ndarray:
 class FftC2C(Function):
     """scale * sum_n z[n] exp(sign * 2 pi i k n / N) over `axes`, scaled by torch's `norm`."""
     backward_name = "FftC2CBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, z, axes, sign, norm):
@@ -89,7 +88,6 @@ class FftC2C(Function):
 class FftR2C(Function):
     """The transform of a real tensor over `axes`; one-sided keeps n // 2 + 1 last bins."""
     backward_name = "FftR2CBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axes, sign, norm, onesided, weight=0):
@@ -110,7 +108,6 @@ class FftC2R(Function):
     """The real signal (of `length` samples along axes[-1]) of a one-sided spectrum, or, when
     not `onesided`, the real part of a full complex transform."""
     backward_name = "FftC2RBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, z, axes, length, sign, norm, onesided=True, weight=0):

@@ -71,7 +71,6 @@ class SolveTriangular(Function):
 
     backward_name = "LinalgSolveTriangularBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, A, B, upper, unitriangular):
@@ -154,7 +153,6 @@ class CholeskySolve(Function):
 
     backward_name = "CholeskySolveBackward0"
     saves_outputs = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, B, factor, upper):

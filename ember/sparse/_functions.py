@@ -27,7 +27,6 @@ def _row_sums(rows: np.ndarray, products: np.ndarray, n_rows: int) -> np.ndarray
 class SparseDenseMM(Function):
     """(sparse matrix with `indices`, `values`, `shape`) @ dense matrix."""
     backward_name = "SparseAddmmBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, values, dense, indices, shape):
@@ -54,7 +53,6 @@ class SparseDenseMM(Function):
 class ToDense(Function):
     """The dense tensor of `shape` holding `values` at `indices` (duplicates summed)."""
     backward_name = "ToDenseBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, values, indices, shape):

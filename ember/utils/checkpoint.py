@@ -124,6 +124,7 @@ class CheckpointFunction(Function):
     nested backward pass through the recomputed graph."""
 
     backward_name = "CheckpointFunctionBackward"
+    forward_on_tensors = True   # forward runs the user's function on the Tensors
 
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
@@ -192,6 +193,7 @@ class _CheckpointNonReentrant(Function):
     """Node over [tensor args..., leaves...] whose outputs are the checkpointed outputs."""
 
     backward_name = "CheckpointFunctionBackward"
+    forward_on_tensors = True   # its outputs are the Tensors the forward already computed
 
     @staticmethod
     def forward(ctx, recorded, *sources):

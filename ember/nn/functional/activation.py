@@ -135,7 +135,7 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
             grad = _gate(grad, slope) if gate else grad * slope
         return (grad,) + (None,) * len(ctx.params)
 
-    members = {"backward_name": name + "Backward0", "saves_outputs": from_output, "_converted": True,
+    members = {"backward_name": name + "Backward0", "saves_outputs": from_output,
                "forward": staticmethod(fwd), "backward": staticmethod(bwd),
                "fused_backward": gradient}
     return type(name, (Function,), members)
@@ -282,7 +282,6 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 class PreluKernel(Function):
     backward_name = "PreluKernelBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, weight):
@@ -313,8 +312,6 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 class _NormalCdf(Function):
     """Phi(x), the standard normal CDF; used inside GELU's derivative so that it can be
     differentiated again."""
-
-    _converted = True
 
     @staticmethod
     def forward(ctx, x):

@@ -178,7 +178,6 @@ class _Attention(Function):
     dV = W^T dO, dW = dO V^T, dS = scale * P (dP - rowsum(dP P)) with dP = dW * keep /
     (1 - p), dQ = dS K, dK = dS^T Q, a FusedBackward (_AttentionGrads)."""
     backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, q, k, v, scale, causal, bias, allowed, keep, p):

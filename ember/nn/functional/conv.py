@@ -184,7 +184,6 @@ def _columns_bytes(x: np.ndarray, w: np.ndarray, geo: Geometry) -> int:
 
 class Conv(Function):
     backward_name = "ConvolutionBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, w, b, geo):
@@ -224,7 +223,6 @@ def _as_tensor(array: np.ndarray | None, dtype) -> Tensor | None:
 class ConvInputGrad(Function):
     """dL/dx of a convolution; with x_shape chosen freely it is the transposed convolution."""
     backward_name = "ConvolutionBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, g, w, geo, x_shape, g_cf=None):
@@ -244,7 +242,6 @@ class ConvInputGrad(Function):
 
 class ConvWeightGrad(Function):
     backward_name = "ConvolutionBackwardBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, g, geo, w_shape, cols, g_cf=None):

@@ -35,7 +35,6 @@ class CtcLoss(Function):
     i.e. the gradient with respect to the logits of a log_softmax.
     """
     backward_name = "CtcLossBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, log_probs, targets, in_len, tgt_len, blank, zero_infinity):

@@ -19,7 +19,6 @@ __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
 class MaskedScale(Function):
     """y = x * mask + shift, with a fixed (non-differentiable) mask and shift."""
     backward_name = "NativeDropoutBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, mask, shift):
@@ -76,7 +75,6 @@ class Dropout(Function):
     kernels.family("dropout") applies it in forward and backward alike. torch's CPU
     dropout multiplies by its mask, so the node is a Mul."""
     backward_name = "MulBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, draws, p):

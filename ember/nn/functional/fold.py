@@ -39,7 +39,6 @@ def _fold_array(cols: np.ndarray, x_shape, kernel, geo: Geometry, out) -> np.nda
 
 class Im2Col(Function):
     backward_name = "Im2ColBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, kernel, geo):
@@ -54,7 +53,6 @@ class Im2Col(Function):
 
 class Col2Im(Function):
     backward_name = "Col2ImBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, cols, x_shape, kernel, geo):

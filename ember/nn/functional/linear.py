@@ -47,7 +47,6 @@ class _LinearFn(Function):
     backward_name = "AddmmBackward0"
     holomorphic = True
     torch_grad_layout = _AddmmGradLayout
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, weight, bias=None):

@@ -384,7 +384,6 @@ def _finish(loss: np.ndarray, denom: float, reduction: str, dtype) -> np.ndarray
 class NllLoss(Function):
     """-w[t] * input[n, t]: linear in input, so backward is a constant times the grad."""
     backward_name = "NllLossBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, t, weight, ignore_index, reduction):
@@ -430,7 +429,6 @@ class CrossEntropy(Function):
     probabilities), whose gradient is softmax(x) * sum_c Q - Q.
     """
     backward_name = "NllLossBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, label_smoothing, reduction):
@@ -562,7 +560,6 @@ class BinaryCrossEntropy(Function):
     """-w (t log x + (1 - t) log(1 - x)) with torch's log clamp at -100 and its gradient
     w (x - t) / max(x (1 - x), 1e-12)."""
     backward_name = "BinaryCrossEntropyBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, t, weight, reduction):

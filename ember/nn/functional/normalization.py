@@ -38,7 +38,6 @@ class BatchNorm(Function):
     mean and biased variance (non-differentiable), for the running statistics. Forward
     and backward run the `normalization` kernels on x seen as (N, C, L)."""
     backward_name = "NativeBatchNormBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, weight, bias, eps):
@@ -87,7 +86,6 @@ class LayerNorm(Function):
     shape. Forward and backward run the `normalization` kernels on x seen as rows of
     the normalised values."""
     backward_name = "NativeLayerNormBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, weight, bias, ndim, eps):
@@ -230,7 +228,6 @@ class _AllReduceSum(Function):
     """The sum of a tensor over the processes of a group (every process gets it). Its
     adjoint is the same sum: each process's input reaches every process's output."""
     backward_name = "AllReduceSumBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, group):

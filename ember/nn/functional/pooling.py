@@ -43,7 +43,6 @@ def _flat_spatial(a: np.ndarray) -> np.ndarray:
 class Gather(Function):
     """out[n, c, j] = x[n, c, indices[n, c, j]] over flattened spatial dims."""
     backward_name = "MaxPool2DWithIndicesBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, indices, out_shape):
@@ -60,7 +59,6 @@ class Gather(Function):
 class Scatter(Function):
     """The adjoint of Gather: add each g[n, c, j] into out[n, c, indices[n, c, j]]."""
     backward_name = "MaxPool2DWithIndicesBackwardBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, g, indices, out_shape):
@@ -130,7 +128,6 @@ def _batched(input: Tensor, n: int, name: str):
 class WindowSelect(Function):
     """out = each window's element at kernel offset `arg` (the winner of max pooling)."""
     backward_name = "MaxPool2DWithIndicesBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, arg, window, out, selected=None):
@@ -148,7 +145,6 @@ class WindowSelect(Function):
 class WindowScatter(Function):
     """The adjoint of WindowSelect: each g goes to its window's element at offset `arg`."""
     backward_name = "MaxPool2DWithIndicesBackwardBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, g, arg, window, x_shape):
@@ -272,7 +268,6 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 class WindowSum(Function):
     """Sum of each pooling window of the zero-padded input."""
     backward_name = "AvgPool2DBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, window, out):
@@ -289,7 +284,6 @@ class WindowSum(Function):
 class WindowSpread(Function):
     """The adjoint of WindowSum: add each window's value to every input it covers."""
     backward_name = "AvgPool2DBackwardBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, g, window, x_shape):

@@ -29,7 +29,6 @@ class _Recurrent(Function):
     options) -> (output (T, B, H), h_T, [c_T]); time-major input, one direction."""
     cell = ""               # "lstm", "gru" or "rnn": the steps composite_layer loops over
     has_cell = False
-    _converted = True
 
     @classmethod
     def run(cls, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr=None, lengths=None, **options):

@@ -29,7 +29,6 @@ class EmbeddingLookup(Function):
     """weight[indices]; the gradient adds rows back, skipping padding_idx (-1: none) and
     dividing by each index's frequency when scale_grad_by_freq."""
     backward_name = "EmbeddingBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
@@ -45,7 +44,6 @@ class EmbeddingGradient(Function):
     """The table's gradient: the rows of grad summed at their indices (kernel family
     ember/_cpu/embedding.py)."""
     backward_name = "EmbeddingDenseBackwardBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, grad, indices, num_weights, padding_idx, scale_grad_by_freq):

@@ -68,7 +68,6 @@ def _compute(a: np.ndarray) -> np.ndarray:
 class Resample(Function):
     """y = sum_t w_t * x[..., idx_t, ...] along one axis."""
     backward_name = "UpsampleBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, axis, taps, in_size):
@@ -83,7 +82,6 @@ class Resample(Function):
 
 class ResampleAdjoint(Function):
     backward_name = "UpsampleBackwardBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, g, axis, taps, in_size):

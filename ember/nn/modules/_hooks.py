@@ -71,7 +71,6 @@ class BackwardHookFunction(Function):
     """Identity on tensors; its graph node marks where a module's gradients pass."""
 
     backward_name = "BackwardHookFunctionBackward"
-    _converted = True
 
     @staticmethod
     def forward(ctx, *arrays):

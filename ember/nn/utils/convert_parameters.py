@@ -15,7 +15,6 @@ class _FlattenCat(Function):
     """Concatenate the flattened inputs; the gradient is split back into their shapes."""
 
     backward_name = "CatBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, *arrays):

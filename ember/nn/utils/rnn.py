@@ -113,6 +113,8 @@ class PackPadded(Function):
     a recorder is set: the exporter sees the lengths. Returns (data, batch_sizes,
     sorted_indices)."""
 
+    forward_on_tensors = True   # runs the packing code the eager path runs, on Tensors
+
     @staticmethod
     def forward(ctx, input, lengths, batch_first, enforce_sorted):
         packed = _pack_padded(input, lengths, batch_first, enforce_sorted)
@@ -132,6 +134,8 @@ class PackPadded(Function):
 class PadPacked(Function):
     """pad_packed_sequence as one primitive (torch's aten::_pad_packed_sequence), run when a
     recorder is set. Returns (padded, lengths)."""
+
+    forward_on_tensors = True   # runs the unpacking code the eager path runs, on Tensors
 
     @staticmethod
     def forward(ctx, data, batch_sizes, sorted_indices, unsorted_indices, batch_first,

@@ -36,7 +36,6 @@ __all__ = _OPS + ["rsub"]
 
 class ToCopy(Function):
     backward_name = "ToCopyBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, dtype, memory_format):
@@ -68,7 +67,6 @@ def to(self: Tensor, *args, **kwargs) -> Tensor:
 
 class Clone(Function):
     backward_name = "CloneBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, memory_format=None):
@@ -92,7 +90,6 @@ def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
 # ---------------------------------------------------------------- arithmetic
 class Add(Function):
     backward_name = "AddBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -109,7 +106,6 @@ class Add(Function):
 
 class Sub(Function):
     backward_name = "SubBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -128,7 +124,6 @@ class Sub(Function):
 class Mul(Function):
     backward_name = "MulBackward0"
     holomorphic = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -162,7 +157,6 @@ def _rounded_divide(x, y, rounding_mode: str, dt: np.dtype):
 class Div(Function):
     backward_name = "DivBackward0"
     holomorphic = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None):
@@ -196,7 +190,6 @@ def _floor_divide(x, y):
 
 class Neg(Function):
     backward_name = "NegBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x):
@@ -214,7 +207,6 @@ class Neg(Function):
 class Pow(Function):
     backward_name = "PowBackward0"
     holomorphic = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, a, b):

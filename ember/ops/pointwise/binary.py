@@ -78,7 +78,6 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
     cls = type(name, (Function,), {
         "backward_name": backward_name or name + "Backward0",
         "saves_outputs": uses_output,
-        "_converted": True,
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
     })
@@ -225,7 +224,6 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 class Frexp(Function):
     backward_name = "FrexpBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x):
@@ -269,7 +267,6 @@ _NUMBER_BOUNDS = (int, float, type(None))
 
 class Clamp(Function):
     backward_name = "ClampBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -370,7 +367,6 @@ def _c_type_name(dt: _dtype.dtype) -> str:
 
 class Lerp(Function):
     backward_name = "LerpBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, start, end, weight):
@@ -401,7 +397,6 @@ class Addcmul(Function):
     """input + value * tensor1 * tensor2 (divide=False) or input + value * t1 / t2."""
     backward_name = "AddcmulBackward0"
     holomorphic = True
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, t1, t2, value, divide):
@@ -569,7 +564,6 @@ def clamp_(self: Tensor, min=None, max=None) -> Tensor:
 
 class Copy(Function):
     backward_name = "CopyBackwards"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, src):
@@ -605,7 +599,6 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
 
 class Fill(Function):
     backward_name = "FillBackward2"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, value):

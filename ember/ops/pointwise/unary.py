@@ -96,7 +96,6 @@ def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float
         "backward_name": backward_name or name + "Backward0",
         "holomorphic": holomorphic,
         "saves_outputs": uses_output,
-        "_converted": True,
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
     })
@@ -220,7 +219,6 @@ def sgn(input: Tensor, *, out=None) -> Tensor:
 
 class Round(Function):
     backward_name = "RoundBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, decimals):
@@ -243,7 +241,6 @@ def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:
 
 class Logit(Function):
     backward_name = "LogitBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, eps):
@@ -271,7 +268,6 @@ def logit(input: Tensor, eps: float | None = None, *, out=None) -> Tensor:
 
 class NanToNum(Function):
     backward_name = "NanToNumBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x, nan, posinf, neginf):
@@ -330,7 +326,6 @@ def imag(input: Tensor) -> Tensor:
 class Conj(Function):
     """Complex conjugate (a copy: ember has no lazy conjugate bit)."""
     backward_name = "ConjBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, x):

@@ -15,7 +15,6 @@ __all__ = ["where"]
 
 class Where(Function):
     backward_name = "WhereBackward0"
-    _converted = True
 
     @staticmethod
     def forward(ctx, condition, x, y):
