@@ -169,20 +169,25 @@ class Tracer:
         """Trace only outermost applies: not the ones a traced primitive makes itself."""
         return not self.graph.depth
 
-    def record_op(self, cls, args, kwargs):
-        graph = self.graph
-        live = graph.any_live(args, kwargs)
+    def writer(self, cls):
+        """What writes the nodes of a live `cls` call: writer(graph, out, *args, **kwargs),
+        the class's symbolic function (an error naming the op when it has none)."""
         symbolic = self.symbolics.get(cls)
-        if live and symbolic is None:
+        if symbolic is None:
             raise NotImplementedError(
                 f"ember.onnx.export: operator '{op_name(cls)}' has no ONNX mapping")
+        return symbolic
+
+    def record_op(self, cls, args, kwargs):
+        graph = self.graph
+        write = self.writer(cls) if graph.any_live(args, kwargs) else None
         graph.depth += 1
         try:
             out = cls.apply(*args, **kwargs)
         finally:
             graph.depth -= 1
-        if live:
-            symbolic(graph, out, *args, **kwargs)
+        if write is not None:
+            write(graph, out, *args, **kwargs)
         return out
 
     def record_call(self, fn, args, kwargs):

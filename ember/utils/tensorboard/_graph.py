@@ -9,6 +9,7 @@ becomes a node whose op type is the op's aten name, as the profiler gives it ('l
 """
 from __future__ import annotations
 
+import functools
 import inspect
 
 from ...autograd.grad_mode import no_grad
@@ -53,7 +54,7 @@ class GraphRecorder:
         self.nodes.append(NodeDef(name=unique, op=op, input=list(inputs), attr=attrs))
         return unique
 
-    def record(self, graph, cls, args, kwargs, out) -> None:
+    def record(self, cls, graph, out, *args, **kwargs) -> None:
         """A node for one primitive, reading its live tensor arguments; its outputs then
         stand for the op's result tensors."""
         name = op_name(cls).split("::")[-1]
@@ -81,17 +82,8 @@ class _NodePerOp(_trace.Tracer):
         super().__init__(graph, {})
         self.recorder = recorder
 
-    def record_op(self, cls, args, kwargs):
-        graph = self.graph
-        live = graph.any_live(args, kwargs)
-        graph.depth += 1
-        try:
-            out = cls.apply(*args, **kwargs)
-        finally:
-            graph.depth -= 1
-        if live:
-            self.recorder.record(graph, cls, args, kwargs, out)
-        return out
+    def writer(self, cls):
+        return functools.partial(self.recorder.record, cls)
 
 
 def graph(model, input_to_model=None, verbose: bool = False, use_strict_trace: bool = True):
