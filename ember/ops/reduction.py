@@ -749,10 +749,11 @@ class LogCumSumExp(Function):
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """Cumulative log(sum(exp(input))) along `dim`, computed stably."""
+    axis = input._wrap_dim(dim)
     if input._data.dtype.kind in "biu":
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
                                   f"'{_type_name(input)}'")
-    return LogCumSumExp.apply(input, input._wrap_dim(dim))
+    return LogCumSumExp.apply(input, axis)
 
 
 # ---------------------------------------------------------------- logical reductions

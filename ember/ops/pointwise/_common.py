@@ -44,6 +44,13 @@ def result_type(*operands_) -> _dtype.dtype:
                                 if isinstance(o, np.ndarray) else o for o in operands_])
 
 
+def _integral(x) -> bool:
+    """Whether an operand (an array or a number) holds integers or bools."""
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "biu"
+    return isinstance(x, (int, np.integer, np.bool_))
+
+
 def _check_broadcast(a: np.ndarray, b: np.ndarray) -> None:
     """torch's error for shapes that do not broadcast (NumPy would raise ValueError)."""
     sa, sb = a.shape, b.shape

@@ -13,8 +13,9 @@ from ..._tensor import Tensor, _python_value, parse_to_args
 from ...autograd.function import Function
 from .._nondifferentiable import nondifferentiable, recorded, run
 from ..indexing import _named
-from ._common import (_LOW_PRECISION, _check_int_divisor, _save_operands, _saved_operands,
-                      _scalar, _unsupported, _with_out, float_math, operands, scalar_type_name)
+from ._common import (_LOW_PRECISION, _check_int_divisor, _integral, _save_operands,
+                      _saved_operands, _scalar, _unsupported, _with_out, float_math, operands,
+                      scalar_type_name)
 from .unary import reciprocal
 from .where import where
 
@@ -160,10 +161,11 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None):
-        x, y, dt = operands(a, b)
-        if rounding_mode is None and dt.kind not in "fcV":
+        if rounding_mode is None and _integral(a) and _integral(b):
             # true division of integers (and bools) gives the default float dtype
             x, y, dt = operands(a, b, _dtype.get_default_dtype())
+        else:
+            x, y, dt = operands(a, b)
         _save_operands(ctx, a, b)
         ctx.rounding_mode = rounding_mode
         with np.errstate(divide="ignore", invalid="ignore"):

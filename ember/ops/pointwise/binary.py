@@ -17,8 +17,9 @@ from ...autograd.function import Function
 from ..._modes import current as modes
 from ..indexing import _named
 from ._common import (_F32, _LOW_PRECISION, _NATIVE_FLOATS, _cast, _check_broadcast,
-                      _check_int_divisor, _compute, _save_operands, _saved_operands, _scalar,
-                      _unsupported, _with_out, _zeros_like, data_of, operands, result_type)
+                      _check_int_divisor, _compute, _integral, _save_operands, _saved_operands,
+                      _scalar, _unsupported, _with_out, _zeros_like, data_of, operands,
+                      result_type)
 from .arithmetic import _nondiff_binary, add, div, mul, pow, sub
 from .unary import sqrt
 from .where import where
@@ -61,11 +62,10 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
         return dt
 
     def forward(ctx, a, b):
-        x, y, target = operands(a, b)
-        if target.kind not in "fcV":            # integer or bool operands
-            dt = computing_dtype(_dtype.from_numpy_dtype(target))
-            if dt.numpy != target:
-                x, y, target = operands(a, b, dt)
+        if _integral(a) and _integral(b):
+            x, y, target = operands(a, b, computing_dtype(result_type(a, b)))
+        else:
+            x, y, target = operands(a, b)
         _save_operands(ctx, a, b)
         return _compute(np_fn, x, y, target)
 
