@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype, _layout
+from .. import _layout
 from .._device import check_device
 from .._printing import sparse_coo_repr
 from .._tensor import Tensor, _init_fields, parse_to_args

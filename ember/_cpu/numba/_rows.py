@@ -14,7 +14,6 @@ the cached kernels (ember/_cpu/numba/__pycache__/*.nbi, *.nbc).
 """
 from __future__ import annotations
 
-import numpy as np
 from numba.extending import register_jitable
 
 
