@@ -142,7 +142,8 @@ class Function(Node):
         edges, metas, needs, arrays = [], [], [], []
         for a in args:
             if isinstance(a, Tensor):
-                arrays.append(_own_array(a, args, arrays))
+                # (the alias check has nothing to compare the first argument with)
+                arrays.append(_own_array(a, args, arrays) if arrays else a._data)
                 if a._requires_grad:
                     node = a._grad_fn
                     edges.append((node, a._output_nr) if node is not None else a._edge())
