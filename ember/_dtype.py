@@ -199,15 +199,19 @@ def result_type(*operands) -> dtype:
 
     Three tiers: dimensioned tensors, zero-dim tensors, Python scalars. Each tier's
     dtypes are promoted together; a lower tier only matters when it brings a
-    higher category than the tiers above it.
+    higher category than the tiers above it. A NumPy array counts as the Tensor it
+    belongs to (a primitive's forward sees its Tensor inputs as arrays).
     """
     dims = zero = scalar = None
     for op in operands:
         d = getattr(op, "dtype", None)
-        if not isinstance(d, dtype):  # a Python scalar, or a NumPy scalar acting as one
+        if isinstance(op, np.ndarray):
+            d = _BY_NUMPY[d]
+        elif not isinstance(d, dtype):  # a Python scalar, or a NumPy scalar acting as one
             d = _scalar_dtype(op.item() if isinstance(op, np.generic) else op)
             scalar = d if scalar is None else _PROMOTE[scalar, d]
-        elif op.ndim:
+            continue
+        if op.ndim:
             dims = d if dims is None else _PROMOTE[dims, d]
         else:
             zero = d if zero is None else _PROMOTE[zero, d]

@@ -59,7 +59,7 @@ def _forward_only(name: str, compute):
 def _kernel(fn):
     """An op body running a float64 NumPy kernel on the input (integers as the default
     float dtype) and rounding back to the input's dtype."""
-    return lambda input: Tensor._wrap(_in_float64(fn)(to_float(input)))
+    return lambda input: Tensor._wrap(_in_float64(fn)(to_float(input._data)))
 
 
 def _scaled_k_times_exp(index: int):

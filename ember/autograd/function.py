@@ -73,14 +73,23 @@ class Function(Node):
     def save_for_backward(self, *values) -> None:
         if not self._arrays_in:
             return super().save_for_backward(*values)
-        inputs = self.__dict__.get("_inputs")
+        inputs = self._inputs
         if inputs is None:
             return      # nothing is being recorded, so backward will never run
         # A primitive's forward sees arrays. An input's own array stands for the input
         # Tensor, so that backward computes on it with ember ops (differentiably); any
         # other array is saved as a constant.
-        self._saved = tuple([None if v is None else SavedTensor(_input_or_constant(v, inputs))
-                             for v in values])
+        saved = []
+        for v in values:
+            if v is not None:
+                t = inputs.get(id(v))
+                if t is not None:
+                    v = t
+                elif not isinstance(v, Tensor):
+                    v = _wrap(np.asarray(v))
+                v = SavedTensor(v)
+            saved.append(v)
+        self._saved = tuple(saved)
 
     def mark_non_differentiable(self, *tensors) -> None:
         self._non_differentiable = {id(t) for t in tensors}
@@ -95,6 +104,8 @@ class Function(Node):
         return self._outputs_saved[index].unpack(self)
 
     needs_input_grad = ()       # set per node when recording: which inputs want a gradient
+    # While a primitive's forward records: the id of each array it received -> its Tensor.
+    _inputs = None
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -140,10 +151,16 @@ class Function(Node):
     def _apply_recording(cls, ctx, args, kwargs, modes):
         """Run forward and record ctx as the graph node of the outputs."""
         edges, metas, needs, arrays = [], [], [], []
+        tensors = {}
         for a in args:
             if isinstance(a, Tensor):
-                # (the alias check has nothing to compare the first argument with)
-                arrays.append(_own_array(a, args, arrays) if arrays else a._data)
+                data = a._data
+                if id(data) in tensors and tensors[id(data)] is not a:
+                    # Another Tensor on the same array (x and x.detach()): forward gets
+                    # a view, so that save_for_backward can tell the two apart.
+                    data = data.view()
+                tensors[id(data)] = a
+                arrays.append(data)
                 if a._requires_grad:
                     node = a._grad_fn
                     edges.append((node, a._output_nr) if node is not None else a._edge())
@@ -160,7 +177,7 @@ class Function(Node):
         ctx._input_meta = metas
         ctx.needs_input_grad = tuple(needs)
         if cls._arrays_in:
-            ctx._inputs = args, arrays      # save_for_backward maps arrays back to inputs
+            ctx._inputs = tensors       # save_for_backward maps arrays back to inputs
             args_for_forward = arrays
         else:
             args_for_forward = args
@@ -183,27 +200,6 @@ class Function(Node):
         else:
             result = _wrap_outputs(out, ctx)
         return _mark_views(result, args[0]) if cls.is_view else result
-
-
-def _own_array(tensor, args, arrays: list) -> np.ndarray:
-    """The array forward receives for `tensor`: its data, or a view of it when an earlier
-    argument is a different Tensor on the same array (x and x.detach()), so that
-    save_for_backward can tell the two apart."""
-    data = tensor._data
-    for earlier, array in zip(args, arrays):
-        if array is data and earlier is not tensor:
-            return data.view()
-    return data
-
-
-def _input_or_constant(value, inputs):
-    if isinstance(value, Tensor):
-        return value
-    args, arrays = inputs
-    for a, array in zip(args, arrays):
-        if array is value and isinstance(a, Tensor):
-            return a
-    return _wrap(np.asarray(value))
 
 
 def _mark_views(result, source):

@@ -283,10 +283,33 @@ def index_put(g, out, x, key, value, accumulate=False):
     g.op("Where", [g.name(mask, np.bool_), g.name(value, _dt(out)), g.name(x, _dt(out))], out)
 
 
+def _pad_ends(pads) -> list:
+    """(before, after) pairs per dimension as ONNX's Pad wants them: all befores, then all
+    afters."""
+    return [p[0] for p in pads] + [p[1] for p in pads]
+
+
 @symbolic(padding.ConstantPad)
 def constant_pad(g, out, x, pads, value):
-    ends = [p[0] for p in pads] + [p[1] for p in pads]
-    g.op("Pad", [g.name(x), g.ints(ends), g.name(value, _dt(out))], out, mode="constant")
+    g.op("Pad", [g.name(x), g.ints(_pad_ends(pads)), g.name(value, _dt(out))], out,
+         mode="constant")
+
+
+_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _mode_pad(mode: str):
+    """The symbolic of reflect, replicate or circular padding."""
+    def write(g, out, x, key, pairs):
+        if mode == "circular" and g.opset < 19:
+            raise NotImplementedError("ember.onnx.export: circular padding needs "
+                                      "opset_version >= 19 (ONNX Pad's 'wrap' mode)")
+        g.op("Pad", [g.name(x), g.ints(_pad_ends(pairs))], out, mode=_PAD_MODES[mode])
+    return write
+
+
+for _cls in padding.ModePad.__subclasses__():
+    SYMBOLICS[_cls] = _mode_pad(_cls.mode)
 
 
 # ---------------------------------------------------------------- nn.functional: layers
@@ -307,7 +330,7 @@ def _window_attrs(kernel, stride, pads) -> dict:
     """ONNX attributes of a sliding window: (before, after) pads become all befores, then
     all afters."""
     return {"kernel_shape": list(kernel), "strides": list(stride),
-            "pads": [p[0] for p in pads] + [p[1] for p in pads]}
+            "pads": _pad_ends(pads)}
 
 
 @symbolic(conv.Conv)

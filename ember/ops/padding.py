@@ -1,5 +1,6 @@
-"""Padding (F.pad, and torch.constant_pad_nd's primitive): constant padding (negative pads crop), and reflect/replicate/circular padding
-expressed as a gather with per-dimension index maps (its gradient is the scatter-add)."""
+"""Padding (F.pad, and torch.constant_pad_nd's primitive): constant padding (negative pads
+crop), and reflect/replicate/circular padding expressed as a gather with per-dimension index
+maps (its gradient is the scatter-add)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,6 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..amp.policy import autocast_float32
 from ..autograd.function import Function
+from .indexing import put_into_zeros
 
 __all__ = ["pad"]
 
@@ -84,8 +86,32 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
         shape = [1] * padded_dims
         shape[d - (dims - padded_dims)] = -1
         key.append(idx.reshape(shape))
-    out = input[tuple(key)]
-    if out._grad_fn is not None:
-        names = {"reflect": "Reflection", "replicate": "Replication", "circular": "Circular"}
-        out._grad_fn.backward_name = f"{names[mode]}Pad{padded_dims}DBackward0"
-    return out
+    return _MODE_PADS[mode, padded_dims].apply(input, tuple(key), pairs)
+
+
+class ModePad(Function):
+    """Reflect, replicate or circular padding: a gather through per-dimension index maps
+    (`key`, as NumPy indexing takes them). Its gradient scatter-adds back along the same
+    maps. One subclass per mode and number of padded dimensions carries torch's name."""
+
+    mode = ""
+
+    @staticmethod
+    def forward(ctx, x, key, pairs):
+        ctx.key, ctx.in_shape = key, x.shape
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return put_into_zeros(grad, ctx.key, ctx.in_shape), None, None
+
+
+# torch names reflect/replicate nodes by mode and padded dims; circular padding is built
+# from slice copies in torch, so its node is a CopySlices.
+_NODE_NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0",
+               "circular": "CopySlices"}
+_MODE_PADS = {
+    (mode, dims): type(f"{mode.capitalize()}Pad{dims}d", (ModePad,), {
+        "mode": mode, "backward_name": name.format(dims), "__module__": __name__,
+        "__qualname__": f"{mode.capitalize()}Pad{dims}d"})
+    for mode, name in _NODE_NAMES.items() for dims in (1, 2, 3)}

@@ -280,6 +280,23 @@ def test_tensor_ops(name):
     export_and_run(Lambda(TENSOR_OPS[name]), randn(4, 4))
 
 
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shape, pad", [((2, 3, 5), (1, 2)), ((2, 3, 4, 5), (1, 2, 0, 3)),
+                                        ((1, 2, 3, 4, 5), (1, 0, 2, 1, 1, 1))])
+def test_mode_padding(mode, shape, pad):
+    """One Pad node per F.pad call; circular padding is ONNX's 'wrap' mode (opset 19)."""
+    proto = export_and_run(Lambda(lambda x: F.pad(x, pad, mode=mode) * 2), randn(*shape),
+                           opset=19 if mode == "circular" else None)
+    ops = [n.op_type for n in proto.graph.node]
+    assert ops.count("Pad") == 1 and "Gather" not in ops
+
+
+def test_circular_padding_needs_opset_19():
+    with pytest.raises(NotImplementedError, match="circular padding needs opset_version >= 19"):
+        ember.onnx.export(Lambda(lambda x: F.pad(x, (1, 1), mode="circular")),
+                          (randn(2, 3, 4),), io.BytesIO())
+
+
 def test_embedding_gather():
     class Net(nn.Module):
         def __init__(self):

@@ -22,26 +22,9 @@ def data_of(x):
     return x._data if isinstance(x, Tensor) else x
 
 
-class _ArrayOperand:
-    """What `_dtype.result_type` reads of a Tensor operand (its dtype, and whether it has
-    dimensions), for a NumPy array."""
-    __slots__ = ("dtype", "ndim")
-
-    def __init__(self, dtype: _dtype.dtype, ndim: int):
-        self.dtype = dtype
-        self.ndim = ndim
-
-
-# One stand-in per NumPy dtype: [zero-dim, dimensioned].
-_ARRAY_OPERANDS = {d.numpy: (_ArrayOperand(d, 0), _ArrayOperand(d, 1)) for d in _dtype.ALL_DTYPES}
-
-
-def result_type(*operands_) -> _dtype.dtype:
-    """torch's result dtype over Tensors, NumPy arrays and Python scalars. A primitive's
-    forward sees its Tensor inputs as arrays: a zero-dim Tensor as a zero-dim array, which
-    keeps its tier (between dimensioned operands and Python numbers)."""
-    return _dtype.result_type(*[_ARRAY_OPERANDS[o.dtype][o.ndim != 0]
-                                if isinstance(o, np.ndarray) else o for o in operands_])
+# A primitive's forward sees its Tensor inputs as arrays; torch's promotion reads them
+# as the Tensors they belong to.
+result_type = _dtype.result_type
 
 
 def _integral(x) -> bool:
@@ -62,24 +45,22 @@ def _check_broadcast(a: np.ndarray, b: np.ndarray) -> None:
 
 
 def operands(a, b, dtype: _dtype.dtype | None = None):
-    """a and b (Tensors, NumPy arrays or Python scalars) as NumPy operands already in their
-    common torch dtype (or `dtype`)."""
-    x = a._data if isinstance(a, Tensor) else a
-    y = b._data if isinstance(b, Tensor) else b
-    if isinstance(x, np.ndarray):
-        if isinstance(y, np.ndarray):
-            if x.shape != y.shape:
-                _check_broadcast(x, y)
-            if dtype is None and x.dtype == y.dtype:
-                return x, y, x.dtype
-        elif dtype is None and type(y) in _WEAK_SCALARS and x.dtype in _NATIVE_FLOATS:
+    """a and b (NumPy arrays or Python scalars) as NumPy operands already in their common
+    torch dtype (or `dtype`)."""
+    if isinstance(a, np.ndarray):
+        if isinstance(b, np.ndarray):
+            if a.shape != b.shape:
+                _check_broadcast(a, b)
+            if dtype is None and a.dtype == b.dtype:
+                return a, b, a.dtype
+        elif dtype is None and type(b) in _WEAK_SCALARS and a.dtype in _NATIVE_FLOATS:
             # A Python number never changes a float tensor's dtype; NumPy agrees for
             # its native float types (weak scalars), so no promotion work is needed.
-            return x, y, x.dtype
+            return a, b, a.dtype
     if dtype is None:
-        dtype = result_type(x, y)
+        dtype = result_type(a, b)
     target = dtype.numpy
-    return _cast(x, target), _cast(y, target), target
+    return _cast(a, target), _cast(b, target), target
 
 
 _WEAK_SCALARS = (int, float)
@@ -87,8 +68,6 @@ _NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float6
 
 
 def _cast(x, target: np.dtype):
-    if isinstance(x, Tensor):
-        x = x._data
     if isinstance(x, np.ndarray):
         return x if x.dtype == target else x.astype(target)
     if isinstance(x, (complex, np.generic)) or target.kind == "b" or \
@@ -118,12 +97,11 @@ def zero_unless(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return mask.view(values.dtype)
 
 
-def to_float(x: Tensor | np.ndarray) -> np.ndarray:
+def to_float(x: np.ndarray) -> np.ndarray:
     """Integer and bool inputs of float-valued ops become the default dtype, as in torch."""
-    d = x._data if isinstance(x, Tensor) else x
-    if d.dtype.kind in "biu":
-        return d.astype(_dtype.get_default_dtype().numpy)
-    return d
+    if x.dtype.kind in "biu":
+        return x.astype(_dtype.get_default_dtype().numpy)
+    return x
 
 
 def _float_result_type(*operands_) -> _dtype.dtype:

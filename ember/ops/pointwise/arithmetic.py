@@ -14,8 +14,8 @@ from ...autograd.function import Function
 from .._nondifferentiable import nondifferentiable, recorded, run
 from ..indexing import _named
 from ._common import (_LOW_PRECISION, _check_int_divisor, _integral, _save_operands,
-                      _saved_operands, _scalar, _unsupported, _with_out, float_math, operands,
-                      scalar_type_name)
+                      _saved_operands, _scalar, _unsupported, _with_out, data_of, float_math,
+                      operands, scalar_type_name)
 from .unary import reciprocal
 from .where import where
 
@@ -331,7 +331,7 @@ def _nondiff_binary(name: str, np_fn, kinds: str | None = None, kernel: str | No
     torch's NotImplementedError naming `kernel`.
     """
     def compute(input, other):
-        x, y, dt = operands(input, other)
+        x, y, dt = operands(data_of(input), data_of(other))
         if kinds is not None and dt.kind not in kinds:
             raise _unsupported(kernel or name + "_cpu", dt)
         return np_fn(x, y)
@@ -396,7 +396,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
             equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other|, elementwise (infinities equal themselves)."""
     _same_dtype(input, other)
-    x, y, _ = operands(input, other)
+    x, y, _ = operands(input._data, other._data)
     if x.dtype.kind in "biuV" or x.dtype in _LOW_PRECISION:
         x, y = x.astype(np.float64), y.astype(np.float64)
     with np.errstate(all="ignore"):

@@ -91,7 +91,7 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
             input = _scalar(input, other)
         if out is not None and isinstance(np_fn, np.ufunc) and \
                 _direct_out(out, input, other, computing_dtype(result_type(input, other))):
-            x, y, _ = operands(input, other, out.dtype)
+            x, y, _ = operands(input._data, data_of(other), out.dtype)
             np_fn(x, y, out=out._data)
             out._bump_version()
             return out
