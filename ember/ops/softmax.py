@@ -8,9 +8,9 @@ import numpy as np
 
 from .. import _dtype
 from .._cpu import kernels
-from .._modes import current as modes
 from .._tensor import Tensor
 from ..autograd.function import Function
+from ..autograd.fused_backward import FusedBackward
 from .pointwise import float_math
 
 __all__ = ["softmax", "log_softmax"]
@@ -34,10 +34,7 @@ class Softmax(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        y = ctx.output(0)
-        if modes().grad_enabled:            # create_graph: a backward of ember ops
-            return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
-        return Tensor._wrap(_plain(_family().softmax_backward, y, grad, ctx.dim)), None
+        return _SoftmaxGrad.apply(grad, ctx.output(0), ctx.dim), None
 
 
 class LogSoftmax(Function):
@@ -51,21 +48,44 @@ class LogSoftmax(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        y = ctx.output(0)
-        if modes().grad_enabled:
-            return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
-        return Tensor._wrap(_plain(_family().log_softmax_backward, y, grad, ctx.dim)), None
+        return _LogSoftmaxGrad.apply(grad, ctx.output(0), ctx.dim), None
 
 
-def _plain(kernel, y: Tensor, grad: Tensor, dim: int) -> np.ndarray:
+class _SoftmaxGrad(FusedBackward):
+    """Softmax's gradient from its output y: y * (grad - sum(grad * y))."""
+    backward_name = "SoftmaxBackwardDataBackward0"
+    kernel = "softmax_backward"
+
+    @staticmethod
+    def forward(ctx, grad, y, dim):
+        ctx.save_for_backward(grad, y)
+        ctx.dim = dim
+        return _run_backward_kernel(getattr(_family(), type(ctx).kernel), y, grad, dim)
+
+    @staticmethod
+    def derivative(ctx, grad, y):
+        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True))
+
+
+class _LogSoftmaxGrad(_SoftmaxGrad):
+    """log_softmax's gradient from its output y: grad - exp(y) * sum(grad)."""
+    backward_name = "LogSoftmaxBackwardDataBackward0"
+    kernel = "log_softmax_backward"
+
+    @staticmethod
+    def derivative(ctx, grad, y):
+        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True)
+
+
+def _run_backward_kernel(kernel, y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
     """A backward kernel on arrays (16-bit floats computed in float32); a 0-d softmax is
     one element along its only axis."""
-    yd, gd = y._data, grad._data.astype(y._data.dtype, copy=False)
-    if yd.ndim == 0:
-        return kernel(yd.reshape(1), gd.reshape(1), 0).reshape(())
-    if yd.dtype in _LOW_PRECISION:
-        return kernel(yd.astype(np.float32), gd.astype(np.float32), dim).astype(yd.dtype)
-    return kernel(yd, gd, dim)
+    grad = grad.astype(y.dtype, copy=False)
+    if y.ndim == 0:
+        return kernel(y.reshape(1), grad.reshape(1), 0).reshape(())
+    if y.dtype in _LOW_PRECISION:
+        return kernel(y.astype(np.float32), grad.astype(np.float32), dim).astype(y.dtype)
+    return kernel(y, grad, dim)
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

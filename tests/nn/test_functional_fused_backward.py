@@ -1,5 +1,5 @@
 """The fused ops' backwards as FusedBackward Functions (nn.functional: linear,
-normalization, activation, attention, loss, conv): an ordinary backward runs only the
+normalization, activation, attention, loss, conv, softmax): an ordinary backward runs only the
 kernel; a recorded one (create_graph) takes its first derivative from the same kernel, bit
 for bit, and differentiates the ember-ops `derivative` only when asked for the next order.
 The gradient's node is named as torch's. Second-order values against torch: the oracle's
@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import ember
+from ember.ops import softmax as softmax_module
 
 # the modules themselves (nn.functional's attributes of these names are the functions)
 _bias_grad, activation, attention, linear, loss, normalization = (
@@ -63,6 +64,9 @@ CASES = [
      [(4, 5), (4, 5)], loss._CrossEntropyGrads, 0),
     ("conv_bias", lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b),
      [(2, 3, 6, 6), (4, 3, 3, 3), (4,)], _bias_grad.BiasGrad, 2),
+    ("softmax", lambda lib, x: lib.softmax(x, -1), [(4, 5)], softmax_module._SoftmaxGrad, 0),
+    ("log_softmax", lambda lib, x: lib.log_softmax(x, 0), [(4, 5)],
+     softmax_module._LogSoftmaxGrad, 0),
 ]
 
 
