@@ -1,9 +1,9 @@
 """The fused ops' backwards as FusedBackward Functions (nn.functional: linear,
-normalization, activation, attention, loss, conv, softmax): an ordinary backward runs only the
-kernel; a recorded one (create_graph) takes its first derivative from the same kernel, bit
-for bit, and differentiates the ember-ops `derivative` only when asked for the next order.
-The gradient's node is named as torch's. Second-order values against torch: the oracle's
-grad2 mode in the functionals' own tests."""
+normalization, activation, attention, loss, conv, softmax, the recurrent layers): an
+ordinary backward runs only the kernel; a recorded one (create_graph) takes its first
+derivative from the same kernel, bit for bit, and differentiates the ember-ops
+`derivative` only when asked for the next order. The gradient's node is named as torch's.
+Second-order values against torch: the oracle's grad2 mode in the functionals' own tests."""
 import importlib
 
 import numpy as np
@@ -14,9 +14,10 @@ import ember
 from ember.ops import softmax as softmax_module
 
 # the modules themselves (nn.functional's attributes of these names are the functions)
-_bias_grad, activation, attention, linear, loss, normalization = (
+_bias_grad, activation, attention, linear, loss, normalization, rnn = (
     importlib.import_module(f"ember.nn.functional.{name}")
-    for name in ("_bias_grad", "activation", "attention", "linear", "loss", "normalization"))
+    for name in ("_bias_grad", "activation", "attention", "linear", "loss", "normalization",
+                 "rnn"))
 
 
 def _sdpa(lib, q, k, v):
@@ -65,6 +66,14 @@ CASES = [
     ("conv_bias", lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b),
      [(2, 3, 6, 6), (4, 3, 3, 3), (4,)], _bias_grad.BiasGrad, 2),
     ("softmax", lambda lib, x: lib.softmax(x, -1), [(4, 5)], softmax_module._SoftmaxGrad, 0),
+    # the fused recurrent layers (ember only: torch's CPU layers have no such node)
+    ("lstm", lambda lib, *inputs: rnn.LSTMLayer.run(*inputs)[0],
+     [(3, 2, 4), (2, 5), (2, 5), (20, 4), (20, 5), (20,), (20,)], rnn._LstmGrads, None),
+    ("gru", lambda lib, *inputs: rnn.GRULayer.run(*inputs[:2], None, *inputs[2:])[1],
+     [(3, 2, 4), (2, 5), (15, 4), (15, 5), (15,), (15,)], rnn._GruGrads, None),
+    ("rnn_relu", lambda lib, *inputs: rnn.RNNLayer.run(*inputs[:2], None, *inputs[2:],
+                                                       nonlinearity="relu")[0],
+     [(3, 2, 4), (2, 5), (5, 4), (5, 5), (5,), (5,)], rnn._RnnGrads, None),
     ("log_softmax", lambda lib, x: lib.log_softmax(x, 0), [(4, 5)],
      softmax_module._LogSoftmaxGrad, 0),
 ]

@@ -225,9 +225,10 @@ def test_layer_outputs_are_contiguous(cls_name):
         assert all(o.is_contiguous() for o in outputs)
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
 @pytest.mark.parametrize("cls_name", ["LSTM", "GRU", "RNN"])
-def test_double_backward_sees_input_modified_in_place(cls_name):
-    # The layer's node saves its inputs; create_graph rebuilds the layer from them, so an
+def test_backward_sees_input_modified_in_place(cls_name, create_graph):
+    # The layer's node saves its inputs (create_graph rebuilds the layer from them), so an
     # input changed in place after the forward is torch's error, not a wrong gradient.
     def run(lib):
         lib.manual_seed(0)
@@ -235,6 +236,6 @@ def test_double_backward_sees_input_modified_in_place(cls_name):
         h = x * 1
         out, _ = getattr(lib.nn, cls_name)(3, 4)(h)
         h.add_(1)
-        lib.autograd.grad(out.sum(), [x], create_graph=True)
+        lib.autograd.grad(out.sum(), [x], create_graph=create_graph)
     check_error(run, RuntimeError, "^one of the variables needed for gradient computation has "
                                    "been modified by an inplace operation")

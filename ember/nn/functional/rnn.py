@@ -2,32 +2,29 @@
 written in ember ops.
 
 A layer's time loop, forward and backpropagation through time, is the `rnn` kernel
-family (ember/_cpu/rnn.py, with its numba twin): the node here only unwraps its inputs
-and wraps the results. For higher-order gradients (create_graph=True) the backward
-instead rebuilds the layer from the cell steps below, which are ordinary ember ops, and
-differentiates that; LSTMCell, GRUCell and RNNCell are those same steps.
+family (ember/_cpu/rnn.py, with its numba twin): the layer's node runs the forward
+kernel, and its backward is a FusedBackward running the backward kernel. Only when that
+gradient is itself differentiated (create_graph=True, then a further grad) does the layer
+get rebuilt from the cell steps below, which are ordinary ember ops; LSTMCell, GRUCell
+and RNNCell are those same steps.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..._cpu import kernels
-from ..._modes import current as modes
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...autograd.fused_backward import FusedBackward
 from .linear import linear
 
 __all__: list = []
 
 
-def _tensors(arrays):
-    return tuple(None if a is None else Tensor._wrap(a) for a in arrays)
-
-
 class _Recurrent(Function):
     """Shared driver: forward(x, h0, [c0], w_ih, w_hh, b_ih, b_hh, [w_hr], lengths,
     options) -> (output (T, B, H), h_T, [c_T]); time-major input, one direction."""
-    cell = ""               # "lstm", "gru" or "rnn": the steps composite_layer loops over
+    gradients = None        # the layer's _LayerGrads subclass
     has_cell = False
 
     @classmethod
@@ -40,91 +37,101 @@ class _Recurrent(Function):
         return cls.apply(*args, lengths, options)
 
     @staticmethod
-    def differentiate_composite(ctx, grads):
-        """Gradients for create_graph=True: rebuild the layer from cell steps in ember ops
-        on the node's own inputs and differentiate it with a graph (the fused backward is
-        plain arrays)."""
-        from ...autograd import grad
-        inputs = ctx.saved_tensors
-        wanted = [k for k, t in enumerate(inputs) if ctx.needs_input_grad[k]]
-        outputs = composite_layer(type(ctx).cell, *inputs, ctx.lengths, **ctx.options)
-        found = grad(outputs, [inputs[k] for k in wanted], grads, create_graph=True,
-                     allow_unused=True)
-        result = [None] * (len(inputs) + 2)           # + lengths, options
-        for k, g in zip(wanted, found):
-            result[k] = g
-        return tuple(result)
-
-    @staticmethod
     def keep_inputs(ctx, inputs, lengths, options) -> None:
-        """What differentiate_composite needs: the input Tensors (saved, not copied), the
-        lengths and the options."""
+        """What the backward needs besides the kernel's own record: the input Tensors
+        (saved, not copied), the lengths and the options."""
         ctx.save_for_backward(*inputs)
         ctx.lengths, ctx.options = lengths, options
+
+    @staticmethod
+    def backward(ctx, *grads):
+        grads = type(ctx).gradients.apply(*grads, *ctx.saved_tensors, ctx.kernel_record,
+                                          ctx.lengths, ctx.options, ctx.needs_input_grad[0])
+        return grads + (None, None)                  # lengths, options
+
+
+class _LayerGrads(FusedBackward):
+    """A recurrent layer's gradients: forward(*grad_outputs, *layer_inputs, record, lengths,
+    options, input_grad) is the rnn family's backpropagation through time on the forward
+    kernel's record; `derivative` differentiates the layer rebuilt from cell steps."""
+    cell = ""               # "lstm", "gru" or "rnn"
+    n_outputs = 2           # the layer's outputs: output, h_T[, c_T]
+
+    @staticmethod
+    def forward(ctx, *args):
+        *tensors, record, lengths, options, input_grad = args
+        ctx.save_for_backward(*tensors)
+        ctx.lengths, ctx.options = lengths, options
+        grad_outputs = tensors[:type(ctx).n_outputs]
+        backward = getattr(kernels.family("rnn"), type(ctx).cell + "_backward")
+        return tuple(backward(record, *grad_outputs, input_grad))
+
+    @staticmethod
+    def derivative(ctx, *saved):
+        from ...autograd import grad      # the package's autograd.grad (a layer above)
+        grad_outputs, inputs = saved[:type(ctx).n_outputs], saved[type(ctx).n_outputs:]
+        wanted = [t for t in inputs if t is not None and t.requires_grad]
+        outputs = composite_layer(type(ctx).cell, *inputs, ctx.lengths, **ctx.options)
+        found = iter(grad(outputs, wanted, grad_outputs, create_graph=True,
+                          allow_unused=True))
+        return tuple(next(found) if t is not None and t.requires_grad else None
+                     for t in inputs)
+
+
+class _LstmGrads(_LayerGrads):
+    backward_name = "LstmBackwardBackward0"
+    cell = "lstm"
+    n_outputs = 3
+
+
+class _GruGrads(_LayerGrads):
+    backward_name = "GruBackwardBackward0"
+    cell = "gru"
+
+
+class _RnnGrads(_LayerGrads):
+    backward_name = "RnnTanhBackwardBackward0"
+    cell = "rnn"
 
 
 class LSTMLayer(_Recurrent):
     backward_name = "LstmBackward0"
-    cell = "lstm"
+    gradients = _LstmGrads
     has_cell = True
 
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, lengths, options):
         _Recurrent.keep_inputs(ctx, (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr), lengths,
                                options)
-        *outputs, ctx.saved = kernels.family("rnn").lstm_forward(
+        *outputs, ctx.kernel_record = kernels.family("rnn").lstm_forward(
             x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, lengths)
         return tuple(outputs)
-
-    @staticmethod
-    def backward(ctx, g_out, g_h, g_c):
-        if modes().grad_enabled:
-            return _Recurrent.differentiate_composite(ctx, (g_out, g_h, g_c))
-        grads = kernels.family("rnn").lstm_backward(ctx.saved, g_out._data, g_h._data,
-                                                   g_c._data, ctx.needs_input_grad[0])
-        return _tensors(grads) + (None, None)
 
 
 class GRULayer(_Recurrent):
     backward_name = "GruBackward0"
-    cell = "gru"
+    gradients = _GruGrads
 
     @staticmethod
     def forward(ctx, x, h0, w_ih, w_hh, b_ih, b_hh, lengths, options):
         _Recurrent.keep_inputs(ctx, (x, h0, w_ih, w_hh, b_ih, b_hh), lengths, options)
-        *outputs, ctx.saved = kernels.family("rnn").gru_forward(
+        *outputs, ctx.kernel_record = kernels.family("rnn").gru_forward(
             x, h0, w_ih, w_hh, b_ih, b_hh, lengths)
         return tuple(outputs)
-
-    @staticmethod
-    def backward(ctx, g_out, g_h):
-        if modes().grad_enabled:
-            return _Recurrent.differentiate_composite(ctx, (g_out, g_h))
-        grads = kernels.family("rnn").gru_backward(ctx.saved, g_out._data, g_h._data,
-                                                  ctx.needs_input_grad[0])
-        return _tensors(grads) + (None, None)
 
 
 class RNNLayer(_Recurrent):
     """Elman RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
     backward_name = "RnnTanhBackward0"
-    cell = "rnn"
+    gradients = _RnnGrads
 
     @staticmethod
     def forward(ctx, x, h0, w_ih, w_hh, b_ih, b_hh, lengths, options):
         _Recurrent.keep_inputs(ctx, (x, h0, w_ih, w_hh, b_ih, b_hh), lengths, options)
         relu = options.get("nonlinearity", "tanh") == "relu"
-        *outputs, ctx.saved = kernels.family("rnn").rnn_forward(
+        *outputs, ctx.kernel_record = kernels.family("rnn").rnn_forward(
             x, h0, w_ih, w_hh, b_ih, b_hh, lengths, relu)
         return tuple(outputs)
-
-    @staticmethod
-    def backward(ctx, g_out, g_h):
-        if modes().grad_enabled:
-            return _Recurrent.differentiate_composite(ctx, (g_out, g_h))
-        grads = kernels.family("rnn").rnn_backward(ctx.saved, g_out._data, g_h._data,
-                                                  ctx.needs_input_grad[0])
-        return _tensors(grads) + (None, None)
 
 
 # ---------------------------------------------------------------- cell steps in ember ops
