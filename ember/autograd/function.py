@@ -155,16 +155,18 @@ class Function(Node):
         for a in args:
             if isinstance(a, Tensor):
                 data = a._data
-                if id(data) in tensors and tensors[id(data)] is not a:
+                key = id(data)
+                if key in tensors and tensors[key] is not a:
                     # Another Tensor on the same array (x and x.detach()): forward gets
                     # a view, so that save_for_backward can tell the two apart.
                     data = data.view()
-                tensors[id(data)] = a
+                    key = id(data)
+                tensors[key] = a
                 arrays.append(data)
                 if a._requires_grad:
                     node = a._grad_fn
                     edges.append((node, a._output_nr) if node is not None else a._edge())
-                    metas.append((a._data.shape, a._data.dtype))
+                    metas.append((data.shape, data.dtype))
                     needs.append(True)
                     continue
                 metas.append(None)

@@ -314,6 +314,20 @@ def test_where(shapes, dtype):
     check(lambda lib, c, x, y: x.where(c, y), cond, *shapes[1:], dtype=dtype)
 
 
+@pytest.mark.parametrize("zero", [0.0, 0, -0.0])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_where_with_a_zero_keeps_nan_inf_and_the_sign_of_zeros(zero, dtype):
+    # where(mask, x, 0) masks without branching (zero_unless): NaN and inf pass where the
+    # mask holds, and a -0.0 `other` still gives -0.0 as in torch
+    cond = np.array([[True, False, True], [False, True, False]])
+    x = np.array([[np.nan, np.nan, -np.inf], [np.inf, -0.0, 1.5]], dtype=dtype)
+    got, want = (lib.where(lib.tensor(cond), lib.tensor(x), zero).numpy()
+                 for lib in (ember, torch))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    assert got.dtype == want.dtype
+
+
 def test_where_dtypes_and_errors():
     c = np.array([True, False, True])
     check(lambda lib, c: lib.where(c, 1, 2.0), c, grad=False)

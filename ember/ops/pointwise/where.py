@@ -8,7 +8,7 @@ import numpy as np
 from ..._dtype import scalar_type_name
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ._common import _with_out, operands
+from ._common import _with_out, operands, zero_unless
 
 __all__ = ["where"]
 
@@ -20,6 +20,8 @@ class Where(Function):
     def forward(ctx, condition, x, y):
         ctx.save_for_backward(condition)
         a, b, target = operands(x, y)
+        if _keeps_or_zeros(condition, a, b):
+            return zero_unless(a, condition)
         return np.where(condition, a, b).astype(target, copy=False)
 
     @staticmethod
@@ -28,6 +30,14 @@ class Where(Function):
         need_x, need_y = ctx.needs_input_grad[1:]
         return (None, where(condition, grad, 0.0) if need_x else None,
                 where(condition, 0.0, grad) if need_y else None)
+
+
+def _keeps_or_zeros(condition, a, b) -> bool:
+    """Whether where(condition, a, b) is a float array a kept where condition holds and +0
+    elsewhere (a gradient passed through a mask): zero_unless does that without branching."""
+    return (type(b) in (int, float) and b == 0 and not np.signbit(b)
+            and isinstance(a, np.ndarray) and a.dtype.kind == "f"
+            and a.shape == np.shape(condition) and condition.dtype == np.bool_)
 
 
 def where(condition: Tensor, input=None, other=None, *, out=None):
