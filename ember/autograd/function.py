@@ -73,23 +73,9 @@ class Function(Node):
     def save_for_backward(self, *values) -> None:
         if not self._arrays_in:
             return super().save_for_backward(*values)
-        inputs = self._inputs
-        if inputs is None:
-            return      # nothing is being recorded, so backward will never run
-        # A primitive's forward sees arrays. An input's own array stands for the input
-        # Tensor, so that backward computes on it with ember ops (differentiably); any
-        # other array is saved as a constant.
-        saved = []
-        for v in values:
-            if v is not None:
-                t = inputs.get(id(v))
-                if t is not None:
-                    v = t
-                elif not isinstance(v, Tensor):
-                    v = _wrap(np.asarray(v))
-                v = SavedTensor(v)
-            saved.append(v)
-        self._saved = tuple(saved)
+        # A primitive's forward sees arrays; once forward returns, apply turns each input's
+        # array back into the input Tensor (see _saved_inputs).
+        self._raw_saved = values
 
     def mark_non_differentiable(self, *tensors) -> None:
         self._non_differentiable = {id(t) for t in tensors}
@@ -104,8 +90,7 @@ class Function(Node):
         return self._outputs_saved[index].unpack(self)
 
     needs_input_grad = ()       # set per node when recording: which inputs want a gradient
-    # While a primitive's forward records: the id of each array it received -> its Tensor.
-    _inputs = None
+    _raw_saved = None           # what a primitive's forward saved, before apply maps it
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -151,17 +136,16 @@ class Function(Node):
     def _apply_recording(cls, ctx, args, kwargs, modes):
         """Run forward and record ctx as the graph node of the outputs."""
         edges, metas, needs, arrays = [], [], [], []
-        tensors = {}
         for a in args:
             if isinstance(a, Tensor):
                 data = a._data
-                key = id(data)
-                if key in tensors and tensors[key] is not a:
-                    # Another Tensor on the same array (x and x.detach()): forward gets
-                    # a view, so that save_for_backward can tell the two apart.
-                    data = data.view()
-                    key = id(data)
-                tensors[key] = a
+                if arrays:
+                    for earlier, array in zip(args, arrays):
+                        if array is data and earlier is not a:
+                            # Another Tensor on the same array (x and x.detach()): forward
+                            # gets a view, so that what it saves can be told apart.
+                            data = data.view()
+                            break
                 arrays.append(data)
                 if a._requires_grad:
                     node = a._grad_fn
@@ -178,20 +162,17 @@ class Function(Node):
         ctx._edges = edges          # set before forward: it may read needs_input_grad
         ctx._input_meta = metas
         ctx.needs_input_grad = tuple(needs)
-        if cls._arrays_in:
-            ctx._inputs = tensors       # save_for_backward maps arrays back to inputs
-            args_for_forward = arrays
-        else:
-            args_for_forward = args
         if modes is DEFAULT_MODES:
             modes = own_modes()
         modes.grad_enabled = False
         try:
-            out = cls.forward(ctx, *args_for_forward, **kwargs)
+            out = cls.forward(ctx, *(arrays if cls._arrays_in else args), **kwargs)
         finally:
             modes.grad_enabled = True
-        if cls._arrays_in:
-            ctx._inputs = None      # the node keeps only what forward saved
+        raw_saved = ctx._raw_saved
+        if raw_saved is not None:
+            ctx._saved = _saved_inputs(raw_saved, args, arrays)
+            del ctx._raw_saved      # the node keeps the Tensors, not forward's arrays
         if ANOMALY_STATE.enabled:
             ctx._record_trace()
         if type(out) is np.ndarray and "_non_differentiable" not in ctx.__dict__:
@@ -202,6 +183,25 @@ class Function(Node):
         else:
             result = _wrap_outputs(out, ctx)
         return _mark_views(result, args[0]) if cls.is_view else result
+
+
+def _saved_inputs(values, args, arrays) -> tuple:
+    """What a primitive's forward saved, as SavedTensors: an input's own array stands for
+    the input Tensor, so that backward computes on it with ember ops (differentiably) and
+    the in-place check watches it; any other array is saved as a constant."""
+    saved = []
+    for v in values:
+        if v is not None:
+            for a, array in zip(args, arrays):
+                if array is v and a is not v:
+                    v = a
+                    break
+            else:
+                if not isinstance(v, Tensor):
+                    v = _wrap(np.asarray(v))
+            v = SavedTensor(v)
+        saved.append(v)
+    return tuple(saved)
 
 
 def _mark_views(result, source):
