@@ -24,6 +24,11 @@ def _tensors(arrays):
     return tuple(None if a is None else Tensor._wrap(a) for a in arrays)
 
 
+def _arrays(grads):
+    """The upstream gradients' NumPy arrays, for the backward kernels."""
+    return tuple(g.numpy(force=True) for g in grads)
+
+
 class _Recurrent(Function):
     """Shared driver: forward(x, h0, [c0], w_ih, w_hh, b_ih, b_hh, [w_hr], lengths,
     options) -> (output (T, B, H), h_T, [c_T]); time-major input, one direction."""
@@ -80,8 +85,8 @@ class LSTMLayer(_Recurrent):
     def backward(ctx, g_out, g_h, g_c):
         if modes().grad_enabled:
             return _Recurrent.differentiate_composite(ctx, (g_out, g_h, g_c))
-        grads = kernels.family("rnn").lstm_backward(ctx.saved, g_out._data, g_h._data,
-                                                   g_c._data, ctx.needs_input_grad[0])
+        grads = kernels.family("rnn").lstm_backward(ctx.saved, *_arrays((g_out, g_h, g_c)),
+                                                   ctx.needs_input_grad[0])
         return _tensors(grads) + (None, None)
 
 
@@ -100,7 +105,7 @@ class GRULayer(_Recurrent):
     def backward(ctx, g_out, g_h):
         if modes().grad_enabled:
             return _Recurrent.differentiate_composite(ctx, (g_out, g_h))
-        grads = kernels.family("rnn").gru_backward(ctx.saved, g_out._data, g_h._data,
+        grads = kernels.family("rnn").gru_backward(ctx.saved, *_arrays((g_out, g_h)),
                                                   ctx.needs_input_grad[0])
         return _tensors(grads) + (None, None)
 
@@ -122,7 +127,7 @@ class RNNLayer(_Recurrent):
     def backward(ctx, g_out, g_h):
         if modes().grad_enabled:
             return _Recurrent.differentiate_composite(ctx, (g_out, g_h))
-        grads = kernels.family("rnn").rnn_backward(ctx.saved, g_out._data, g_h._data,
+        grads = kernels.family("rnn").rnn_backward(ctx.saved, *_arrays((g_out, g_h)),
                                                   ctx.needs_input_grad[0])
         return _tensors(grads) + (None, None)
 
