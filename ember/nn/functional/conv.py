@@ -202,8 +202,8 @@ class Conv(Function):
         gb = BiasGrad.apply(grad, 1) if need_b else None
         if not modes().grad_enabled and winograd.applies(x.shape, w.shape, ctx.geo):
             # No graph to record: both gradients in one pass over the batch.
-            x_, g_, w_ = (_compute_dtype(t.numpy(force=True)) for t in (x, grad, w))
-            gx, gw = winograd.backward(x_, g_, w_, ctx.geo, tuple(x.shape), tuple(w.shape),
+            arrays = (_compute_dtype(t.numpy(force=True)) for t in (x, grad, w))
+            gx, gw = winograd.backward(*arrays, ctx.geo, tuple(x.shape), tuple(w.shape),
                                        need_x, need_w)
             return (_as_tensor(gx, x.dtype), _as_tensor(gw, w.dtype), gb, None)
         # Both gradients read grad in the columns' order: transpose it once for the two.
