@@ -21,15 +21,8 @@ def _alias(cls, data: Tensor | None):
     if not isinstance(data, Tensor):
         raise TypeError(f"Parameter(): argument 'data' must be Tensor, not "
                         f"{type(data).__name__}")
-    t = object.__new__(cls)
-    t._data = data._data
-    t._requires_grad = False
-    t._grad = None
-    t._grad_fn = None
-    t._output_nr = 0
-    t._vc = data._vc
-    t._base = None
-    t._accumulator = None
+    t = Tensor._make_subclass(cls, data)
+    t._base = None      # never a view, even when data is one (as in torch)
     return t
 
 
@@ -58,7 +51,7 @@ class Parameter(Tensor):
         return result
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild_parameter, (self._data.copy(), self._requires_grad, self.__dict__))
+        return (_rebuild_parameter, (self.numpy(force=True).copy(), self._requires_grad, self.__dict__))
 
 
 def _rebuild_parameter(data, requires_grad, state):

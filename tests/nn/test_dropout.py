@@ -115,3 +115,37 @@ def test_eval_returns_the_input_or_a_view_like_torch(name, ndim):
         assert np.array_equal(out.numpy(), x.numpy())
         kinds.append(out is x)
     assert kinds[1] == kinds[0]
+
+
+def _node_names(t) -> list:
+    """The names of every node of t's graph, sorted (AccumulateGrad included)."""
+    names, stack, seen = [], [t.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(node.name())
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_dropout_gradient_is_differentiable_like_torch(inplace):
+    """create_graph through dropout: the gradient's graph has torch's nodes, and the first
+    and second derivatives are the output's own mask (dropout is linear)."""
+    graphs = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        w = lib.randn(6, 5, dtype=lib.float64, requires_grad=True)
+        u = lib.randn(6, 5, dtype=lib.float64, requires_grad=True)
+        y = lib.nn.functional.dropout(w.sin(), 0.4, inplace=inplace)
+        (first,) = lib.autograd.grad(y.sum(), w, create_graph=True)
+        d_w, d_u = lib.autograd.grad((first * u).sum(), (w, u))
+        mask = (y.detach().numpy() != 0) / 0.6
+        e_w, e_u = w.detach().numpy(), u.detach().numpy()
+        np.testing.assert_allclose(first.detach().numpy(), np.cos(e_w) * mask, rtol=1e-12)
+        np.testing.assert_allclose(d_w.numpy(), -np.sin(e_w) * e_u * mask, rtol=1e-12)
+        np.testing.assert_allclose(d_u.numpy(), first.detach().numpy(), rtol=1e-12)
+        graphs.append(_node_names(first))
+    assert graphs[1] == graphs[0]

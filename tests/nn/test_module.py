@@ -358,6 +358,21 @@ def test_parameter_basics():
     assert ember.nn.Parameter().shape == (0,)
 
 
+@pytest.mark.parametrize("kind", ["Parameter", "Buffer"])
+def test_parameter_and_buffer_of_a_view_alias_it_without_being_views(kind):
+    """They share the view's memory and version counter but are no views themselves
+    (torch gives them no _base)."""
+    seen = []
+    for lib in (torch, ember):
+        base = lib.zeros(2, 3)
+        view = base[1]
+        alias = getattr(lib.nn, kind)(view)
+        base[1, 0] = 5.0                      # one in-place change, seen through the alias
+        seen.append((alias.detach().numpy().tolist(), alias._version == view._version == 1,
+                     alias._base is None, alias._is_view(), alias.is_leaf, alias.grad_fn))
+    assert seen[1] == seen[0]
+
+
 def test_deepcopy_and_pickle_module():
     e = build(ember)
     c = copy.deepcopy(e)

@@ -76,6 +76,37 @@ def test_assignment_goes_through_right_inverse():
                                   np.triu(a.numpy()))
 
 
+def _flat_weight(lib):
+    """A parametrization whose stored tensor has another shape than the parameter."""
+    class FlatWeight(lib.nn.Module):
+        def forward(self, x):
+            return x.reshape(4, 3)
+
+        def right_inverse(self, a):
+            return a.t().flatten()
+    return FlatWeight()
+
+
+def test_original_keeps_its_object_and_takes_the_new_shape_and_storage():
+    """register/assign/remove set the original in place (torch's set_): the same Parameter,
+    reshaped, with its own storage, one version bump each."""
+    seen = []
+    for lib in (torch, ember):
+        module = lib.nn.Linear(3, 4)
+        weight, start = module.weight, module.weight._version
+        lib.nn.utils.parametrize.register_parametrization(module, "weight", _flat_weight(lib),
+                                                          unsafe=True)
+        original = module.parametrizations.weight.original
+        first = (original is weight, tuple(original.shape), original.stride(),
+                 original._version - start, original.is_leaf, original.requires_grad)
+        module.weight = lib.arange(12.0).reshape(4, 3)
+        lib.nn.utils.parametrize.remove_parametrizations(module, "weight")
+        seen.append((first, module.weight is weight, tuple(module.weight.shape),
+                     module.weight._version - start, module.weight.untyped_storage().nbytes(),
+                     module.weight.detach().numpy().tolist()))
+    assert seen[1] == seen[0]
+
+
 def test_cached_computes_once():
     calls = []
 

@@ -66,7 +66,7 @@ def _gate(grad: Tensor, keep: Tensor) -> Tensor:
     """grad where `keep` holds and +0 elsewhere, NaN and inf gradients included."""
     if modes().grad_enabled:                  # create_graph: stay differentiable
         return grad.masked_fill(~keep, 0)
-    return Tensor._wrap(zero_unless(grad._data, keep._data))
+    return Tensor._wrap(zero_unless(grad.numpy(force=True), keep.numpy(force=True)))
 
 
 def _kernel(name: str):
@@ -199,7 +199,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     require_floating(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
-    x = input._data
+    x = input.numpy(force=True)
     if training:
         slopes = numpy_generator(None).uniform(lower, upper, x.shape).astype(x.dtype)
     else:

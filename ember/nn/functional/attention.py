@@ -12,7 +12,7 @@ from ..._cpu.attention import causal_hidden
 from ..._cpu.dropout import dropout_factor
 from ..._cpu.parallel import parallel_for, split, threads
 from ..._cpu.scratch import ThreadScratch
-from ..._dtype import bool as bool_, float32
+from ..._dtype import bool as bool_, float32, float64
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
@@ -96,12 +96,12 @@ def _probabilities(query: Tensor, key: Tensor, scale: float, is_causal: bool,
         blocked = causal_hidden(query.shape[-2], key.shape[-2])
     elif attn_mask is not None:
         if attn_mask.dtype == bool_:
-            blocked = ~attn_mask._data
+            blocked = ~attn_mask.numpy(force=True)
         else:
             scores = scores + attn_mask
     if blocked is not None:
         scores = scores.masked_fill(Tensor._wrap(blocked), float("-inf"))
-    dead = np.isneginf(scores._data).all(axis=-1, keepdims=True)
+    dead = np.isneginf(scores.numpy(force=True)).all(axis=-1, keepdims=True)
     if not dead.any():
         return softmax(scores, dim=-1)
     # Rows that see no key: softmax of finite stand-ins, then zeros (no NaN in any
@@ -111,7 +111,7 @@ def _probabilities(query: Tensor, key: Tensor, scale: float, is_causal: bool,
 
 
 # ---------------------------------------------------------------- the fused attention node
-_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_FUSED_DTYPES = (float32, float64)
 _SCRATCH = ThreadScratch()      # the scores' gradient, a temporary of the backward
 
 
@@ -120,19 +120,19 @@ def _fusable(query: Tensor, key: Tensor, value: Tensor, attn_mask) -> bool:
     batch shape and no empty dim, and a bool mask or a float mask of their dtype that needs
     no gradient, broadcastable to the scores. Other calls take the ember-ops path (which
     also raises torch's errors for bad shapes)."""
-    q, k, v = query._data, key._data, value._data
-    if q.dtype not in _FUSED_DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
+    dtype = query.dtype
+    if dtype not in _FUSED_DTYPES or key.dtype is not dtype or value.dtype is not dtype:
         return False
-    if not (q.ndim == k.ndim == v.ndim >= 2) or q.size == 0 or k.size == 0 or v.size == 0:
+    q, k, v = query.shape, key.shape, value.shape
+    if not (len(q) == len(k) == len(v) >= 2) or 0 in q or 0 in k or 0 in v:
         return False
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2] and q.shape[-1] == k.shape[-1]
-            and k.shape[-2] == v.shape[-2]):
+    if not (q[:-2] == k[:-2] == v[:-2] and q[-1] == k[-1] and k[-2] == v[-2]):
         return False
     if attn_mask is None:
         return True
     if attn_mask.requires_grad or attn_mask.dtype not in (bool_, query.dtype):
         return False
-    scores = q.shape[:-1] + (k.shape[-2],)
+    scores = q[:-1] + (k[-2],)
     try:
         return np.broadcast_shapes(attn_mask.shape, scores) == scores
     except ValueError:
@@ -143,11 +143,11 @@ def _fused(query, key, value, attn_mask, dropout_p: float, is_causal: bool, scal
     bias = allowed = keep = None
     if attn_mask is not None:
         if attn_mask.dtype == bool_:
-            allowed = attn_mask._data
+            allowed = attn_mask.numpy(force=True)
         else:
-            bias = attn_mask._data
+            bias = attn_mask.numpy(force=True)
     if dropout_p > 0.0:
-        keep = keep_draws(query.shape[:-1] + (key.shape[-2],), dropout_p, query._data.dtype)
+        keep = keep_draws(query.shape[:-1] + (key.shape[-2],), dropout_p, query.dtype.numpy)
     from ..attention import _flash_attention_fits
     if query.ndim == 2:
         node = _MatrixAttention
@@ -263,7 +263,7 @@ class _AttentionGrads(FusedBackward):
         probs = _probabilities(query, key, scale, causal, mask)
         weights, d_probs = probs, grad @ value.transpose(-2, -1)
         if keep is not None:
-            kept = Tensor._wrap(keep.astype(probs._data.dtype) * dropout_factor(p))
+            kept = Tensor._wrap(keep.astype(probs.dtype.numpy) * dropout_factor(p))
             weights, d_probs = probs * kept, d_probs * kept
         d_scores = probs * (d_probs - (d_probs * probs).sum(-1, keepdim=True)) * scale
         return (d_scores @ key if need_q else None,

@@ -202,12 +202,12 @@ class Conv(Function):
         gb = BiasGrad.apply(grad, 1) if need_b else None
         if not modes().grad_enabled and winograd.applies(x.shape, w.shape, ctx.geo):
             # No graph to record: both gradients in one pass over the batch.
-            gx, gw = winograd.backward(
-                _compute_dtype(x._data), _compute_dtype(grad._data), _compute_dtype(w._data),
-                ctx.geo, tuple(x.shape), tuple(w.shape), need_x, need_w)
+            arrays = (_compute_dtype(t.numpy(force=True)) for t in (x, grad, w))
+            gx, gw = winograd.backward(*arrays, ctx.geo, tuple(x.shape), tuple(w.shape),
+                                       need_x, need_w)
             return (_as_tensor(gx, x.dtype), _as_tensor(gw, w.dtype), gb, None)
         # Both gradients read grad in the columns' order: transpose it once for the two.
-        g_cf = _channels_first(_compute_dtype(grad._data), ctx.geo.groups) \
+        g_cf = _channels_first(_compute_dtype(grad.numpy(force=True)), ctx.geo.groups) \
             if need_x and need_w else None
         gx = ConvInputGrad.apply(grad, w, ctx.geo, tuple(x.shape), g_cf) if need_x else None
         gw = ConvWeightGrad.apply(x, grad, ctx.geo, tuple(w.shape), ctx.cols, g_cf) \

@@ -110,7 +110,7 @@ class CtcLoss(Function):
 
 
 def _lengths(lengths, n: int, name: str) -> np.ndarray:
-    data = lengths._data if isinstance(lengths, Tensor) else np.asarray(lengths)
+    data = lengths.numpy(force=True) if isinstance(lengths, Tensor) else np.asarray(lengths)
     data = data.astype(np.int64).reshape(-1)
     if data.shape[0] != n:
         raise RuntimeError(f"Expected tensor to have size {n} at dimension 0, but got size "
@@ -136,7 +136,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
         raise RuntimeError(f"Expected input_lengths to have value at most {n_time}, but got "
                            f"value {int(in_len.max())} (while checking arguments for "
                            "ctc_loss_cpu)")
-    flat = targets._data.astype(np.int64)
+    flat = targets.numpy(force=True).astype(np.int64)
     longest = int(tgt_len.max()) if n else 0
     if targets.ndim == 1:
         # concatenated targets -> padded (N, longest)
@@ -153,7 +153,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
         padded = flat[:, :longest]
     loss = CtcLoss.apply(log_probs, padded, in_len, tgt_len, blank, zero_infinity)
     if reduction == "mean":
-        divisor = np.maximum(tgt_len, 1).astype(loss._data.dtype)
+        divisor = np.maximum(tgt_len, 1).astype(loss.dtype.numpy)
         return (loss / Tensor._wrap(divisor)).mean()
     if reduction == "sum":
         return loss.sum()

@@ -7,7 +7,6 @@ import numpy as np
 
 from ..._cpu import kernels
 from ..._cpu.dropout import dropout_factor
-from ..._modes import current as modes
 from ..._random import numpy_generator
 from ..._tensor import Tensor
 from ...autograd.function import Function
@@ -83,11 +82,9 @@ class Dropout(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        draws, p = ctx.draws, ctx.p
-        if modes().grad_enabled:        # create_graph: a product with a constant mask
-            mask = (draws >= p).astype(grad._data.dtype) * dropout_factor(p)
-            return grad * Tensor._wrap(mask), None, None
-        return Tensor._wrap(kernels.family("dropout").dropout(grad._data, draws, p)), None, None
+        # The product with a fixed mask is linear and its own adjoint: the gradient is the
+        # same dropout of grad, itself a node when the backward is differentiated.
+        return Dropout.apply(grad, ctx.draws, ctx.p), None, None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
@@ -96,7 +93,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     _check_p(p)
     if not training or p == 0:
         return input
-    draws = _draws(input.shape, input._data.dtype)
+    draws = _draws(input.shape, input.dtype.numpy)
     if inplace:
         return input._inplace(lambda x: Dropout.apply(x, draws, p))
     return Dropout.apply(input, draws, p)
@@ -110,7 +107,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
     if p < 1 and input.ndim < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-    return _apply(input, _keep_mask(shape, p, input._data.dtype), None, inplace, FeatureMask)
+    return _apply(input, _keep_mask(shape, p, input.dtype.numpy), None, inplace, FeatureMask)
 
 
 def _with_batch_dim(input: Tensor, p: float, training: bool, inplace: bool,
@@ -182,15 +179,15 @@ def _alpha(input: Tensor, p: float, training: bool, inplace: bool, mask_shape) -
     _check_p(p)
     if not training or p == 0:
         return input
-    keep = (numpy_generator(None).random(mask_shape) >= p).astype(input._data.dtype)
+    dtype = input.dtype.numpy
+    keep = (numpy_generator(None).random(mask_shape) >= p).astype(dtype)
     if p == 1:
-        return _apply(input, keep * 0, np.zeros(mask_shape, input._data.dtype), inplace)
+        return _apply(input, keep * 0, np.zeros(mask_shape, dtype), inplace)
     a = 1.0 / np.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
     b = -a * _SELU_ALPHA_PRIME * p
     mask = keep * a
     shift = (1 - keep) * (a * _SELU_ALPHA_PRIME) + b
-    return _apply(input, mask.astype(input._data.dtype), shift.astype(input._data.dtype),
-                  inplace)
+    return _apply(input, mask.astype(dtype), shift.astype(dtype), inplace)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,

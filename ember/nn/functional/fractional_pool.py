@@ -126,10 +126,10 @@ def _fractional_max_poolnd(n: int, input: Tensor, kernel_size, output_size, outp
         if o + k - 1 > size:
             raise RuntimeError(f"{name}: pool {dim_name} {k} too large relative to input "
                                f"{dim_name} {size}")
-    u = samples._data[:x.shape[0]]
+    u = samples.numpy(force=True)[:x.shape[0]]
     starts = [_window_starts(u[..., _SAMPLE_OF_DIM[n][d]], spatial[d], out[d], kernel[d])
               for d in range(n)]
-    indices = _argmax_indices(x._data, starts, kernel)
+    indices = _argmax_indices(x.numpy(force=True), starts, kernel)
     return _picked(x, indices, f"FractionalMaxPool{n}DBackward0", unbatched, return_indices)
 
 

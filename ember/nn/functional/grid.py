@@ -60,7 +60,7 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
                          f"Nx{dims}x{dims + 1} for size {size}. Got {theta.shape}.")
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
-    dtype = theta._data.dtype
+    dtype = theta.dtype.numpy
     spatial = size[2:]
     axes = [_base_coordinates(n, align, dtype) for n in reversed(spatial)]   # x, y, (z)
     mesh = list(np.meshgrid(*reversed(axes), indexing="ij"))[::-1]           # x first
@@ -159,4 +159,4 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
 
 def _round_half_even(coord: Tensor) -> Tensor:
     """The nearest pixel index (halves to even, as torch's nearbyint)."""
-    return Tensor._wrap(np.rint(coord.detach()._data).astype(np.int64))
+    return Tensor._wrap(np.rint(coord.numpy(force=True)).astype(np.int64))

@@ -120,12 +120,12 @@ def _where(cond: np.ndarray, a, b) -> Tensor:
 
 def _clamp_min(x: Tensor, low: float) -> Tensor:
     """clamp_min with torch's gradient rule (passes where x >= low)."""
-    return _where(x._data >= low, x, low)
+    return _where(x.numpy(force=True) >= low, x, low)
 
 
 def _positive_part(x: Tensor) -> Tensor:
     """max(x, 0) whose gradient flows only where x > 0 (the margin kernels' rule)."""
-    return _where(x._data > 0, x, 0.0)
+    return _where(x.numpy(force=True) > 0, x, 0.0)
 
 
 def _softplus(x: Tensor) -> Tensor:
@@ -188,7 +188,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 def _huber(diff: Tensor, delta: float) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - delta / 2)."""
     a = diff.abs()
-    return _where(a._data < delta, diff * diff * 0.5, (a - 0.5 * delta) * delta)
+    return _where(a.numpy(force=True) < delta, diff * diff * 0.5, (a - 0.5 * delta) * delta)
 
 
 @autocast_op(FP32)
@@ -234,7 +234,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
         loss = input - target * (input + eps).log()
     if full:
         # Stirling's approximation of log(target!), counted only where target > 1.
-        big = target._data > 1
+        big = target.numpy(force=True) > 1
         t = _where(big, target, 2.0)
         stirling = t * t.log() - t + (t * (2 * math.pi)).log() * 0.5
         loss = loss + _where(big, stirling, 0.0)
@@ -249,7 +249,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = input.detach() * 0 + var
-    elif (var._data < 0).any():
+    elif (var.numpy(force=True) < 0).any():
         raise ValueError("var has negative entry/entries")
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:
@@ -260,7 +260,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     # torch clamps var for stability without letting the clamp touch the gradient.
-    var = var + Tensor._wrap(np.maximum(var._data, eps) - var._data)
+    v = var.numpy(force=True)
+    var = var + Tensor._wrap(np.maximum(v, eps) - v)
     diff = input - target
     loss = (var.log() + diff * diff / var) * 0.5
     if full:
@@ -287,7 +288,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
         loss = target.exp() * (target - input)
     else:
         # xlogy(t, t) - t * input, with 0 * log 0 taken as 0
-        nonzero = target._data != 0
+        nonzero = target.numpy(force=True) != 0
         safe = _where(nonzero, target, 1.0)
         loss = target * safe.log() - target * input
     out = _reduce(loss, reduction)
@@ -307,12 +308,12 @@ def _check_class_weight(weight, input: Tensor, n_classes: int, prefix: str = "")
     if weight.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {_type_name(input)} but found "
                            f"{_type_name(weight)}")
-    return weight._data
+    return weight.numpy(force=True)
 
 
 def _class_targets(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarray:
     """Validate class-index targets against a batched input (N, C, d1, ...)."""
-    if target._data.dtype not in (np.int64, np.uint8):
+    if target.dtype.numpy not in (np.int64, np.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_type_name(target)}. Hint: "
             "class-index targets must be integers (use target.long()); to pass class "
@@ -328,7 +329,7 @@ def _class_targets(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarr
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                                f"{list(target.shape)}")
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-    t = target._data.astype(np.int64, copy=False)
+    t = target.numpy(force=True).astype(np.int64, copy=False)
     n_classes = input.shape[1]
     if t.size == 0 or 0 <= t.min() and t.max() < n_classes:    # the common case: valid
         return t
@@ -507,13 +508,13 @@ class _CrossEntropyGrads(FusedBackward):
         need_input, need_target = op.needs_input_grad[:2]
         scale = _grad_scale(grad, denom, reduction)
         if shift is None:
-            shift = row_shift(input._data)
-        z = input - Tensor._wrap(shift.astype(input._data.dtype))
+            shift = row_shift(input.numpy(force=True))
+        z = input - Tensor._wrap(shift.astype(input.dtype.numpy))
         logp = z - z.exp().sum(1, keepdim=True).log()
         if need_target:
             q = (target * (1 - label_smoothing) + smooth) * op.weight
         elif isinstance(op.coefficients, tuple):
-            q = Tensor._wrap(CrossEntropy._class_coefficients(op, input._data))
+            q = Tensor._wrap(CrossEntropy._class_coefficients(op, input.numpy(force=True)))
         else:
             q = Tensor._wrap(op.coefficients)
         return ((logp.exp() * q.sum(1, keepdim=True) - q) * scale if need_input else None,
@@ -656,7 +657,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     pairs are similar from a distance."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
-    t = target._data
+    t = target.numpy(force=True)
     loss = _where(t != 1, _clamp_min(margin - input, 0.0), 0.0) + _where(t != -1, input, 0.0)
     return _reduce(loss, reduction)
 
@@ -704,7 +705,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     dot = (input1 * input2).sum(dim)
     cos = dot / (((input1 * input1).sum(dim) + eps) * ((input2 * input2).sum(dim) + eps)).sqrt()
     _check_broadcast(cos, target)
-    t = target._data
+    t = target.numpy(force=True)
     loss = _where(t == 1, 1 - cos, 0.0) + _where(t == -1, _clamp_min(cos - margin, 0.0), 0.0)
     return _reduce(loss, reduction)
 
@@ -714,7 +715,8 @@ def _margin_batch(input: Tensor, target: Tensor):
     if input.ndim > 2 or (input.numel() == 0 and not (input.ndim == 2 and input.shape[1])):
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
                            f"size, but got: {list(input.shape)}")
-    return (input if input.ndim == 2 else input.unsqueeze(0)), target._data.astype(np.int64)
+    batch = input if input.ndim == 2 else input.unsqueeze(0)
+    return batch, target.numpy(force=True).astype(np.int64)
 
 
 @autocast_op(FP32)
@@ -750,7 +752,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     others[rows, t] = False
     h = h * Tensor._wrap(others)
     if weight is not None:
-        h = h * Tensor._wrap(weight._data[t][:, None])
+        h = h * Tensor._wrap(weight.numpy(force=True)[t][:, None])
     loss = h.sum(1) / n_classes
     return _reduce(loss.reshape(target.shape), reduction)
 
@@ -777,7 +779,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     is_target = is_target[:, :n_classes]
     # z[n, j, i] = 1 - (x[n, label_j] - x[n, i]) for every label j and non-label i
     z = 1 - x[np.arange(n)[:, None], safe].unsqueeze(2) + x.unsqueeze(1)
-    counted = valid[:, :, None] & ~is_target[:, None, :] & (z._data > 0)
+    counted = valid[:, :, None] & ~is_target[:, None, :] & (z.numpy(force=True) > 0)
     loss = _where(counted, z, 0.0).sum((1, 2)) / n_classes
     return _reduce(loss if input.ndim == 2 else loss[0], reduction)
 
@@ -795,7 +797,7 @@ def _triplet(anchor, positive, negative, distance, margin: float, swap: bool) ->
     d_neg = distance(anchor, negative)
     if swap:
         d_swap = distance(positive, negative)
-        d_neg = _where(d_swap._data < d_neg._data, d_swap, d_neg)
+        d_neg = _where(d_swap.numpy(force=True) < d_neg.numpy(force=True), d_swap, d_neg)
     return _clamp_min(d_pos - d_neg + margin, 0.0)
 
 

@@ -221,7 +221,7 @@ def _update_running(stat: Tensor, batch_value: Tensor, momentum: float) -> None:
     with no_grad():
         data = stat._data_to_write()
         data *= 1 - momentum
-        data += momentum * batch_value._data.astype(data.dtype, copy=False)
+        data += momentum * batch_value.numpy(force=True).astype(data.dtype, copy=False)
 
 
 class _AllReduceSum(Function):
@@ -312,8 +312,7 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None,
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
             f"{list(input.shape)}")
-    if input._data.dtype not in _LOW_PRECISION and any(p.dtype != input.dtype
-                                                      for _, p in parameters):
+    if not input.dtype.is_low_precision and any(p.dtype != input.dtype for _, p in parameters):
         raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
                            f"{scalar_type_name(input.dtype)}")
     return LayerNorm.apply(input, weight, bias, k, eps)
@@ -330,7 +329,7 @@ def group_norm(input: Tensor, num_groups: int, weight=None, bias=None,
     grouped = input.reshape(n, num_groups, -1)           # each group a row of layer norm
     y = _named(LayerNorm.apply(grouped, None, None, 1, eps), "NativeGroupNormBackward0")
     # The groups are rows of the row-major input; the result keeps the input's layout.
-    y = y.reshape(input.shape).contiguous(memory_format=format_of(input._data))
+    y = y.reshape(input.shape).contiguous(memory_format=format_of(input.numpy(force=True)))
     shape = _channel_shape(input)
     if weight is not None:
         y = y * weight.reshape(shape)

@@ -172,8 +172,9 @@ def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mod
                            "size is too small")
     window = (kernel, stride, dilation, pads)
     pooling = kernels.family("pooling")
-    arg, best = pooling.max_pool(x._data, *window, out)
-    y = WindowSelect.apply(x, arg, window, out, as_format(best, format_of(x._data)))
+    data = x.numpy(force=True)
+    arg, best = pooling.max_pool(data, *window, out)
+    y = WindowSelect.apply(x, arg, window, out, as_format(best, format_of(data)))
     if y._grad_fn is not None:
         y._grad_fn.backward_name = f"MaxPool{n}DWithIndicesBackward0" if n > 1 \
             else "SqueezeBackward1"
@@ -239,7 +240,7 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
                         zip(x.shape[2:], stride, padding, kernel))
     else:
         spatial = tuple(output_size)[-n:]
-    y = Scatter.apply(x, idx._data, tuple(x.shape[:2]) + spatial)
+    y = Scatter.apply(x, idx.numpy(force=True), tuple(x.shape[:2]) + spatial)
     return y.squeeze(0) if unbatched else y
 
 
@@ -325,7 +326,7 @@ def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_i
         counts = _window_counts(tuple(x.shape[2:]), kernel, stride, padding, out,
                                 count_include_pad)
         divisor = float(counts.flat[0]) if np.all(counts == counts.flat[0]) \
-            else Tensor._wrap(counts.astype(x._data.dtype))
+            else Tensor._wrap(counts.astype(x.dtype.numpy))
     y = WindowSum.apply(x, (kernel, stride, pads), out) / divisor
     if y._grad_fn is not None:
         y._grad_fn.backward_name = f"AvgPool{n}DBackward0" if n > 1 else "SqueezeBackward1"
@@ -416,11 +417,11 @@ def _adaptive_avg_poolnd(n, input, output_size):
         if size == o or o == 1:
             continue
         # Contract spatial dim d with its averaging matrix: a differentiable matmul.
-        m = Tensor._wrap(_averaging_matrix(size, o, x._data.dtype))
+        m = Tensor._wrap(_averaging_matrix(size, o, x.dtype.numpy))
         y = (y.transpose(2 + d, -1) @ m.t()).transpose(2 + d, -1)
     if y is x:
         y = x.clone()
-    fmt = format_of(x._data)
+    fmt = format_of(x.numpy(force=True))
     if fmt is not contiguous_format:            # channels-last stays channels-last
         y = y.contiguous(memory_format=fmt)
     return y.squeeze(0) if unbatched else y
@@ -460,7 +461,7 @@ def _adaptive_max_poolnd(n, input, output_size, return_indices):
     require_floating(x, "adaptive_max_pool3d_cpu" if n == 3 else "adaptive_max_pool2d")
     spatial = tuple(x.shape[2:])
     out = _output_size(output_size, spatial, n)
-    data = x._data
+    data = x.numpy(force=True)
     bounds = [_adaptive_bounds(s, o) for s, o in zip(spatial, out)]
     indices = np.empty(data.shape[:2] + out, dtype=np.int64)
     # One iteration per output cell (output sizes are small); each is a vectorised argmax.

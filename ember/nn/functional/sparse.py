@@ -13,7 +13,7 @@ __all__ = ["embedding", "embedding_bag", "one_hot"]
 
 
 def _check_indices(input: Tensor, num: int) -> np.ndarray:
-    idx = input._data
+    idx = input.numpy(force=True)
     if idx.dtype.kind not in "iu":
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got "
@@ -145,7 +145,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 tensor of shape input.shape + (num_classes,) with a 1 at each index of the integer
     `tensor` and 0 elsewhere; num_classes=-1 means max(tensor) + 1."""
-    idx = tensor._data
+    idx = tensor.numpy(force=True)
     if idx.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:

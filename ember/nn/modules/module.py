@@ -783,7 +783,7 @@ class Module:
     def _load_one(self, name: str, param: Tensor, value: Tensor, assign: bool) -> None:
         with no_grad():
             if not assign:
-                param._data_to_write()[...] = value._data
+                param._data_to_write()[...] = value.numpy(force=True)
             elif isinstance(param, Parameter):
                 if not isinstance(value, Parameter):
                     value = Parameter(value, requires_grad=param.requires_grad)

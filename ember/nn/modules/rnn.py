@@ -159,7 +159,7 @@ class RNNBase(Module):
         if self.mode == "LSTM":
             shapes.append((layers, batch, self.hidden_size))
         if hx is None:
-            zeros = [Tensor._wrap(np.zeros(shape, dtype=x._data.dtype)) for shape in shapes]
+            zeros = [Tensor._wrap(np.zeros(shape, dtype=x.dtype.numpy)) for shape in shapes]
             return tuple(zeros) if self.mode == "LSTM" else zeros[0]
         states = hx if isinstance(hx, tuple) else (hx,)
         for k, (s, shape) in enumerate(zip(states, shapes)):
@@ -333,7 +333,7 @@ class RNNCellBase(Module):
         return input, hx, False
 
     def _zeros(self, input: Tensor) -> Tensor:
-        return Tensor._wrap(np.zeros((input.shape[0], self.hidden_size), input._data.dtype))
+        return Tensor._wrap(np.zeros((input.shape[0], self.hidden_size), input.dtype.numpy))
 
 
 class RNNCell(RNNCellBase):

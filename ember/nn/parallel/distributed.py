@@ -39,15 +39,15 @@ class _Bucket:
 
     def __init__(self, indices: list[int], params: list) -> None:
         self.indices = indices
-        sizes = [params[i]._data.size for i in indices]
+        sizes = [params[i].numel() for i in indices]
         self.offsets = dict(zip(indices, np.cumsum([0] + sizes[:-1]).tolist()))
-        self.buffer = np.zeros(sum(sizes), params[indices[0]]._data.dtype)
+        self.buffer = np.zeros(sum(sizes), params[indices[0]].dtype.numpy)
         self.pending = len(indices)
         self.work = None
 
     def slot(self, index: int, param) -> np.ndarray:
         start = self.offsets[index]
-        return self.buffer[start:start + param._data.size]
+        return self.buffer[start:start + param.numel()]
 
 
 def _assign_buckets(params: list, bucket_bytes: int, first_bucket_bytes: int) -> list:
@@ -55,16 +55,16 @@ def _assign_buckets(params: list, bucket_bytes: int, first_bucket_bytes: int) ->
     bucket closed once it holds `bucket_bytes` (`first_bucket_bytes` for the first)."""
     buckets, open_buckets = [], {}
     for index in reversed(range(len(params))):
-        data = params[index]._data
-        indices, size = open_buckets.get(data.dtype, ([], 0))
+        param = params[index]
+        indices, size = open_buckets.get(param.dtype, ([], 0))
         indices.append(index)
-        size += data.nbytes
+        size += param.nbytes
         limit = first_bucket_bytes if not buckets else bucket_bytes
         if size >= limit:
             buckets.append(indices)
-            open_buckets.pop(data.dtype, None)
+            open_buckets.pop(param.dtype, None)
         else:
-            open_buckets[data.dtype] = (indices, size)
+            open_buckets[param.dtype] = (indices, size)
     buckets.extend(indices for indices, _ in open_buckets.values())
     return buckets
 
@@ -73,14 +73,15 @@ def _broadcast_coalesced(tensors: list, group) -> None:
     """Give every rank rank 0's values of `tensors`, one broadcast per dtype."""
     by_dtype = {}
     for t in tensors:
-        by_dtype.setdefault(t._data.dtype, []).append(t)
+        by_dtype.setdefault(t.dtype, []).append(t)
     for same in by_dtype.values():
-        flat = np.concatenate([t._data.reshape(-1) for t in same])
+        flat = np.concatenate([t.numpy(force=True).reshape(-1) for t in same])
         dist.broadcast(Tensor._wrap(flat), group=group, group_src=0)
         start = 0
         for t in same:
-            t._data_to_write()[...] = flat[start:start + t._data.size].reshape(t._data.shape)
-            start += t._data.size
+            size = t.numel()
+            t._data_to_write()[...] = flat[start:start + size].reshape(t.shape)
+            start += size
 
 
 def _tensors_in(obj):
@@ -248,7 +249,7 @@ class DistributedDataParallel(_Wrapper):
             return
         self._queue_finalize()
         bucket = self._bucket_of[index]
-        bucket.slot(index, param)[...] = param._grad._data.reshape(-1)
+        bucket.slot(index, param)[...] = param._grad.numpy(force=True).reshape(-1)
         self._mark_ready(index, bucket)
 
     def _mark_ready(self, index: int, bucket: _Bucket) -> None:
@@ -284,9 +285,9 @@ class DistributedDataParallel(_Wrapper):
     @staticmethod
     def _write_grad(param, averaged: np.ndarray) -> None:
         if param._grad is None:
-            param._grad = Tensor._wrap(averaged.reshape(param._data.shape).copy())
+            param._grad = Tensor._wrap(averaged.reshape(param.shape).copy())
         else:
-            param._grad._data_to_write()[...] = averaged.reshape(param._data.shape)
+            param._grad._data_to_write()[...] = averaged.reshape(param.shape)
 
 
 class DistributedDataParallelCPU(DistributedDataParallel):

@@ -38,14 +38,15 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     if not tensors:
         from ...ops.creation import tensor
         return tensor(0.0)
-    norms = np.stack([_norm(t._data, norm_type) for t in tensors])
-    total = _norm(norms.astype(tensors[0]._data.dtype), norm_type)
+    dtype = tensors[0].dtype.numpy
+    norms = np.stack([_norm(t.numpy(force=True), norm_type) for t in tensors])
+    total = _norm(norms.astype(dtype), norm_type)
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` "
                            "is non-finite, so it cannot be clipped. To disable this error and "
                            "scale the gradients by the non-finite norm anyway, set "
                            "`error_if_nonfinite=False`")
-    return Tensor._wrap(np.asarray(total, dtype=tensors[0]._data.dtype))
+    return Tensor._wrap(np.asarray(total, dtype=dtype))
 
 
 def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
@@ -54,7 +55,8 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     coef = min(float(max_norm) / (float(total_norm) + 1e-6), 1.0)
     for g in grads:
-        g._data_to_write()[...] *= g._data.dtype.type(coef)
+        data = g._data_to_write()
+        data *= data.dtype.type(coef)
 
 
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
@@ -83,4 +85,5 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     clip_value = float(clip_value)
     for p in _as_list(parameters):
         if p.grad is not None:
-            np.clip(p.grad._data, -clip_value, clip_value, out=p.grad._data_to_write())
+            data = p.grad._data_to_write()
+            np.clip(data, -clip_value, clip_value, out=data)

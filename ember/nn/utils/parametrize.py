@@ -50,8 +50,7 @@ def _register_parameter_or_buffer(module, name: str, tensor: Tensor) -> None:
 def _set_in_place(dest: Tensor, src: Tensor) -> None:
     """dest takes src's shape and values, staying the same object (torch's set_): what
     optimizers and state_dicts hold keeps pointing at it."""
-    dest._data = src._data.astype(dest._data.dtype, copy=True)
-    dest._bump_version()
+    dest.set_(src.to(dest.dtype, copy=True))
 
 
 class ParametrizationList(ModuleList):

@@ -51,8 +51,9 @@ def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     if permutation.dtype != _dtype.int64:
         # torch scatters int64 positions into a tensor of the permutation's dtype.
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    inverse = np.empty_like(permutation._data)
-    inverse[permutation._data] = np.arange(permutation._data.size)
+    order = permutation.numpy(force=True)
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.size)
     return Tensor._wrap(inverse)
 
 
@@ -61,7 +62,7 @@ def _lengths_array(lengths) -> np.ndarray:
         if lengths.ndim != 1:
             raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
                                f"{lengths.ndim}D {lengths.device} {lengths.dtype} tensor")
-        return lengths._data.astype(np.int64)
+        return lengths.numpy(force=True).astype(np.int64)
     return np.asarray(lengths, dtype=np.int64)
 
 
@@ -164,7 +165,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
 
 def _pad_packed(sequence: PackedSequence, batch_first: bool, padding_value: float,
                 total_length):
-    data, batch_sizes = sequence.data, sequence.batch_sizes._data
+    data, batch_sizes = sequence.data, sequence.batch_sizes.numpy(force=True)
     steps = batch_sizes.size
     batch = int(batch_sizes[0]) if steps else 0
     if total_length is not None:
@@ -184,7 +185,7 @@ def _pad_packed(sequence: PackedSequence, batch_first: bool, padding_value: floa
     lengths_t = Tensor._wrap(lengths.astype(np.int64))
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(1, sequence.unsorted_indices)
-        lengths_t = Tensor._wrap(lengths[sequence.unsorted_indices._data].astype(np.int64))
+        lengths_t = Tensor._wrap(lengths[sequence.unsorted_indices.numpy(force=True)].astype(np.int64))
     if batch_first:
         padded = padded.transpose(0, 1)
     return padded, lengths_t
