@@ -51,7 +51,8 @@ class Parameter(Tensor):
         return result
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild_parameter, (self.numpy(force=True).copy(), self._requires_grad, self.__dict__))
+        return (_rebuild_parameter,
+                (self.numpy(force=True).copy(), self._requires_grad, self.__dict__))
 
 
 def _rebuild_parameter(data, requires_grad, state):

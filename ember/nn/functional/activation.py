@@ -23,9 +23,8 @@ from ..._random import numpy_generator
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
-from ..._modes import current as modes
 from ...ops import pointwise
-from ...ops.pointwise import float_math, zero_unless
+from ...ops.pointwise import float_math, where
 from ...ops.softmax import LogSoftmax, Softmax, softmax_like as _softmax_like
 from ...ops.pointwise.unary import relu_array
 from ...ops.creation import empty_like, zeros_like
@@ -60,13 +59,6 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def _mask(condition: Tensor, like: Tensor) -> Tensor:
     """A bool condition as 0/1 values in like's dtype (a constant for autograd)."""
     return condition.to(like.dtype)
-
-
-def _gate(grad: Tensor, keep: Tensor) -> Tensor:
-    """grad where `keep` holds and +0 elsewhere, NaN and inf gradients included."""
-    if modes().grad_enabled:                  # create_graph: stay differentiable
-        return grad.masked_fill(~keep, 0)
-    return Tensor._wrap(zero_unless(grad.numpy(force=True), keep.numpy(force=True)))
 
 
 def _kernel(name: str):
@@ -132,7 +124,8 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
             grad = gradient.apply(grad, saved, *ctx.params)
         else:
             slope = derivative(saved, *ctx.params)
-            grad = _gate(grad, slope) if gate else grad * slope
+            # a gate passes the gradient where it holds, +0 elsewhere (NaN and inf too)
+            grad = where(slope, grad, 0.0) if gate else grad * slope
         return (grad,) + (None,) * len(ctx.params)
 
     members = {"backward_name": name + "Backward0", "saves_outputs": from_output,

@@ -23,7 +23,8 @@ from ..._cpu.softmax import at_targets, row_shift
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
-from ...ops.pointwise import operands, to_dtype
+from ...ops.pointwise import to_dtype
+from ...ops.pointwise.where import Where
 from ...amp.policy import FP32, autocast_op
 from .activation import log_softmax
 
@@ -97,25 +98,9 @@ def _check_broadcast(a: Tensor, b: Tensor) -> None:
 
 
 # ---------------------------------------------------------------- small building blocks
-class _Where(Function):
-    """where(cond, a, b) for a constant NumPy mask: the gradient goes to the chosen side."""
-    backward_name = "WhereBackward0"
-
-    @staticmethod
-    def forward(ctx, cond, a, b):
-        x, y, _ = operands(a, b)
-        ctx.cond = cond
-        return np.where(cond, x, y)
-
-    @staticmethod
-    def backward(ctx, grad):
-        need_a, need_b = ctx.needs_input_grad[1:]
-        return (None, grad * Tensor._wrap(ctx.cond) if need_a else None,
-                grad * Tensor._wrap(~ctx.cond) if need_b else None)
-
-
 def _where(cond: np.ndarray, a, b) -> Tensor:
-    return _Where.apply(np.asarray(cond), a, b)
+    """torch.where on a constant NumPy mask (the gradient goes to the chosen side)."""
+    return Where.apply(np.asarray(cond), a, b)
 
 
 def _clamp_min(x: Tensor, low: float) -> Tensor:
