@@ -373,8 +373,9 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     if not count.is_floating_point():
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{scalar_type_name(count.dtype)}")
-    draws = numpy_generator(generator).binomial(count._data.astype(np.int64), prob._data)
-    return Tensor._wrap(np.asarray(draws).astype(count._data.dtype))
+    trials = count.numpy(force=True).astype(np.int64)
+    draws = numpy_generator(generator).binomial(trials, prob.numpy(force=True))
+    return Tensor._wrap(np.asarray(draws).astype(count.dtype.numpy))
 
 
 def asarray(obj, *, dtype=None, device=None, copy: bool | None = None,

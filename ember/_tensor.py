@@ -372,11 +372,12 @@ class Tensor(StorageMethods):
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The NumPy array sharing this tensor's memory; refuses tensors that require grad unless
         force=True."""
-        if self._requires_grad and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.")
-        if self._data.dtype == _dtype.bfloat16.numpy and not force:
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        if not force:   # force=True skips the checks: it is the fast read for library code
+            if self._requires_grad:
+                raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                                   "tensor.detach().numpy() instead.")
+            if self._data.dtype == _dtype.bfloat16.numpy:
+                raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
     def __array__(self, dtype=None, copy=None):

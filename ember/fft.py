@@ -70,9 +70,9 @@ def _floating(op: str, input, real_only: bool = False) -> Tensor:
     if real_only and input.is_complex():
         message = _REAL_ONLY_MESSAGES.get(op, op + " expects a real input tensor, but got ")
         raise RuntimeError(message + scalar_type_name(input.dtype))
-    if input._data.dtype.kind in "biu":
+    if input.dtype.numpy.kind in "biu":
         return input.to(_dtype.get_default_dtype())
-    if input._data.dtype.itemsize == 2:     # float16 and bfloat16
+    if input.dtype.itemsize == 2:     # float16 and bfloat16
         raise RuntimeError(f"Unsupported dtype {scalar_type_name(input.dtype)}")
     return input
 

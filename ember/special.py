@@ -48,7 +48,7 @@ def _forward_only(name: str, compute):
     """A float32/float64-only special function torch gives no derivative: compute(input)
     runs without recording, so the result never requires grad."""
     def op(input: Tensor, *, out=None) -> Tensor:
-        refuse_16_bit(input._data.dtype, name + "_cpu")
+        refuse_16_bit(input.dtype.numpy, name + "_cpu")
         with no_grad():
             return _with_out(compute(input), out)
     op.__name__ = op.__qualname__ = name
@@ -59,7 +59,7 @@ def _forward_only(name: str, compute):
 def _kernel(fn):
     """An op body running a float64 NumPy kernel on the input (integers as the default
     float dtype) and rounding back to the input's dtype."""
-    return lambda input: Tensor._wrap(_in_float64(fn)(to_float(input._data)))
+    return lambda input: Tensor._wrap(_in_float64(fn)(to_float(input.numpy(force=True))))
 
 
 def _scaled_k_times_exp(index: int):

@@ -100,16 +100,17 @@ class GradScaler:
                 if not isinstance(param, Tensor):
                     raise AssertionError(f"expected param to be torch.Tensor, got "
                                          f"{type(param).__name__}")
-                if param.grad is None:
+                grad = param.grad
+                if grad is None:
                     continue
-                g = param.grad._data
+                g = grad.numpy(force=True)
                 if not allow_fp16 and g.dtype == np.float16:
                     raise ValueError("Attempting to unscale FP16 gradients.")
                 # 16-bit gradients are unscaled in float32 and rounded back, as torch does.
                 compute = _F32 if g.dtype.itemsize < 4 else g.dtype.type
                 unscaled = g.astype(compute, copy=False) * compute(inv_scale)
                 found_inf = found_inf or not np.isfinite(unscaled).all()
-                g[...] = unscaled
+                g[...] = unscaled   # not counted as a version change, as in torch
         return found_inf
 
     def unscale_(self, optimizer) -> None:
@@ -124,7 +125,7 @@ class GradScaler:
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         # The reciprocal is taken in float64 and rounded to float32, as torch does.
-        inv_scale = _F32(1.0 / np.float64(self._scale._data))
+        inv_scale = _F32(1.0 / np.float64(self._scale.numpy(force=True)))
         state["found_inf"] = self._unscale_grads_(optimizer, inv_scale, allow_fp16=False)
         state["stage"] = OptState.UNSCALED
 
@@ -170,11 +171,12 @@ class GradScaler:
         if not isinstance(new_scale, Tensor) or new_scale.numel() != 1 \
                 or new_scale.requires_grad:
             raise AssertionError(reason)
-        self._scale._data_to_write()[...] = new_scale._data.reshape(())
+        self._scale._data_to_write()[...] = new_scale.numpy(force=True).reshape(())
 
     def _update_scale(self, found_inf: bool) -> None:
         # The factors are Python floats: products are taken in float64, rounded to float32.
-        scale, tracker = self._scale._data, self._growth_tracker._data
+        # As in torch, the update counts as a version change of the scale, not of the tracker.
+        scale, tracker = self._scale._data_to_write(), self._growth_tracker.numpy()
         if found_inf:
             scale[...] = _F32(np.float64(scale) * self._backoff_factor)
             tracker[...] = 0
@@ -194,7 +196,7 @@ class GradScaler:
         """The current scale as a Python float (1.0 when disabled)."""
         if not self._enabled:
             return 1.0
-        return self._init_scale if self._scale is None else float(self._scale._data)
+        return self._init_scale if self._scale is None else self._scale.item()
 
     def get_growth_factor(self) -> float:
         return self._growth_factor
@@ -216,7 +218,7 @@ class GradScaler:
 
     def _get_growth_tracker(self) -> int:
         return self._init_growth_tracker if self._growth_tracker is None \
-            else int(self._growth_tracker._data)
+            else self._growth_tracker.item()
 
     def is_enabled(self) -> bool:
         return self._enabled

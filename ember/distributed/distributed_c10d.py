@@ -347,7 +347,7 @@ def _tensor_array(tensor, name: str = "tensor") -> np.ndarray:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
                         f"torch.Tensor\n             but got {type(tensor)} instead.")
-    return tensor._data
+    return tensor.numpy(force=True)
 
 
 def _finish_all(*steps):
@@ -383,13 +383,13 @@ def _unpack_into(tensors, flat: np.ndarray):
     """A completion step copying consecutive equal chunks of `flat` into `tensors`."""
     def copy():
         for t, chunk in zip(tensors, flat.reshape(len(tensors), -1)):
-            t._data_to_write()[...] = chunk.reshape(t._data.shape)
+            t._data_to_write()[...] = chunk.reshape(t.shape)
     return copy
 
 
 def _stack(tensors) -> np.ndarray:
     """`tensors`' arrays one after another in one contiguous array (an MPI buffer)."""
-    return np.concatenate([t._data.reshape(-1) for t in tensors])
+    return np.concatenate([t.numpy(force=True).reshape(-1) for t in tensors])
 
 
 # ---------------------------------------------------------------------- collectives

@@ -210,7 +210,7 @@ def _to_onnx(onnx, graph, inputs, outputs, input_names, output_names, dims, opse
     def value_info(name, t, declare_unknown):
         axes = dims.get(name, {})
         shape = [axes.get(i, None if declare_unknown else s) for i, s in enumerate(t.shape)]
-        return helper.make_tensor_value_info(name, _trace.onnx_type(t._data.dtype), shape)
+        return helper.make_tensor_value_info(name, _trace.onnx_type(t.dtype.numpy), shape)
 
     graph_inputs = [value_info(name, t, False) for t, name in zip(inputs, input_names)]
     graph_outputs = [value_info(name, t, dynamic) for t, name in final]

@@ -39,7 +39,7 @@ def symbolic(*functions):
 
 
 def _dt(t: Tensor) -> np.dtype:
-    return t._data.dtype
+    return t.dtype.numpy
 
 
 def _wrap(dim: int, ndim: int) -> int:
@@ -272,7 +272,7 @@ def basic_index(g, out, x, key):
 @symbolic(indexing.IndexPut)
 def index_put(g, out, x, key, value, accumulate=False):
     """Writing through a boolean mask of x's shape (masked_fill): a Where."""
-    mask = key._data if isinstance(key, Tensor) else key
+    mask = key.numpy(force=True) if isinstance(key, Tensor) else key
     if accumulate or not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and
                           mask.shape == tuple(x.shape)):
         raise NotImplementedError("ember.onnx.export: operator 'IndexPut' other than "
@@ -366,10 +366,10 @@ def picked_max(g, out, x, indices, out_shape):
             f"ember.onnx.export: adaptive pooling from {list(spatial)} to {list(sizes)} (sizes "
             "that do not divide) has no ONNX mapping")
     kernel = [s // o for s, o in zip(spatial, sizes)]
-    blocks = x._data.reshape(tuple(x.shape[:2]) + tuple(
+    blocks = x.numpy(force=True).reshape(tuple(x.shape[:2]) + tuple(
         v for o, k in zip(sizes, kernel) for v in (o, k)))
     window_max = blocks.max(axis=tuple(range(3, 3 + 2 * len(sizes), 2)))
-    if not np.array_equal(window_max, out._data, equal_nan=True):
+    if not np.array_equal(window_max, out.numpy(force=True), equal_nan=True):
         raise NotImplementedError("ember.onnx.export: operator 'Gather' (a pooling that picks "
                                   "its windows' maxima by index) has no ONNX mapping")
     if all(o == 1 for o in sizes):
@@ -553,7 +553,7 @@ symbolic(pointwise.arithmetic.BitwiseNot)(_bitwise("Not", "BitwiseNot"))
 
 
 def _as_float(g, x) -> str:
-    return g.name(x, x._data.dtype if x.is_floating_point() else np.float32)
+    return g.name(x, x.dtype.numpy if x.is_floating_point() else np.float32)
 
 
 symbolic(pointwise.isnan.Function)(lambda g, out, x: g.op("IsNaN", [_as_float(g, x)], out))

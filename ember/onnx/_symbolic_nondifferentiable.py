@@ -101,7 +101,7 @@ def isin(g, out, elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element equals one of the flattened test elements: Equal against all
     of them, then the largest match."""
     common = _dtype.result_type(elements, test_elements).numpy
-    if np.size(test_elements._data if isinstance(test_elements, Tensor) else
+    if np.size(test_elements.numpy(force=True) if isinstance(test_elements, Tensor) else
                 test_elements) == 0:
         _unsupported("test_elements", "empty")
     column = g.op("Unsqueeze", [g.name(elements, common), g.ints([-1])])

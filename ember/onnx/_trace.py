@@ -78,7 +78,8 @@ class Graph:
     def bind(self, t: Tensor, name: str) -> None:
         """Make `name` the ONNX value of tensor t (also after t is modified in place)."""
         self._names[id(t)] = name
-        self._arrays[id(t._data)] = name
+        if not t.is_sparse:     # a sparse tensor has no array (its ops refuse export later)
+            self._arrays[id(t.numpy(force=True))] = name
         self._alive.append(t)
 
     def alias(self, out: Tensor, source: Tensor) -> None:
@@ -91,16 +92,16 @@ class Graph:
         if isinstance(value, Tensor):
             name = self._names.get(id(value))
             if name in self._live_params and name not in self.initializers:
-                self.initializers[name] = value._data
+                self.initializers[name] = value.numpy(force=True)
             if name is not None:
-                if dtype is not None and value._data.dtype != np.dtype(dtype):
+                if dtype is not None and value.dtype.numpy != np.dtype(dtype):
                     return self.op("Cast", [name], to=onnx_type(dtype))
                 return name
             param = self._param_names.get(id(value))
-            if param is not None and (dtype is None or value._data.dtype == np.dtype(dtype)):
-                self.initializers.setdefault(param, value._data)
+            array = value.numpy(force=True)
+            if param is not None and (dtype is None or array.dtype == np.dtype(dtype)):
+                self.initializers.setdefault(param, array)
                 return param
-            array = value._data
         elif self.is_live(value):
             name = self._arrays[id(value)]
             if dtype is not None and value.dtype != np.dtype(dtype):

@@ -50,7 +50,7 @@ class Adafactor(Optimizer):
         state = self.state[p]
         if not state:
             state["step"] = _step_counter()
-            g = p._grad._data
+            g = p._grad.numpy(force=True)
             if g.ndim > 1:
                 state["row_var"] = Tensor._wrap(np.zeros(g.shape[:-1] + (1,), g.dtype))
                 state["col_var"] = Tensor._wrap(np.zeros(g.shape[:-2] + (1, g.shape[-1]),

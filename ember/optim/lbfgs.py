@@ -127,7 +127,8 @@ def _wrap(value):
 
 def _unwrap(value):
     if isinstance(value, Tensor):
-        return value._data if value.ndim else value._data[()]
+        array = value.numpy(force=True)
+        return array if array.ndim else array[()]
     if isinstance(value, list):
         return [_unwrap(v) for v in value]
     return value
@@ -154,8 +155,9 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self) -> np.ndarray:
-        return np.concatenate([np.zeros(p.numel(), p._data.dtype) if p._grad is None
-                               else p._grad._data.reshape(-1) for p in self._params])
+        return np.concatenate([np.zeros(p.numel(), p.dtype.numpy) if p._grad is None
+                               else p._grad.numpy(force=True).reshape(-1)
+                               for p in self._params])
 
     def _add_grad(self, step_size, update: np.ndarray) -> None:
         offset = 0
@@ -248,7 +250,7 @@ class LBFGS(Optimizer):
             if line_search_fn is not None:
                 if line_search_fn != "strong_wolfe":
                     raise RuntimeError("only 'strong_wolfe' is supported")
-                x_init = [p._data.copy() for p in self._params]
+                x_init = [p.numpy(force=True).copy() for p in self._params]
 
                 def obj_func(x, step, direction):
                     return self._directional_evaluate(evaluate, x, step, direction)

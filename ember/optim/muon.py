@@ -58,7 +58,8 @@ class Muon(Optimizer):
             params = _params_with_grad(group, real_only="Muon")
             for p in params:
                 if "momentum_buffer" not in self.state[p]:
-                    self.state[p]["momentum_buffer"] = Tensor._wrap(np.zeros_like(p._grad._data))
+                    grad = p._grad.numpy(force=True)
+                    self.state[p]["momentum_buffer"] = Tensor._wrap(np.zeros_like(grad))
             for p in params:
                 _update(p, self.state[p]["momentum_buffer"]._data_to_write(), group)
         return loss
@@ -66,7 +67,7 @@ class Muon(Optimizer):
 
 def _update(p: Tensor, buf: np.ndarray, group: dict) -> None:
     """One Muon step of the 2-D parameter p with momentum buffer buf."""
-    g = p._grad._data
+    g = p._grad.numpy(force=True)
     _check(g.ndim == 2, "Param gradient must be a 2D matrix")
     momentum = group["momentum"]
     buf[...] = _lerp(buf, g, 1 - momentum)

@@ -416,7 +416,7 @@ def _scalar(x) -> float:
 
 def _state_zeros(p: Tensor, fill: float = 0.0) -> Tensor:
     """A state buffer shaped and typed like parameter p."""
-    return Tensor._wrap(np.full_like(p._data, fill))
+    return Tensor._wrap(np.full_like(p.numpy(force=True), fill))
 
 
 def _step_counter(value: float = 0.0) -> Tensor:
@@ -427,7 +427,7 @@ def _step_counter(value: float = 0.0) -> Tensor:
 def _view(t: Tensor) -> np.ndarray:
     """t's array, as a 1-element view when t is 0-dim: NumPy arithmetic on 0-dim arrays
     returns scalars, which in-place updates could not write back."""
-    data = t._data
+    data = t.numpy(force=True)
     return data.reshape(1) if data.ndim == 0 else data
 
 
@@ -454,7 +454,7 @@ def _params_with_grad(group: dict, real_only: str | None = None) -> list[Tensor]
     """The group's parameters that have a gradient. real_only: the name of an optimizer that
     torch itself refuses complex parameters for (its RuntimeError is raised)."""
     params = [p for p in group["params"] if p._grad is not None]
-    if any(p._data.dtype.kind == "c" for p in params):
+    if any(p.dtype.is_complex for p in params):
         if real_only:
             raise RuntimeError(f"{real_only} does not support complex parameters")
         raise NotImplementedError("ember optimizers do not support complex parameters yet; "

@@ -47,7 +47,7 @@ class SparseAdam(Optimizer):
                     state["exp_avg"] = _state_zeros(p)
                     state["exp_avg_sq"] = _state_zeros(p)
                 state["step"] += 1
-                g = p._grad._data
+                g = p._grad.numpy(force=True)
                 rows = g != 0 if g.ndim <= 1 else g.any(axis=tuple(range(1, g.ndim)))
                 if not rows.any():
                     continue

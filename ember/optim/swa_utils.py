@@ -31,7 +31,7 @@ def _is_float(t: Tensor) -> bool:
 
 def _write(dst: Tensor, src) -> None:
     """dst[...] = src in place (a Tensor or an array), bumping dst's version."""
-    dst._data_to_write()[...] = src._data if isinstance(src, Tensor) else src
+    dst._data_to_write()[...] = src.numpy(force=True) if isinstance(src, Tensor) else src
 
 
 def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
@@ -43,9 +43,10 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
     def ema_update(ema_param_list, current_param_list, _num_averaged) -> None:
         for p_ema, p_model in zip(ema_param_list, current_param_list):
             if _is_float(p_ema):
-                _lerp_(p_ema._data_to_write(), p_model._data, 1 - decay)
+                _lerp_(p_ema._data_to_write(), p_model.numpy(force=True), 1 - decay)
             else:
-                _write(p_ema, p_ema._data * decay + p_model._data * (1 - decay))
+                ema, model = p_ema.numpy(force=True), p_model.numpy(force=True)
+                _write(p_ema, ema * decay + model * (1 - decay))
     return ema_update
 
 
@@ -56,9 +57,10 @@ def get_swa_multi_avg_fn() -> Callable:
         weight = float(np.float32(1 / (int(num_averaged) + 1)))
         for p_avg, p_model in zip(averaged_param_list, current_param_list):
             if _is_float(p_avg):
-                _lerp_(p_avg._data_to_write(), p_model._data, weight)
+                _lerp_(p_avg._data_to_write(), p_model.numpy(force=True), weight)
             else:
-                _write(p_avg, p_avg._data + (p_model._data - p_avg._data) * weight)
+                avg = p_avg.numpy(force=True)
+                _write(p_avg, avg + (p_model.numpy(force=True) - avg) * weight)
     return swa_update
 
 
@@ -151,7 +153,7 @@ class AveragedModel(Module):
         # Equal-weight mean, computed as torch does on the CPU: avg + (p - avg) / (n + 1).
         count = int(self.n_averaged) + 1
         for a, c in pairs:
-            diff = c._data - a._data
+            diff = c.numpy(force=True) - a.numpy(force=True)
             diff /= count
             a._data_to_write()[...] += diff
 

@@ -49,7 +49,7 @@ def op_name(cls) -> str:
 
 def input_shapes(args) -> list:
     """One entry per argument: a Tensor's shape as a list, [] for anything else."""
-    return [list(a._data.shape) if isinstance(a, function.Tensor) else [] for a in args]
+    return [list(a.shape) if isinstance(a, function.Tensor) else [] for a in args]
 
 
 class Range:

@@ -68,7 +68,7 @@ class SparseCooTensor(Tensor):
     def _make(indices: np.ndarray, values: Tensor, shape: tuple,
               coalesced: bool) -> "SparseCooTensor":
         t = object.__new__(SparseCooTensor)
-        _init_fields(t, _NoDenseData(shape, values._data.dtype), [0])
+        _init_fields(t, _NoDenseData(shape, values.dtype.numpy), [0])
         t._sparse_indices = indices
         t._sparse_values = values
         t._coalesced = coalesced
@@ -127,7 +127,7 @@ class SparseCooTensor(Tensor):
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def __repr__(self, *, tensor_contents=None) -> str:
-        return sparse_coo_repr(self._sparse_indices, self._sparse_values._data,
+        return sparse_coo_repr(self._sparse_indices, self._sparse_values.numpy(force=True),
                                tuple(self.shape), self.dtype, self.requires_grad)
 
     # -- conversions -------------------------------------------------------------------------
@@ -292,7 +292,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
     """A sparse COO tensor with `values` at `indices` (sparse_dim x nnz); size defaults to
     one past the largest index along each dimension."""
     check_device(device)
-    indices = np.asarray(indices._data if isinstance(indices, Tensor) else indices)
+    indices = np.asarray(indices.numpy(force=True) if isinstance(indices, Tensor) else indices)
     if indices.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
     if indices.dtype.kind not in "iu":
@@ -337,7 +337,7 @@ def to_sparse(self: Tensor, sparse_dim=None, *, layout=None, blocksize=None,
         return self
     if self.ndim == 0:
         raise NotImplementedError("to_sparse of a 0-dim tensor is not supported by ember")
-    indices = np.stack(np.nonzero(self._data)).astype(np.int64)
+    indices = np.stack(np.nonzero(self.numpy(force=True))).astype(np.int64)
     values = self[tuple(Tensor._wrap(index) for index in indices)]
     return SparseCooTensor._make(indices, values, tuple(self.shape), True)
 

@@ -39,9 +39,9 @@ def make_grid(tensor: Tensor | list, nrow: int = 8, padding: int = 2, normalize:
             if not isinstance(t, Tensor):
                 raise TypeError(f"tensor or list of tensors expected, got a list containing "
                                 f"{type(t)}")
-        data = np.stack([t._data for t in tensor])
+        data = np.stack([t.numpy(force=True) for t in tensor])
     else:
-        data = tensor._data
+        data = tensor.numpy(force=True)
     if data.ndim == 2:
         data = data[None]
     if data.ndim == 3:
@@ -73,7 +73,7 @@ def make_grid(tensor: Tensor | list, nrow: int = 8, padding: int = 2, normalize:
 def save_image(tensor: Tensor | list, fp, format: str | None = None, **kwargs) -> None:
     """Save make_grid(tensor, **kwargs) as an 8-bit image file (PNG unless fp or format
     says otherwise); values are taken as [0, 1] and rounded to the nearest level."""
-    grid = make_grid(tensor, **kwargs)._data
+    grid = make_grid(tensor, **kwargs).numpy(force=True)
     array = np.clip(grid * 255 + 0.5, 0, 255).astype(np.uint8).transpose(1, 2, 0)
     image = pil_image().fromarray(np.ascontiguousarray(array))
     image.save(fp, format=format)

@@ -160,6 +160,29 @@ def test_unscale_then_step_and_explicit_update(lib):
         scaler.update(lib.tensor([1.0, 2.0]))
 
 
+def versions_through_a_step(lib, poison):
+    """How much unscale_ moves the gradient's version, and update the scale's and the
+    growth tracker's (torch counts only the scale's update)."""
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    opt = lib.optim.SGD([w], lr=0.1)
+    scaler = lib.amp.GradScaler("cpu", growth_interval=1)
+    scaler.scale((w * 3).sum()).backward()
+    w.grad[0] = poison
+    grad_version = w.grad._version
+    scaler.unscale_(opt)
+    moved = [w.grad._version - grad_version]
+    scale_version, tracker_version = scaler._scale._version, scaler._growth_tracker._version
+    scaler.step(opt)
+    scaler.update()
+    return moved + [scaler._scale._version - scale_version,
+                    scaler._growth_tracker._version - tracker_version]
+
+
+@pytest.mark.parametrize("poison", [3.0, INF])
+def test_version_counters_move_as_in_torch(poison):
+    assert versions_through_a_step(ember, poison) == versions_through_a_step(torch, poison)
+
+
 @LIBS
 def test_state_dict_round_trip(lib):
     inject = [INF, None, None, None]

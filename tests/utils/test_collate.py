@@ -140,6 +140,14 @@ def test_collate_errors():
                 "found <class 'NoneType'>")
 
 
+def test_collating_sparse_tensors_is_refused():
+    def batch(lib):
+        return [lib.tensor([[0., 1.], [2., 0.]]).to_sparse()] * 2
+    check_error(lambda lib: collate(lib)(batch(lib)), RuntimeError,
+                "^Batches of sparse tensors are not currently supported by the default "
+                "collate_fn; please provide a custom collate_fn")
+
+
 def test_collate_with_custom_map():
     from ember.utils.data._utils.collate import collate as ember_collate
     from torch.utils.data._utils.collate import collate as torch_collate

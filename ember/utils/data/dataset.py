@@ -88,7 +88,7 @@ def _take_rows(tensor: Tensor, indices: list, rows: np.ndarray) -> Tensor:
     shared memory)."""
     if tensor.requires_grad:
         return tensor[indices]
-    data = tensor._data
+    data = tensor.numpy(force=True)
     out = shared_empty(rows.shape + data.shape[1:], data.dtype)
     if out is None:
         return Tensor._wrap(data[rows])

@@ -50,8 +50,8 @@ class Digits(VisionDataset):
         return {name: i for i, name in enumerate(self.classes)}
 
     def __getitem__(self, index: int) -> tuple:
-        img = Tensor._wrap(self.data._data[index][None].astype(np.float32) / 16)
-        return self._apply_transforms(img, int(self.targets._data[index]))
+        img = Tensor._wrap(self.data.numpy(force=True)[index][None].astype(np.float32) / 16)
+        return self._apply_transforms(img, int(self.targets.numpy(force=True)[index]))
 
     def __len__(self) -> int:
         return len(self.data)

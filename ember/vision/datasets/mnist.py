@@ -38,16 +38,16 @@ def read_sn3_pascalvincent_tensor(path: str) -> Tensor:
 
 def read_label_file(path: str) -> Tensor:
     x = read_sn3_pascalvincent_tensor(path)
-    if x._data.dtype != np.uint8:
+    if x.dtype.numpy != np.uint8:
         raise TypeError(f"x should be of dtype torch.uint8 instead of {x.dtype}")
     if x.ndim != 1:
         raise ValueError(f"x should have 1 dimension instead of {x.ndim}")
-    return Tensor._wrap(x._data.astype(np.int64))
+    return Tensor._wrap(x.numpy().astype(np.int64))
 
 
 def read_image_file(path: str) -> Tensor:
     x = read_sn3_pascalvincent_tensor(path)
-    if x._data.dtype != np.uint8:
+    if x.dtype.numpy != np.uint8:
         raise TypeError(f"x should be of dtype torch.uint8 instead of {x.dtype}")
     if x.ndim != 3:
         raise ValueError(f"x should have 3 dimension instead of {x.ndim}")
@@ -115,8 +115,8 @@ class MNIST(VisionDataset):
         return data, targets
 
     def __getitem__(self, index: int) -> tuple:
-        img = pil_image().fromarray(self.data._data[index])
-        return self._apply_transforms(img, int(self.targets._data[index]))
+        img = pil_image().fromarray(self.data.numpy(force=True)[index])
+        return self._apply_transforms(img, int(self.targets.numpy(force=True)[index]))
 
     def __len__(self) -> int:
         return len(self.data)

@@ -54,8 +54,8 @@ class MNIST1D(VisionDataset):
         return {name: i for i, name in enumerate(self.classes)}
 
     def __getitem__(self, index: int) -> tuple:
-        signal = Tensor._wrap(self.data._data[index][None].copy())
-        return self._apply_transforms(signal, int(self.targets._data[index]))
+        signal = Tensor._wrap(self.data.numpy(force=True)[index][None].copy())
+        return self._apply_transforms(signal, int(self.targets.numpy(force=True)[index]))
 
     def __len__(self) -> int:
         return len(self.data)

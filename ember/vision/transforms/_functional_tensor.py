@@ -51,7 +51,7 @@ def max_value(dt: _dtype.dtype) -> float | int:
 
 def _float_array(img: Tensor) -> tuple[np.ndarray, np.dtype]:
     """img's values as a float array to compute on, and the dtype to give the result."""
-    data = img._data
+    data = img.numpy(force=True)
     if data.dtype.kind == "f":
         return data, data.dtype
     return data.astype(np.float32), data.dtype
@@ -68,7 +68,7 @@ def convert_image_dtype(image: Tensor, dtype: _dtype.dtype) -> Tensor:
     src = image.dtype
     if src is dtype:
         return image
-    data = image._data
+    data = image.numpy(force=True)
     if src.is_floating_point:
         if dtype.is_floating_point:
             return _wrap(data.astype(dtype.numpy))
@@ -90,12 +90,12 @@ def convert_image_dtype(image: Tensor, dtype: _dtype.dtype) -> Tensor:
 
 def hflip(img: Tensor) -> Tensor:
     assert_image_tensor(img)
-    return _wrap(img._data[..., ::-1])
+    return _wrap(img.numpy(force=True)[..., ::-1])
 
 
 def vflip(img: Tensor) -> Tensor:
     assert_image_tensor(img)
-    return _wrap(img._data[..., ::-1, :])
+    return _wrap(img.numpy(force=True)[..., ::-1, :])
 
 
 def crop(img: Tensor, top: int, left: int, height: int, width: int) -> Tensor:
@@ -104,11 +104,12 @@ def crop(img: Tensor, top: int, left: int, height: int, width: int) -> Tensor:
     _, h, w = get_dimensions(img)
     right, bottom = left + width, top + height
     if left < 0 or top < 0 or right > w or bottom > h:
-        inside = img._data[..., max(top, 0):max(bottom, 0), max(left, 0):max(right, 0)]
+        data = img.numpy(force=True)
+        inside = data[..., max(top, 0):max(bottom, 0), max(left, 0):max(right, 0)]
         ltrb = [max(-left + min(0, right), 0), max(-top + min(0, bottom), 0),
                 max(right - max(w, left), 0), max(bottom - max(h, top), 0)]
         return _wrap(pad_array(inside, ltrb, 0, "constant", channels_last=False))
-    return _wrap(img._data[..., top:bottom, left:right])
+    return _wrap(img.numpy(force=True)[..., top:bottom, left:right])
 
 
 def pad_array(arr: np.ndarray, ltrb: list, fill, mode: str, channels_last: bool) -> np.ndarray:
@@ -139,7 +140,8 @@ def pad(img: Tensor, ltrb: list, fill, padding_mode: str) -> Tensor:
     assert_image_tensor(img)
     if not isinstance(fill, (int, float)):
         raise TypeError("Got inappropriate fill arg")
-    return _wrap(pad_array(img._data, ltrb, fill, padding_mode, channels_last=False))
+    data = img.numpy(force=True)
+    return _wrap(pad_array(data, ltrb, fill, padding_mode, channels_last=False))
 
 
 def rgb_to_grayscale(img: Tensor, num_output_channels: int = 1) -> Tensor:
@@ -149,7 +151,7 @@ def rgb_to_grayscale(img: Tensor, num_output_channels: int = 1) -> Tensor:
     assert_channels(img, [1, 3])
     if num_output_channels not in (1, 3):
         raise ValueError("num_output_channels should be either 1 or 3")
-    gray = _gray_array(img._data)
+    gray = _gray_array(img.numpy(force=True))
     if num_output_channels == 3:
         gray = np.broadcast_to(gray, img.shape)
     return _wrap(gray)
@@ -175,13 +177,13 @@ def _blend(img: np.ndarray, other: np.ndarray | float, ratio: float) -> np.ndarr
 def adjust_brightness(img: Tensor, factor: float) -> Tensor:
     assert_image_tensor(img)
     assert_channels(img, [1, 3])
-    return _wrap(_blend(img._data, 0.0, factor))
+    return _wrap(_blend(img.numpy(force=True), 0.0, factor))
 
 
 def adjust_contrast(img: Tensor, factor: float) -> Tensor:
     assert_image_tensor(img)
     assert_channels(img, [1, 3])
-    data = img._data
+    data = img.numpy(force=True)
     work = data.dtype if data.dtype.kind == "f" else np.float32
     mean = _gray_array(data).astype(work).mean(axis=(-3, -2, -1), keepdims=True)
     return _wrap(_blend(data, mean, factor))
@@ -192,7 +194,8 @@ def adjust_saturation(img: Tensor, factor: float) -> Tensor:
     assert_channels(img, [1, 3])
     if get_dimensions(img)[0] == 1:
         return img
-    return _wrap(_blend(img._data, _gray_array(img._data), factor))
+    data = img.numpy(force=True)
+    return _wrap(_blend(data, _gray_array(data), factor))
 
 
 def adjust_hue(img: Tensor, factor: float) -> Tensor:
@@ -200,7 +203,7 @@ def adjust_hue(img: Tensor, factor: float) -> Tensor:
     assert_channels(img, [1, 3])
     if get_dimensions(img)[0] == 1:
         return img
-    float_img = convert_image_dtype(img, _dtype.float32)._data
+    float_img = convert_image_dtype(img, _dtype.float32).numpy(force=True)
     h, s, v = rgb_to_hsv(float_img)
     rgb = hsv_to_rgb((h + factor) % 1.0, s, v)
     return convert_image_dtype(_wrap(rgb), img.dtype)

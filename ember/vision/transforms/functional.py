@@ -116,7 +116,8 @@ def to_pil_image(pic, mode: str | None = None):
     if isinstance(pic, Tensor):
         if pic.ndim not in (2, 3):
             raise ValueError(f"pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
-        data = pic._data[None] if pic.ndim == 2 else pic._data
+        data = pic.numpy(force=True)
+        data = data[None] if pic.ndim == 2 else data
         if data.shape[-3] > 4:
             raise ValueError(f"pic should not have > 4 channels. Got {data.shape[-3]} "
                              "channels.")

@@ -125,7 +125,11 @@ def _size_mismatch_error(shapes: list[tuple]) -> RuntimeError:
 def collate_tensor_fn(batch, *, collate_fn_map: dict | None = None) -> Tensor:
     """torch.stack(batch): a new leading batch dimension. In a worker the batch is made
     in shared memory, so that it reaches the main process without a copy."""
-    arrays = [t._data for t in batch]
+    if batch[0].is_sparse:
+        raise RuntimeError("Batches of sparse tensors are not currently supported by the "
+                           "default collate_fn; please provide a custom collate_fn to handle "
+                           "them appropriately.")
+    arrays = [t.numpy(force=True) for t in batch]
     shapes = [a.shape for a in arrays]
     if shapes.count(shapes[0]) != len(shapes):
         raise _size_mismatch_error(shapes)
