@@ -135,30 +135,27 @@ class Function(Node):
     @classmethod
     def _apply_recording(cls, ctx, args, kwargs, modes):
         """Run forward and record ctx as the graph node of the outputs."""
-        edges, metas, needs, arrays = [], [], [], []
-        for a in args:
+        n = len(args)
+        # Filled in below for each Tensor argument; other arguments reach forward as given.
+        edges, metas, needs, arrays = [None] * n, [False] * n, [False] * n, list(args)
+        for i, a in enumerate(args):
             if isinstance(a, Tensor):
                 data = a._data
-                if arrays:
-                    for earlier, array in zip(args, arrays):
+                if i:
+                    for earlier, array in zip(args[:i], arrays):
                         if array is data and earlier is not a:
                             # Another Tensor on the same array (x and x.detach()): forward
                             # gets a view, so that what it saves can be told apart.
                             data = data.view()
                             break
-                arrays.append(data)
+                arrays[i] = data
                 if a._requires_grad:
                     node = a._grad_fn
-                    edges.append((node, a._output_nr) if node is not None else a._edge())
-                    metas.append((data.shape, data.dtype))
-                    needs.append(True)
-                    continue
-                metas.append(None)
-            else:
-                arrays.append(a)
-                metas.append(False)
-            edges.append(None)
-            needs.append(False)
+                    edges[i] = (node, a._output_nr) if node is not None else a._edge()
+                    metas[i] = (data.shape, data.dtype)
+                    needs[i] = True
+                else:
+                    metas[i] = None
         ctx._edges = edges          # set before forward: it may read needs_input_grad
         ctx._input_meta = metas
         ctx.needs_input_grad = tuple(needs)

@@ -50,11 +50,13 @@ for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, 
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 
-# The hottest operators call their primitive directly (no keyword handling on the way).
-Tensor.__add__ = Tensor.__radd__ = lambda self, other: pointwise.Add.apply(self, other)
-Tensor.__sub__ = lambda self, other: pointwise.Sub.apply(self, other)
+# The hottest operators call their primitive's apply directly (bound once, here: no
+# keyword handling or attribute lookups on the way).
+_add, _sub, _mul = pointwise.Add.apply, pointwise.Sub.apply, pointwise.Mul.apply
+Tensor.__add__ = Tensor.__radd__ = lambda self, other: _add(self, other)
+Tensor.__sub__ = lambda self, other: _sub(self, other)
 Tensor.__rsub__ = pointwise.rsub
-Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: pointwise.Mul.apply(self, other)
+Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: _mul(self, other)
 Tensor.__truediv__ = pointwise.div
 Tensor.__rtruediv__ = pointwise.reflected_div
 Tensor.__floordiv__ = pointwise.floor_divide
