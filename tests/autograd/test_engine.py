@@ -133,6 +133,13 @@ def test_autograd_grad_errors():
         lib.autograd.grad(y, x)
     check_error(freed, RuntimeError, "^Trying to backward through the graph a second time")
 
+    def freed_scalar_product(lib):      # x * 2 saves a number, yet its node is freed too
+        y = (leaf(lib) * 2 - 1).sum()
+        y.backward()
+        y.backward()
+    check_error(freed_scalar_product, RuntimeError,
+                "^Trying to backward through the graph a second time")
+
 
 def test_backward_inputs_restricts_accumulation():
     def fn(lib):

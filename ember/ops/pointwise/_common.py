@@ -112,10 +112,13 @@ def _float_result_type(*operands_) -> _dtype.dtype:
 
 def _save_operands(ctx, a, b) -> None:
     """Keep both operands of a binary op for backward: input arrays saved (as their Tensors),
-    scalars as they are."""
-    ctx.save_for_backward(a if isinstance(a, np.ndarray) else None,
-                          b if isinstance(b, np.ndarray) else None)
+    scalars as they are (an op on a Tensor and a number saves no tensor at all)."""
     ctx.scalars = (a, b)
+    a_array, b_array = isinstance(a, np.ndarray), isinstance(b, np.ndarray)
+    if a_array or b_array:
+        ctx.save_for_backward(a if a_array else None, b if b_array else None)
+    else:       # nothing for apply to map; the node is still freed after backward, as torch's
+        ctx._saved = (None, None)
 
 
 def _saved_operands(ctx):
