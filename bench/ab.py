@@ -30,10 +30,15 @@ WORKLOADS = {
 }
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Run in the child: time one workload on the ember found first on sys.path.
+# Run in the child: time one workload on the ember found first on sys.path. Embers before
+# the layered core tuned glibc's malloc on import; later ones do it on request, so the
+# child requests it, and both trees run with the same allocator settings.
 _CHILD = """
 import importlib, sys
 import ember
+tune = getattr(getattr(ember, "backends").cpu, "tune_malloc", None)
+if tune is not None:
+    tune()
 from bench.runner import time_call
 module, function, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
 step, units = getattr(importlib.import_module(module), function)(ember)
