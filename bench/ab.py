@@ -36,7 +36,7 @@ _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _CHILD = """
 import importlib, sys
 import ember
-tune = getattr(getattr(ember, "backends").cpu, "tune_malloc", None)
+tune = getattr(ember.backends.cpu, "tune_malloc", None)
 if tune is not None:
     tune()
 from bench.runner import time_call

@@ -308,8 +308,7 @@ def _mode_pad(mode: str):
     return write
 
 
-for _cls in padding.ModePad.__subclasses__():
-    SYMBOLICS[_cls] = _mode_pad(_cls.mode)
+SYMBOLICS.update({cls: _mode_pad(cls.mode) for cls in padding.ModePad.__subclasses__()})
 
 
 # ---------------------------------------------------------------- nn.functional: layers

@@ -1,6 +1,7 @@
 """torch.where: elements of input where the condition holds, else of other."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -35,7 +36,7 @@ class Where(Function):
 def _keeps_or_zeros(condition, a, b) -> bool:
     """Whether where(condition, a, b) is a float array a kept where condition holds and +0
     elsewhere (a gradient passed through a mask): zero_unless does that without branching."""
-    return (type(b) in (int, float) and b == 0 and not np.signbit(b)
+    return (type(b) in (int, float) and b == 0 and math.copysign(1.0, b) > 0
             and isinstance(a, np.ndarray) and a.dtype.kind == "f"
             and a.shape == np.shape(condition) and condition.dtype == np.bool_)
 
