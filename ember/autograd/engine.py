@@ -95,6 +95,13 @@ def _conjugated(grads):
     return tuple(None if g is None else g.conj() for g in grads)
 
 
+def _any_complex(grads) -> bool:
+    for g in grads:     # a loop, not any(generator): this runs for every node
+        if g is not None and g._data.dtype.kind == "c":
+            return True
+    return False
+
+
 def _call_node(node, grads):
     if node._pre_hooks:
         for hook in tuple(node._pre_hooks.values()):
@@ -106,7 +113,7 @@ def _call_node(node, grads):
             if g is None:
                 shape, np_dtype = node._output_meta[i]
                 grads[i] = Tensor._wrap(np.zeros(shape, dtype=np_dtype))
-    if node.holomorphic and any(g is not None and g._data.dtype.kind == "c" for g in grads):
+    if node.holomorphic and _any_complex(grads):
         out = _conjugated(type(node).backward(node, *_conjugated(grads)))
     else:
         out = type(node).backward(node, *grads)

@@ -90,7 +90,6 @@ class Function(Node):
         return self._outputs_saved[index].unpack(self)
 
     needs_input_grad = ()       # set per node when recording: which inputs want a gradient
-    _raw_saved = None           # what a primitive's forward saved, before apply maps it
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -98,23 +97,17 @@ class Function(Node):
         if modes.recorder is not None and modes.recorder.wants():
             return modes.recorder.record_op(cls, args, kwargs)
         ctx = _new(cls)
+        if modes.grad_enabled:
+            for a in args:
+                if isinstance(a, Tensor) and a._requires_grad:
+                    return cls._apply_recording(ctx, args, kwargs, modes)
         if cls._arrays_in:
-            # One pass finds an input to record and unwraps the arrays forward takes (a
-            # plain loop: cheaper than a comprehension, which is a call of its own).
+            # A plain loop: cheaper than a comprehension, which is a call of its own.
             inputs = []
             for a in args:
-                if isinstance(a, Tensor):
-                    if a._requires_grad and modes.grad_enabled:
-                        return cls._apply_recording(ctx, args, kwargs, modes)
-                    inputs.append(a._data)
-                else:
-                    inputs.append(a)
+                inputs.append(a._data if isinstance(a, Tensor) else a)
         else:
             inputs = args
-            if modes.grad_enabled:
-                for a in args:
-                    if isinstance(a, Tensor) and a._requires_grad:
-                        return cls._apply_recording(ctx, args, kwargs, modes)
         # Fast path: nothing to record. Forward still runs with grad mode off, so a user
         # Function's forward never records history of its own.
         if not cls._is_primitive:
@@ -135,27 +128,30 @@ class Function(Node):
     @classmethod
     def _apply_recording(cls, ctx, args, kwargs, modes):
         """Run forward and record ctx as the graph node of the outputs."""
-        n = len(args)
-        # Filled in below for each Tensor argument; other arguments reach forward as given.
-        edges, metas, needs, arrays = [None] * n, [False] * n, [False] * n, list(args)
-        for i, a in enumerate(args):
+        edges, metas, needs, arrays = [], [], [], []
+        for a in args:
             if isinstance(a, Tensor):
                 data = a._data
-                if i:
-                    for earlier, array in zip(args[:i], arrays):
+                if arrays:
+                    for earlier, array in zip(args, arrays):
                         if array is data and earlier is not a:
                             # Another Tensor on the same array (x and x.detach()): forward
                             # gets a view, so that what it saves can be told apart.
                             data = data.view()
                             break
-                arrays[i] = data
+                arrays.append(data)
                 if a._requires_grad:
                     node = a._grad_fn
-                    edges[i] = (node, a._output_nr) if node is not None else a._edge()
-                    metas[i] = (data.shape, data.dtype)
-                    needs[i] = True
-                else:
-                    metas[i] = None
+                    edges.append((node, a._output_nr) if node is not None else a._edge())
+                    metas.append((data.shape, data.dtype))
+                    needs.append(True)
+                    continue
+                metas.append(None)
+            else:   # other arguments reach forward as given
+                arrays.append(a)
+                metas.append(False)
+            edges.append(None)
+            needs.append(False)
         ctx._edges = edges          # set before forward: it may read needs_input_grad
         ctx._input_meta = metas
         ctx.needs_input_grad = tuple(needs)
@@ -166,10 +162,11 @@ class Function(Node):
             out = cls.forward(ctx, *(arrays if cls._arrays_in else args), **kwargs)
         finally:
             modes.grad_enabled = True
-        raw_saved = ctx._raw_saved
+        # The node keeps the Tensors, not forward's arrays. (Read from the instance dict:
+        # an attribute that falls back to a class default is a slow lookup.)
+        raw_saved = ctx.__dict__.pop("_raw_saved", None)
         if raw_saved is not None:
             ctx._saved = _saved_inputs(raw_saved, args, arrays)
-            del ctx._raw_saved      # the node keeps the Tensors, not forward's arrays
         if ANOMALY_STATE.enabled:
             ctx._record_trace()
         if type(out) is np.ndarray and "_non_differentiable" not in ctx.__dict__:
