@@ -155,6 +155,10 @@ class Function(Node):
         ctx._edges = edges          # set before forward: it may read needs_input_grad
         ctx._input_meta = metas
         ctx.needs_input_grad = tuple(needs)
+        # Set on the instance, not left to class defaults: CPython reads an instance's own
+        # attributes fastest, and testing ctx.__dict__ instead would build a dict per node.
+        ctx._raw_saved = None
+        ctx._non_differentiable = ()
         if modes is DEFAULT_MODES:
             modes = own_modes()
         modes.grad_enabled = False
@@ -162,14 +166,13 @@ class Function(Node):
             out = cls.forward(ctx, *(arrays if cls._arrays_in else args), **kwargs)
         finally:
             modes.grad_enabled = True
-        # The node keeps the Tensors, not forward's arrays. (Read from the instance dict:
-        # an attribute that falls back to a class default is a slow lookup.)
-        raw_saved = ctx.__dict__.pop("_raw_saved", None)
+        raw_saved = ctx._raw_saved      # the node keeps the Tensors, not forward's arrays
         if raw_saved is not None:
             ctx._saved = _saved_inputs(raw_saved, args, arrays)
+            ctx._raw_saved = None
         if ANOMALY_STATE.enabled:
             ctx._record_trace()
-        if type(out) is np.ndarray and "_non_differentiable" not in ctx.__dict__:
+        if type(out) is np.ndarray and not ctx._non_differentiable:
             differentiable = out.dtype.kind in "fcV"
             result = _wrap(out, differentiable, ctx if differentiable else None)
             if cls.saves_outputs:
@@ -216,7 +219,7 @@ def _wrap_outputs(out, ctx):
                        for o in outs)
         return result[0] if single else result
     dirty = getattr(ctx, "_dirty", ())
-    non_diff = getattr(ctx, "_non_differentiable", ())
+    non_diff = ctx._non_differentiable
     result = []
     metas = []
     for nr, o in enumerate(outs):
