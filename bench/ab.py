@@ -9,11 +9,19 @@ noise hits both alike; the figure reported is the median of the paired ratios
 
     python -m bench.ab HEAD~3                     # every workload, 7 repeats
     python -m bench.ab main op_forward mlp --repeats 9
+    python -m bench.ab HEAD~3 mlp --instructions  # CPU instructions per unit (valgrind)
+
+On a shared machine wall-clock ratios can swing by 2x between repeats. --instructions
+counts the CPU instructions a unit of work executes instead, under valgrind's callgrind
+(interpreter, NumPy and BLAS included; OpenBLAS on one thread): the same on every run, so
+one run per tree suffices. It sees the work done, not memory stalls or page faults.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,19 +38,30 @@ WORKLOADS = {
 }
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Run in the child: time one workload on the ember found first on sys.path. Embers before
+# Run in a child: set up one workload on the ember found first on sys.path. Embers before
 # the layered core tuned glibc's malloc on import; later ones do it on request, so the
 # child requests it, and both trees run with the same allocator settings.
-_CHILD = """
+_CHILD_SETUP = """
 import importlib, sys
 import ember
 tune = getattr(ember.backends.cpu, "tune_malloc", None)
 if tune is not None:
     tune()
-from bench.runner import time_call
-module, function, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+module, function = sys.argv[1], sys.argv[2]
 step, units = getattr(importlib.import_module(module), function)(ember)
-print(time_call(step, seconds) / units)
+"""
+# ... then time it,
+_CHILD = _CHILD_SETUP + """
+from bench.runner import time_call
+print(time_call(step, float(sys.argv[3])) / units)
+"""
+# ... or run it a number of times (after a warm-up call), under callgrind: the parent
+# subtracts a run of 0 steps, leaving the steps' own instructions.
+_CHILD_COUNT = _CHILD_SETUP + """
+step()
+for _ in range(int(sys.argv[3])):
+    step()
+print(units)
 """
 
 
@@ -56,6 +75,28 @@ def time_in_tree(tree: str, workload: str, seconds: float) -> float:
     return float(result.stdout.split()[-1])
 
 
+_COUNT_STEPS = {"op_forward": 20, "op_forward_backward": 20, "mlp": 5, "mnist_cnn": 2,
+                "lstm_lm": 2, "resnet18": 1}
+
+
+def instructions_in_tree(tree: str, workload: str) -> float:
+    """CPU instructions per unit of `workload` on `tree`'s ember, counted by callgrind."""
+    module, function = WORKLOADS[workload]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([tree, _HERE]), OPENBLAS_NUM_THREADS="1")
+
+    def count(steps: int) -> tuple[int, int]:
+        result = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+             "-c", _CHILD_COUNT, module, function, str(steps)],
+            env=env, capture_output=True, text=True, check=True, cwd=tree)
+        collected = re.search(r"Collected : (\d+)", result.stderr)
+        return int(collected.group(1)), int(result.stdout.split()[-1])
+
+    steps = _COUNT_STEPS[workload]
+    (baseline, _), (total, units) = count(0), count(steps)
+    return (total - baseline) / (steps * units)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.ab", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -65,18 +106,32 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--seconds", type=float, default=1.0,
                         help="timing budget of one measurement")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count CPU instructions under valgrind instead of timing")
     options = parser.parse_args(argv)
     unknown = set(options.workloads) - set(WORKLOADS)
     if unknown:
         parser.error(f"unknown workloads: {', '.join(sorted(unknown))}")
+    if options.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind (e.g. apt install valgrind)")
     with tempfile.TemporaryDirectory(prefix="ember-ab-") as folder:
         old = os.path.join(folder, "old")
         subprocess.run(["git", "-C", _HERE, "worktree", "add", "--detach", "-q", old,
                         options.rev], check=True)
         try:
-            print(f"# ember at {options.rev} (old) vs this checkout (new), "
-                  f"{options.repeats} alternating repeats")
+            if options.instructions:
+                print(f"# ember at {options.rev} (old) vs this checkout (new), "
+                      "CPU instructions per unit (callgrind)")
+            else:
+                print(f"# ember at {options.rev} (old) vs this checkout (new), "
+                      f"{options.repeats} alternating repeats")
             for workload in options.workloads or list(WORKLOADS):
+                if options.instructions:
+                    old_count = instructions_in_tree(old, workload)
+                    new_count = instructions_in_tree(_HERE, workload)
+                    print(f"{workload:<22} old {old_count:,.0f}  new {new_count:,.0f}  "
+                          f"new/old {new_count / old_count:.3f}")
+                    continue
                 ratios = []
                 for _ in range(options.repeats):
                     old_time = time_in_tree(old, workload, options.seconds)
