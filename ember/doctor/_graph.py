@@ -2,11 +2,12 @@
 loss-accumulated-with-graph.
 
 loss-accumulated-with-graph: each backward() remembers the loss's node and the nodes just
-below it, with the optimizer step count. A scalar `a + b` whose graph reaches, within a
-few nodes, a loss that was backpropagated before the latest optimizer step adds this
-iteration's value to a previous iteration's graph (`total += loss`). Sums within one
-iteration (`loss = loss_a + loss_b`, or a GAN's `errD_real + errD_fake` after their
-backward passes) are of the current step and stay silent.
+below it, with the optimizer step count and the backward pass's number. A scalar `a + b`
+where an operand is built from (not is) such a loss, found a few nodes below it, and that
+loss was backpropagated before the latest optimizer step and before the latest backward
+pass, adds to a value that holds an earlier iteration's graph (`total += loss`). Sums of
+the current iteration's losses (`loss_a + loss_b`, a GAN's `errD_real + errD_fake`,
+before or after the step) do not meet all three conditions and stay silent.
 """
 from __future__ import annotations
 
@@ -42,17 +43,18 @@ class GraphChecks:
 
     def __init__(self, doctor):
         self.doctor = doctor
-        self.losses: dict[int, tuple] = {}     # id(node) -> (node, doctor.steps at backward)
+        # id(node) -> (node, doctor.steps, doctor.backwards) at its backward pass
+        self.losses: dict[int, tuple] = {}
 
     def before_backward(self, tensors) -> None:
-        steps = self.doctor.steps
-        for key in [k for k, (_, made) in self.losses.items() if made < steps - 1]:
+        steps, number = self.doctor.steps, self.doctor.backwards
+        for key in [k for k, seen in self.losses.items() if seen[1] < steps - 1]:
             del self.losses[key]
         for t in tensors:
             node = t.grad_fn
             if node is not None:
                 for n in _nodes_below(node, 1):
-                    self.losses[id(n)] = (n, steps)
+                    self.losses[id(n)] = (n, steps, number)
             self._check_finite(t)
 
     def add(self, a, b) -> None:
@@ -61,10 +63,12 @@ class GraphChecks:
                 self._check_accumulation(x.grad_fn)
 
     def _check_accumulation(self, node) -> None:
-        steps = self.doctor.steps
-        for n in _nodes_below(node, _DEPTH):
+        steps, latest = self.doctor.steps, self.doctor.backwards - 1
+        below = _nodes_below(node, _DEPTH)
+        next(below)     # the operand itself may be a loss: a sum of this iteration's losses
+        for n in below:
             seen = self.losses.get(id(n))
-            if seen is not None and seen[0] is n and seen[1] < steps:
+            if seen is not None and seen[0] is n and seen[1] < steps and seen[2] < latest:
                 self.doctor.report.add("loss-accumulated-with-graph",
                                        LOSS_ACCUMULATED_WITH_GRAPH)
                 return
