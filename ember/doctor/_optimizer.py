@@ -41,13 +41,14 @@ def _holds_values(grad) -> bool:
 
 
 class _Used:
-    """A parameter and the gradient tensor the last step() used; `reused` once a backward
-    pass started while that gradient was still there, uncleared."""
+    """A parameter and (weakly: a gradient nobody else keeps was cleared, and its memory
+    goes back to be reused) the gradient tensor the last step() used; `reused` once a
+    backward pass started while that gradient was still there, uncleared."""
 
     __slots__ = ("param", "grad", "reused")
 
     def __init__(self, param, grad):
-        self.param, self.grad, self.reused = param, grad, False
+        self.param, self.grad, self.reused = param, weakref.ref(grad), False
 
 
 class OptimizerChecks:
@@ -64,7 +65,7 @@ class OptimizerChecks:
         """Forget gradients that were cleared since their step; mark the others reused."""
         for key, used in list(self.used.items()):
             grad = used.param.grad
-            if grad is not used.grad or not _holds_values(grad):
+            if grad is None or grad is not used.grad() or not _holds_values(grad):
                 del self.used[key]
             else:
                 used.reused = True
@@ -72,8 +73,8 @@ class OptimizerChecks:
     def before_step(self, optimizer: Optimizer) -> None:
         for p in _params(optimizer):
             used = self.used.get(id(p))
-            if used is not None and used.reused and p.grad is used.grad and \
-                    _holds_values(used.grad):
+            if used is not None and used.reused and p.grad is not None and \
+                    p.grad is used.grad() and _holds_values(p.grad):
                 self.doctor.report.add("missing-zero-grad", MISSING_ZERO_GRAD)
                 break
         if optimizer in self.stepped:   # every optimizer of the loop has stepped once by now
