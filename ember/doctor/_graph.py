@@ -25,6 +25,7 @@ LOSS_ACCUMULATED_WITH_GRAPH = (
     "instead: total += loss.item() (or loss.detach())")
 
 _DEPTH = 3      # nodes searched below an operand of `+` (total + loss * n: two levels)
+_KEPT_PASSES = 16   # backward passes whose losses are remembered
 
 
 def _nodes_below(node, depth: int):
@@ -48,9 +49,14 @@ class GraphChecks:
 
     def before_backward(self, tensors) -> None:
         steps, number = self.doctor.steps, self.doctor.backwards
-        for key in [k for k, seen in self.losses.items() if seen[1] < steps - 1]:
+        # a sum reaches back one step at most before it is caught; the cap on backward
+        # passes bounds the memory of programs that never step an optimizer
+        for key in [k for k, seen in self.losses.items()
+                    if seen[1] < steps - 1 or seen[2] < number - _KEPT_PASSES]:
             del self.losses[key]
         for t in tensors:
+            if not isinstance(t, Tensor):   # backward() raises its own error for it
+                continue
             node = t.grad_fn
             if node is not None:
                 for n in _nodes_below(node, 1):
