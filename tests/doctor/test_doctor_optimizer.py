@@ -155,3 +155,25 @@ def test_scheduler_before_optimizer(expect):
 
 def test_scheduler_after_optimizer_is_silent(expect):
     expect(SCHEDULED.format(before="pass", after="sched.step()"))
+
+
+def test_cleared_gradients_are_not_kept_alive():
+    """The doctor remembers a step's gradients weakly: zero_grad() frees them, as without it
+    (their memory is reused by the next backward pass)."""
+    import gc
+    import weakref
+
+    import ember
+    import ember.doctor
+    model = ember.nn.Linear(4, 3)
+    opt = ember.optim.SGD(model.parameters(), lr=0.1)
+    ember.doctor.enable()
+    try:
+        model(ember.randn(2, 4)).sum().backward()
+        opt.step()
+        grad = weakref.ref(model.weight.grad)
+        opt.zero_grad()
+        gc.collect()
+        assert grad() is None
+    finally:
+        ember.doctor.disable()
