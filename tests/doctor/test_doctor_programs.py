@@ -2,8 +2,9 @@
 
 A buggy script gets its finding on stderr at its own line, with stdout, exceptions and the
 exit status unchanged. Real programs print no finding: the PyTorch-examples-style programs
-of tests/programs (their harness starts them) and examples/mnist.py in its modes. They run
-two at a time: the machine has two cores.
+of tests/programs (their harness starts them), examples/mnist.py in its modes and
+examples/pytorch_mnist.py (PyTorch's own MNIST example). They run two at a time: the
+machine has two cores.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from doctor_scripts import marked_lines
+from examples.test_pytorch_mnist import SCRIPT as PYTORCH_MNIST, write_mnist
 from programs.test_programs import HERE as PROGRAMS_DIR, PROGRAMS, finish, start
 
 EXAMPLE = os.path.join(os.path.dirname(PROGRAMS_DIR), os.pardir, "examples", "mnist.py")
@@ -59,7 +61,7 @@ def test_doctor_flag_leaves_the_program_alone(tmp_path, ending, returncode):
     assert checked.stderr.split("\n", 1)[1] == plain.stderr
 
 
-def _silent_runs(save_dir) -> dict[str, list]:
+def _silent_runs(save_dir, mnist_dir) -> dict[str, list]:
     """name -> the command lines of a real program, shortened to a few steps (one job of
     one or more runs in a row)."""
     runs = {}
@@ -78,11 +80,14 @@ def _silent_runs(save_dir) -> dict[str, list]:
     keep = ["--save-dir", str(save_dir)]
     runs["mnist.py cnn, --resume"] = [[*common, *keep, "--epochs", "1"],
                                       [*common, *keep, "--epochs", "2", "--resume"]]
+    runs["pytorch_mnist.py"] = [[PYTORCH_MNIST, "--epochs", "2", "--batch-size", "32",
+                                 "--test-batch-size", "16", "--data-dir", str(mnist_dir)]]
     return runs
 
 
 def test_real_programs_print_no_finding(tmp_path):
-    runs = _silent_runs(tmp_path / "checkpoints")
+    write_mnist(str(tmp_path / "mnist"))
+    runs = _silent_runs(tmp_path / "checkpoints", tmp_path / "mnist")
 
     def run(name):
         folder = tmp_path / name.replace(" ", "_").replace(",", "")
@@ -92,7 +97,7 @@ def test_real_programs_print_no_finding(tmp_path):
 
     with ThreadPoolExecutor(2) as pool:
         results = [r for job in pool.map(run, runs) for r in job]
-    assert len(results) == len(PROGRAMS) - 1 + 3
+    assert len(results) == len(PROGRAMS) - 1 + 4
     for result in results:
         assert result.returncode == 0, result.describe()
         assert "ember doctor" not in result.stderr, result.describe()
