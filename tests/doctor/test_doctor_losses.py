@@ -13,12 +13,12 @@ x, y = torch.randn(16, 4), torch.randint(0, 3, (16,))
 
 @pytest.mark.parametrize("line", [
     "loss = F.cross_entropy(F.softmax(model(x), dim=1), y)  # <- softmax-into-cross-entropy",
-    "loss = nn.CrossEntropyLoss()(nn.Softmax(dim=1)(model(x)), y)  "
-    "# <- softmax-into-cross-entropy",
+    ("loss = nn.CrossEntropyLoss()(nn.Softmax(dim=1)(model(x)), y)  "
+     "# <- softmax-into-cross-entropy"),
     "loss = F.cross_entropy(model(x).log_softmax(1), y)  # <- softmax-into-cross-entropy",
     # through a reshape, as a sequence model's (B*T, C) view
-    "loss = F.cross_entropy(model(x).softmax(-1).view(16, 3), y)  "
-    "# <- softmax-into-cross-entropy",
+    ("loss = F.cross_entropy(model(x).softmax(-1).view(16, 3), y)  "
+     "# <- softmax-into-cross-entropy"),
     "loss = F.nll_loss(model(x), y)  # <- softmax-into-cross-entropy",
     "loss = nn.NLLLoss()(F.softmax(model(x), 1), y)  # <- softmax-into-cross-entropy",
     # fixed twins
@@ -42,10 +42,10 @@ with torch.no_grad():
 
 
 @pytest.mark.parametrize("line", [
-    "loss = F.binary_cross_entropy_with_logits(torch.sigmoid(model(x)), t)  "
-    "# <- sigmoid-into-bce-with-logits",
-    "loss = nn.BCEWithLogitsLoss()(nn.Sigmoid()(model(x)), t)  "
-    "# <- sigmoid-into-bce-with-logits",
+    ("loss = F.binary_cross_entropy_with_logits(torch.sigmoid(model(x)), t)  "
+     "# <- sigmoid-into-bce-with-logits"),
+    ("loss = nn.BCEWithLogitsLoss()(nn.Sigmoid()(model(x)), t)  "
+     "# <- sigmoid-into-bce-with-logits"),
     "loss = F.binary_cross_entropy_with_logits(model(x), t)",
     "loss = F.binary_cross_entropy(torch.sigmoid(model(x)), t)",
 ])

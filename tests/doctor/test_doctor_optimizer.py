@@ -121,8 +121,8 @@ for step in range(3):
     # training only the head while the body's gradients are computed but not used
     "opts = [torch.optim.SGD(model[2].parameters(), lr=0.1)]",
     # two optimizers sharing one model, stepped one after the other
-    "opts = [torch.optim.SGD(model[0].parameters(), lr=0.1), "
-    "torch.optim.Adam(model[2].parameters(), lr=1e-3)]",
+    ("opts = [torch.optim.SGD(model[0].parameters(), lr=0.1), "
+     "torch.optim.Adam(model[2].parameters(), lr=1e-3)]"),
 ])
 def test_params_left_out_on_purpose_are_silent(expect, optimizers):
     expect(MODEL + optimizers + """
