@@ -1,9 +1,11 @@
-"""python -m bench [--tune-malloc] [suite ...]: run the side-by-side benchmarks (all
-suites by default).
+"""python -m bench [--tune-malloc] [--doctor] [suite ...]: run the side-by-side benchmarks
+(all suites by default).
 
 By default glibc's malloc is left as it is, since torch runs in the same process and
 would share any tuning. --tune-malloc applies ember.backends.cpu.tune_malloc() first, as
-`ember run` does, so the figures show what ember's own command gets.
+`ember run` does, so the figures show what ember's own command gets. --doctor adds the
+`ember+doctor` column: ember with ember.doctor's checks on, as `ember run --doctor` runs
+(the nn suite's training steps show what the checks cost).
 """
 import importlib
 import platform
@@ -15,7 +17,10 @@ SUITES = ["core", "nn", "memory", "optim", "data", "distributed"]
 
 def main(argv) -> None:
     tuned = "--tune-malloc" in argv
-    suites = [a for a in argv if a != "--tune-malloc"] or SUITES
+    if "--doctor" in argv:
+        from bench.runner import DOCTOR, EXTRA_COLUMNS
+        EXTRA_COLUMNS.append(DOCTOR)
+    suites = [a for a in argv if a not in ("--tune-malloc", "--doctor")] or SUITES
     if tuned:
         from ember.backends.cpu import tune_malloc
         tune_malloc()

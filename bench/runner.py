@@ -8,7 +8,9 @@ many units of the reported quantity one call represents (e.g. 200 ops).
 Each workload runs three times over: on torch, on ember with its default kernels
 (numba's where it is installed, the ember[fast] extra), and as `ember[numpy]`: ember
 with `ember.backends.cpu.flags(kernels="numpy")` around its setup and every step, the
-NumPy reference kernels that an install without numba runs.
+NumPy reference kernels that an install without numba runs. `python -m bench --doctor`
+adds a fourth column, `ember+doctor`: ember with ember.doctor's checks on during setup and
+every step (one doctor session for the whole workload, as `ember run --doctor` keeps).
 """
 from __future__ import annotations
 
@@ -19,18 +21,22 @@ import time
 
 
 NUMPY_KERNELS = "ember[numpy]"   # ember on its NumPy kernels, the third column
+DOCTOR = "ember+doctor"          # ember with the doctor's checks on (--doctor)
 LIBS = ("torch", "ember", NUMPY_KERNELS)
+EXTRA_COLUMNS: list = []         # columns the command line adds to LIBS
 
 
 def load(name: str):
-    """The library module a column runs on (ember for both ember columns)."""
-    return importlib.import_module("ember" if name == NUMPY_KERNELS else name)
+    """The library module a column runs on (ember for every ember column)."""
+    return importlib.import_module("ember" if name in (NUMPY_KERNELS, DOCTOR) else name)
 
 
 def prepare(name: str, setup):
     """(step, units) of workload `setup` on column `name`: the ember[numpy] column sets
     up and runs every step with the NumPy kernels chosen."""
     lib = load(name)
+    if name == DOCTOR:
+        return _with_doctor(lib, setup)
     if name != NUMPY_KERNELS:
         return setup(lib)
     numpy_kernels = functools.partial(lib.backends.cpu.flags, kernels="numpy")
@@ -41,6 +47,22 @@ def prepare(name: str, setup):
         with numpy_kernels():
             return step()
     return step_on_numpy_kernels, units
+
+
+def _with_doctor(lib, setup):
+    """(step, units) of `setup` with one doctor session on around the setup and each step,
+    and off in between (the other columns run in this thread too)."""
+    from ember.doctor._doctor import Doctor
+    state, session = lib._modes.own(), Doctor()
+
+    def checked(fn):
+        state.doctor = session
+        try:
+            return fn()
+        finally:
+            state.doctor = None
+    step, units = checked(lambda: setup(lib))
+    return (lambda: checked(step)), units
 
 
 def time_call(step, min_seconds: float) -> float:
@@ -63,11 +85,13 @@ def time_call(step, min_seconds: float) -> float:
 
 
 def compare(name: str, setup, unit: str = "us/op", scale: float = 1e6,
-            min_seconds: float = 1.0, rounds: int = 3, libs=LIBS,
+            min_seconds: float = 1.0, rounds: int = 3, libs=None,
             higher_is_better: bool = False) -> dict:
     """Run `setup` on each library column, alternating rounds; print each column's best
     figure and each ember column's ratio to torch. Returns {column: figure} plus
-    {column + " ratio": ratio} for the ember columns."""
+    {column + " ratio": ratio} for the ember columns. The columns are LIBS and
+    EXTRA_COLUMNS unless `libs` names others."""
+    libs = libs or (*LIBS, *EXTRA_COLUMNS)
     steps = {lib: prepare(lib, setup) for lib in libs}
     # Both libraries' module objects now sit in the process; freeze them so the garbage
     # collector does not rescan one library's heap while the other is being timed.

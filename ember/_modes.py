@@ -1,5 +1,7 @@
-"""The per-thread mode state every op reads: grad mode, inference mode, autocast, and the
-recorder that intercepts ops (the profiler's, later the exporter's and the compiler's).
+"""The per-thread mode state every op reads: grad mode, inference mode, autocast, the
+recorder that intercepts ops (the profiler's, later the exporter's and the compiler's), and
+the doctor's checks (ember.doctor) that the optimizer, module, loss and backward entry
+points consult.
 
 torch keeps these per thread: while one thread runs under `no_grad()`, another thread's
 `x * 2` still records `MulBackward0`. ember does the same with one `ModeState` object
@@ -26,7 +28,7 @@ class ModeState:
 
     __slots__ = ("grad_enabled", "inference", "autocast_enabled", "autocast_dtype",
                  "autocast_cuda_dtype", "autocast_cache_enabled", "autocast_nesting",
-                 "autocast_cache", "recorder")
+                 "autocast_cache", "recorder", "doctor")
 
     def __init__(self):
         self.grad_enabled = True
@@ -38,6 +40,7 @@ class ModeState:
         self.autocast_nesting = 0               # open autocast regions (the cache's life)
         self.autocast_cache = {}                # id(weight) -> (weight, its cast)
         self.recorder = None                    # intercepts Function.apply when set
+        self.doctor = None                      # ember.doctor's checks, when enabled
 
 
 DEFAULT = ModeState()

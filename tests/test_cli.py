@@ -164,8 +164,8 @@ def test_version_and_help(capsys):
     result = ember_cmd("--version")  # `python -m ember` itself
     assert result.stdout == f"ember {ember.version.ember_version}\n"
     for command, usage in [([], "usage: ember [-h] [--version] COMMAND ..."),
-                           (["run"], "usage: ember run [-h] (-m module | -c command | script) "
-                                     "[args ...]"),
+                           (["run"], "usage: ember run [-h] [--doctor] (-m module | -c command | "
+                                     "script) [args ...]"),
                            (["torchrun"], "usage: ember torchrun")]:
         with pytest.raises(SystemExit, match="0"):
             main([*command, "--help"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._data_conversion import array_from_data
+from .._modes import current
 from .._tensor import Tensor
 from . import engine
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
@@ -57,6 +58,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
              grad_variables=None, inputs=None) -> None:
     """Accumulate gradients of `tensors` into the `.grad` of the graph's leaves."""
     tensors = _as_tuple(tensors)
+    doctor = current().doctor
+    if doctor is not None:
+        doctor.backward(tensors)
     if grad_tensors is None:
         grad_tensors = grad_variables
     grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)

@@ -3,6 +3,7 @@
     ember run script.py [args...]    as `python script.py args...`
     ember run -m module [args...]    as `python -m module args...` (e.g. `-m pytest`)
     ember run -c "code" [args...]    as `python -c "code" args...`
+    ember run --doctor script.py     the same, with ember.doctor's checks on
 
 `import torch` and `import torchvision` resolve to ember (ember.compat). The code sees what
 Python would give it: `__name__ == "__main__"`, sys.argv ([script, args...], [module's
@@ -29,9 +30,13 @@ SCRIPT, MODULE, CODE = "script", "-m", "-c"
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="ember run", usage="ember run [-h] (-m module | -c command | script) [args ...]",
+        prog="ember run",
+        usage="ember run [-h] [--doctor] (-m module | -c command | script) [args ...]",
         description="Run Python code on ember, as `python` would: `import torch` and "
                     "`import torchvision` resolve to ember.")
+    parser.add_argument("--doctor", action="store_true", help="report silent training "
+                        "mistakes (missing zero_grad, softmax into cross_entropy, ...) on "
+                        "stderr, each at the line of the code that shows it")
     parser.add_argument("-m", metavar="module", help="run a library module as a script, "
                         "as `python -m module` (its arguments follow it)")
     parser.add_argument("-c", metavar="command", help="run the code in the string, as "
@@ -102,15 +107,18 @@ def code_traceback(exc: BaseException, caller: str | None = None):
     return tb
 
 
-def run(mode: str, target: str, args: list[str]) -> int:
-    """Run the code under the torch alias; its exit status (1 and its traceback on an
-    uncaught exception)."""
+def run(mode: str, target: str, args: list[str], doctor: bool = False) -> int:
+    """Run the code under the torch alias (with ember.doctor's checks on when `doctor`); its
+    exit status (1 and its traceback on an uncaught exception)."""
     if mode == SCRIPT and not os.path.exists(target):
         print(f"ember run: can't open file {os.path.abspath(target)!r}: [Errno 2] No such "
               "file or directory", file=sys.stderr)
         return 2
     compat.install()
     tune_malloc()       # ember runs the whole program: keeping freed blocks pays off
+    if doctor:
+        from .. import doctor as checks
+        checks.enable()
     try:
         run_target(mode, target, args)
     except Exception as error:  # SystemExit passes through: the code's exit status
@@ -127,9 +135,9 @@ def main(argv: list[str]) -> int:
     """`ember run ...`."""
     parser = _parser()
     options, mode, target, args = split_command_line(argv)
-    parser.parse_args(options)  # only --help is an option of the runner itself
+    runner = parser.parse_args(options)  # --help and --doctor are the runner's own options
     if mode is None:
         parser.error("one of -m module, -c command or a script is required")
     if target is None:
         parser.error(f"argument expected for the {mode} option")
-    return run(mode, target, args)
+    return run(mode, target, args, doctor=runner.doctor)

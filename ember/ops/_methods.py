@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 
+from .._modes import current
 from .._tensor import Tensor
 from . import (calculus, complex, creation, householder, indexing, linalg, lu, matrix_exp,
                pointwise, random, reduction, shape, softmax, sorting, special_functions,
@@ -53,7 +54,26 @@ for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, 
 # The hottest operators call their primitive's apply directly (bound once, here: no
 # keyword handling or attribute lookups on the way).
 _add, _sub, _mul = pointwise.Add.apply, pointwise.Sub.apply, pointwise.Mul.apply
-Tensor.__add__ = Tensor.__radd__ = lambda self, other: _add(self, other)
+
+
+def _plus(self, other):
+    """`self + other` (also `other + self`); ember.doctor looks for sums kept across
+    iterations."""
+    doctor = current().doctor
+    if doctor is not None:
+        doctor.add(self, other)
+    return _add(self, other)
+
+
+def _plus_in_place(self, other):
+    """`self += other`, watched by ember.doctor as `+` is."""
+    doctor = current().doctor
+    if doctor is not None:
+        doctor.add(self, other)
+    return _add_(self, other)
+
+
+Tensor.__add__ = Tensor.__radd__ = _plus
 Tensor.__sub__ = lambda self, other: _sub(self, other)
 Tensor.__rsub__ = pointwise.rsub
 Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: _mul(self, other)
@@ -74,7 +94,8 @@ Tensor.__lt__ = pointwise.lt
 Tensor.__le__ = pointwise.le
 Tensor.__gt__ = pointwise.gt
 Tensor.__ge__ = pointwise.ge
-Tensor.__iadd__ = Tensor.add_
+_add_ = Tensor.add_
+Tensor.__iadd__ = _plus_in_place
 Tensor.__isub__ = Tensor.sub_
 Tensor.__imul__ = Tensor.mul_
 Tensor.__itruediv__ = Tensor.div_

@@ -21,6 +21,7 @@ from functools import wraps
 from typing import Any, Iterable, Sequence
 from weakref import ref
 
+from .._modes import current as _current_modes
 from .._tensor import Tensor
 from .optimizer import Optimizer
 
@@ -142,6 +143,9 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch: int | None = None) -> None:
+        doctor = _current_modes().doctor
+        if doctor is not None and not self._is_initial:
+            doctor.scheduler_step(self)
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
                 warnings.warn(

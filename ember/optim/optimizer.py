@@ -23,6 +23,7 @@ import numpy as np
 from .._cpu.optim import lerp_ as _lerp_, weight_decayed as _weight_decay  # noqa: F401
 from .._cpu.parallel import parallel_for, split
 from .._cpu.tuning import OPTIMIZER_SLICE
+from .._modes import current as _current_modes
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import RemovableHandle
@@ -66,7 +67,8 @@ def _typename(obj) -> str:
 
 
 def _hooked_step(step: Callable) -> Callable:
-    """Wrap a subclass's step(): step hooks, the replaced-parameter check, no_grad."""
+    """Wrap a subclass's step(): step hooks, the replaced-parameter check, the doctor's
+    checks (ember.doctor), no_grad."""
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
@@ -78,8 +80,13 @@ def _hooked_step(step: Callable) -> Callable:
                                        f"(new_args, new_kwargs), but got {result}.")
                 args, kwargs = result
         self._warn_replaced_params()
+        doctor = _current_modes().doctor
+        if doctor is not None:
+            doctor.before_step(self)
         with no_grad():
             out = step(self, *args, **kwargs)
+        if doctor is not None:
+            doctor.after_step(self)
         for hook in chain(self._optimizer_step_post_hooks.values(),
                           _global_step_post_hooks.values()):
             hook(self, args, kwargs)

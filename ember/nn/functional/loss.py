@@ -19,6 +19,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._cpu import kernels
+from ..._modes import current as _current_modes
 from ..._cpu.softmax import at_targets, row_shift
 from ..._tensor import Tensor
 from ...autograd.function import Function
@@ -79,8 +80,13 @@ def _type_name(t: Tensor) -> str:
     return t.dtype.scalar_name
 
 
-def _warn_target_size(input: Tensor, target: Tensor) -> None:
+def _warn_target_size(input: Tensor, target: Tensor, loss: str) -> None:
+    """torch's warning for a regression loss whose target's shape is not the input's (and
+    ember.doctor's broadcast-loss-shape check)."""
     if target.shape != input.shape:
+        doctor = _current_modes().doctor
+        if doctor is not None:
+            doctor.regression(loss, input, target)
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
                       f"size ({input.size()}). This will likely lead to incorrect results due "
                       "to broadcasting. Please ensure they have the same size.", UserWarning,
@@ -152,7 +158,7 @@ def _weighted_error(error: Tensor, input: Tensor, weight, reduction: str,
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean (or sum, or none, as `reduction` says) of the absolute differences |input - target|."""
-    _warn_target_size(input, target)
+    _warn_target_size(input, target, "l1_loss")
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
     return _weighted_error((input - target).abs(), input, weight, reduction)
@@ -163,7 +169,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean (or sum, or none, as `reduction` says) of the squared differences (input - target)**2.
     """
-    _warn_target_size(input, target)
+    _warn_target_size(input, target, "mse_loss")
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
     diff = input - target
@@ -181,7 +187,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """Squared error divided by 2 * beta where |input - target| < beta, absolute error minus beta /
     2 elsewhere; reduced as `reduction` says."""
-    _warn_target_size(input, target)
+    _warn_target_size(input, target, "smooth_l1_loss")
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
     if beta < 0:
@@ -197,7 +203,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:
     """Huber loss: squared error / 2 where |input - target| <= delta, delta * (|error| - delta / 2)
     elsewhere (smooth_l1_loss times delta)."""
-    _warn_target_size(input, target)
+    _warn_target_size(input, target, "huber_loss")
     reduction = _check_reduction(reduction)
     _check_broadcast(input, target)
     if delta <= 0:
@@ -402,6 +408,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if input.ndim == 1:
         return _batched(nll_loss, input, target, reduction, weight=weight,
                         ignore_index=ignore_index)
+    doctor = _current_modes().doctor
+    if doctor is not None:
+        doctor.nll_loss(input)
     w = _check_class_weight(weight, input, input.shape[1])
     t = _class_targets(input, target, ignore_index)
     return NllLoss.apply(input, t, w, ignore_index, reduction)
@@ -525,6 +534,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if input.ndim == 1:
         return _batched(cross_entropy, input, target, reduction, weight=weight,
                         ignore_index=ignore_index, label_smoothing=label_smoothing)
+    doctor = _current_modes().doctor
+    if doctor is not None:
+        doctor.cross_entropy(input)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
@@ -611,6 +623,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
                          f"({input.size()})")
+    doctor = _current_modes().doctor
+    if doctor is not None:
+        doctor.bce_with_logits(input)
     # (1 - t) x + log_weight * log(1 + exp(-x)), the softplus computed without overflow
     softplus_neg = _softplus(-input)
     if pos_weight is not None:

@@ -15,6 +15,7 @@ from collections import OrderedDict, namedtuple
 
 from ... import _dtype
 from ..._device import check_device
+from ..._modes import current as _current_modes
 from ..._memory_format import preserve_format
 from ..._tensor import Tensor, parse_to_args
 from ..._naming import set_public_module
@@ -408,6 +409,9 @@ class Module:
         self."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
+        doctor = _current_modes().doctor
+        if doctor is not None:
+            doctor.mode_set()
         self.training = mode
         for module in self.children():
             module.train(mode)
@@ -588,10 +592,17 @@ class Module:
         return full, non_full
 
     def __call__(self, *args, **kwargs):
+        doctor = _current_modes().doctor
+        if doctor is not None:      # ember.doctor watches the call (it calls _call_impl)
+            return doctor.module_call(self, args, kwargs)
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks or
                 self._forward_pre_hooks or _global_backward_pre_hooks or
                 _global_backward_hooks or _global_forward_hooks or _global_forward_pre_hooks):
             return self.forward(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    def _call_impl(self, *args, **kwargs):
+        """The call: forward with the forward and backward hooks around it."""
         called_always = set()
         result = None
         try:
