@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._tensor import Tensor
 
 NAN_LOSS = (
-    "backward() was called on a loss that is {value} — find the op that first produced it "
-    "(torch.autograd.detect_anomaly() names it), e.g. log of 0, division by 0 or an "
-    "exploding learning rate")
+    "backward() was called on a loss that is {value}{source} — find the op that first "
+    "produced it (torch.autograd.detect_anomaly() names it), e.g. log of 0, division by 0 or "
+    "an exploding learning rate")
+FROM_OP = (", and the deepest op whose output the graph saved as non-finite is {op}"
+           "{inputs}")
+FROM_LEAF = ", and a leaf tensor (an input or a parameter) already held non-finite values"
 LOSS_ACCUMULATED_WITH_GRAPH = (
     "a loss that carries autograd history is added to a sum kept across iterations, which "
     "keeps every iteration's graph alive (memory grows each step) — accumulate a number "
@@ -83,5 +88,51 @@ class GraphChecks:
         if not t.is_floating_point() or t.numel() != 1:
             return
         value = float(t.detach())
-        if not math.isfinite(value):
-            self.doctor.report.add("nan-loss", NAN_LOSS.format(value=value))
+        if math.isfinite(value):
+            return
+        source = ""
+        if t.grad_fn is not None:
+            origin, from_finite = _first_non_finite(t.grad_fn)
+            if origin is _LEAF:
+                source = FROM_LEAF
+            elif origin is not None:
+                source = FROM_OP.format(op=origin.name(),
+                                        inputs=" from finite inputs" if from_finite else "")
+        self.doctor.report.add("nan-loss", NAN_LOSS.format(value=value, source=source))
+
+
+_LEAF = object()    # _first_non_finite's answer when a leaf tensor held the first bad value
+
+
+def _finite(array) -> bool:
+    return array.dtype.kind not in "fc" or bool(np.isfinite(array).all())
+
+
+def _first_non_finite(root):
+    """(node, from_finite): the deepest node below `root` whose output the graph saved for
+    backward as non-finite (saved by itself or by a node above it), and whether the inputs
+    it saved are all finite (then it made the first bad value). (_LEAF, False) when a saved
+    leaf tensor is non-finite; (None, False) when nothing saved shows one (an op that saves
+    nothing hides its output). Runs only for a non-finite loss: it walks the whole graph."""
+    producers, clean, seen, order = set(), set(), {root}, [root]
+    for node in order:          # breadth first: `order` grows while it is walked
+        inputs = [s.tensor for s in getattr(node, "_saved", ()) or ()
+                  if getattr(s, "tensor", None) is not None]
+        inputs_finite = True
+        for tensor in inputs:
+            if not _finite(tensor.numpy(force=True)):
+                inputs_finite = False
+                producers.add(_LEAF if tensor.grad_fn is None else tensor.grad_fn)
+        if inputs and inputs_finite:
+            clean.add(node)
+        for saved in getattr(node, "_outputs_saved", ()) or ():
+            if not _finite(saved.data):
+                producers.add(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                order.append(child)
+    if _LEAF in producers:
+        return _LEAF, False
+    found = [node for node in order if node in producers]
+    return (found[-1], found[-1] in clean) if found else (None, False)

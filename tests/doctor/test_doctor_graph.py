@@ -30,6 +30,26 @@ for step in range(2):
         assert found[0].count == 2 and "detect_anomaly" in found[0].message
 
 
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("loss, named", [
+    # both factors saved by the product: log's output is seen, and its saved input is finite
+    ("(torch.log(model(x)) * model(x)).sum()", "is LogBackward0 from finite inputs"),
+    # sqrt saves only its output: seen non-finite, its inputs unknown
+    ("(torch.sqrt(model(x)) * model(x)).sum()", "is SqrtBackward0 —"),
+    ("(w * w).sum()", "a leaf tensor (an input or a parameter) already held non-finite"),
+    # a product with a constant saves nothing of log's output: nothing to name
+    ("(torch.log(model(x)) * 2).sum()", "is nan — find the op"),
+])
+def test_nan_loss_names_what_the_graph_shows(expect, loss, named):
+    found = expect(MODEL + f"""
+w = nn.Parameter(torch.tensor([float("nan"), 1.0]))
+loss = {loss}
+loss.backward()  # <- nan-loss
+""")
+    assert named in found[0].message
+
+
 TRAIN = MODEL + """
 total = 0
 for step in range(3):
