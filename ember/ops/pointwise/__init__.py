@@ -19,7 +19,7 @@ from . import arithmetic, binary, unary
 from ._common import (_F32, _LOW_PRECISION, _cast, _check_broadcast, _check_int_divisor,  # noqa: F401
                       _compute, _float_result_type, _save_operands, _saved_operands, _scalar,
                       _unsupported, _with_out, _zeros_like, data_of, float_math, operands,
-                      result_type, scalar_type_name, to_float, zero_unless)
+                      result_type, scalar_type_name, to_float)
 from .arithmetic import *  # noqa: F401,F403
 from .arithmetic import (Add, Clone, Div, Mul, Neg, Pow, Sub, ToCopy, _nondiff_binary,  # noqa: F401
                          clone, reflected_div, rsub, to, to_dtype)

@@ -86,17 +86,6 @@ def float_math(fn, x: np.ndarray, *args) -> np.ndarray:
     return fn(x, *args)
 
 
-def zero_unless(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """values where `keep` (bool) holds and +0 elsewhere, NaN and inf included: the bits
-    ANDed with an all-ones/all-zeros mask. NumPy's masked selection (np.where, boolean
-    indexing) branches on every element and costs about ten times more on random masks."""
-    bits = np.dtype(f"u{values.itemsize}")
-    mask = keep.astype(bits)
-    np.negative(mask, out=mask)             # 1 -> all ones (unsigned wrap-around)
-    np.bitwise_and(values.view(bits), mask, out=mask)
-    return mask.view(values.dtype)
-
-
 def to_float(x: np.ndarray) -> np.ndarray:
     """Integer and bool inputs of float-valued ops become the default dtype, as in torch."""
     if x.dtype.kind in "biu":

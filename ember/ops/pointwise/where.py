@@ -6,10 +6,11 @@ import warnings
 
 import numpy as np
 
+from ..._cpu.mask import zero_unless
 from ..._dtype import scalar_type_name
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ._common import _with_out, operands, zero_unless
+from ._common import _with_out, operands
 
 __all__ = ["where"]
 
