@@ -56,24 +56,18 @@ for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, 
 _add, _sub, _mul = pointwise.Add.apply, pointwise.Sub.apply, pointwise.Mul.apply
 
 
-def _plus(self, other):
-    """`self + other` (also `other + self`); ember.doctor looks for sums kept across
-    iterations."""
-    doctor = current().doctor
-    if doctor is not None:
-        doctor.add(self, other)
-    return _add(self, other)
+def _watched_sum(add):
+    """`add` as a `+`/`+=` operator that ember.doctor, when on, sees first (it looks for
+    sums kept across iterations)."""
+    def operator(self, other):
+        doctor = current().doctor
+        if doctor is not None:
+            doctor.add(self, other)
+        return add(self, other)
+    return operator
 
 
-def _plus_in_place(self, other):
-    """`self += other`, watched by ember.doctor as `+` is."""
-    doctor = current().doctor
-    if doctor is not None:
-        doctor.add(self, other)
-    return _add_(self, other)
-
-
-Tensor.__add__ = Tensor.__radd__ = _plus
+Tensor.__add__ = Tensor.__radd__ = _watched_sum(_add)
 Tensor.__sub__ = lambda self, other: _sub(self, other)
 Tensor.__rsub__ = pointwise.rsub
 Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: _mul(self, other)
@@ -94,8 +88,7 @@ Tensor.__lt__ = pointwise.lt
 Tensor.__le__ = pointwise.le
 Tensor.__gt__ = pointwise.gt
 Tensor.__ge__ = pointwise.ge
-_add_ = Tensor.add_
-Tensor.__iadd__ = _plus_in_place
+Tensor.__iadd__ = _watched_sum(Tensor.add_)
 Tensor.__isub__ = Tensor.sub_
 Tensor.__imul__ = Tensor.mul_
 Tensor.__itruediv__ = Tensor.div_
