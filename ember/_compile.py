@@ -1,44 +1,27 @@
-"""torch.compile: accepted, and run eagerly.
+"""torch.compile: trace a call once, replay it as a plan of NumPy calls afterwards.
 
-ember has no graph compiler: every op already runs as NumPy calls. compile() still
-returns what torch returns, so that code written for torch behaves the same:
-- a Module comes back wrapped in an OptimizedModule whose only child is `_orig_mod`.
-  Its state_dict keys therefore start with "_orig_mod." as in torch (a classic pitfall
-  when such a checkpoint is loaded into the plain model); attributes read through to the
-  wrapped module;
-- a function comes back wrapped in a function;
-- mode and backend names are checked as torch checks them.
+The front door only: it checks torch's options and wraps the callable. The machinery is
+in ember/_dynamo (see its docstring and docs/compile.md):
+- a Module comes back as an OptimizedModule whose only child is `_orig_mod` (its
+  state_dict keys start with "_orig_mod.", as in torch: a classic pitfall when such a
+  checkpoint is loaded into the plain model); attributes read through to the module;
+- a function comes back as a CompiledFunction (functools.wraps'd);
+- Module.compile() compiles the module's own call in place (its keys keep their names).
+The "eager" and "aot_eager" backends, and disable=True, run eagerly as in torch.
 """
 from __future__ import annotations
 
 import functools
 from typing import Callable
 
+from ._dynamo.eval_frame import CompiledFunction, OptimizedModule
 from .nn.modules.module import Module
 
 __all__ = ["compile"]
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
-_BACKENDS = ("inductor", "eager", "aot_eager", "cudagraphs", "openxla", "tvm", "onnxrt")
-
-
-class OptimizedModule(Module):
-    """A compiled module: calls run the wrapped module (with its hooks)."""
-
-    def __init__(self, mod: Module) -> None:
-        super().__init__()
-        self._orig_mod = mod
-
-    def forward(self, *args, **kwargs):
-        return self._orig_mod(*args, **kwargs)
-
-    def __getattr__(self, name: str):
-        try:
-            return super().__getattr__(name)
-        except AttributeError:
-            if name == "_orig_mod":           # not registered yet (during construction)
-                raise
-            return getattr(self._orig_mod, name)
+BACKENDS = ("inductor", "eager", "aot_eager", "cudagraphs", "openxla", "tvm", "onnxrt")
+_EAGER_BACKENDS = ("eager", "aot_eager")
 
 
 def _check_options(backend, mode, options) -> None:
@@ -47,7 +30,7 @@ def _check_options(backend, mode, options) -> None:
                            "specified at the same time.")
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
-    if isinstance(backend, str) and backend not in _BACKENDS:
+    if isinstance(backend, str) and backend not in BACKENDS:
         raise RuntimeError(f"Invalid backend: '{backend}', see "
                            "`torch._dynamo.list_backends()` for available backends.")
 
@@ -56,9 +39,12 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic=N
             backend="inductor", mode: str | None = None, options: dict | None = None,
             name: str | None = None, disable: bool = False, recompile_limit=None,
             isolate_recompiles: bool = False, shapes_spec=None):
-    """Return `model` ready to call as torch.compile does (an OptimizedModule for a
-    Module, a wrapper for a function); ember runs it eagerly. Without a model, return a
-    decorator."""
+    """Return `model` compiled as torch.compile does (an OptimizedModule for a Module, a
+    CompiledFunction for a function); without a model, a decorator.
+
+    ember reads fullgraph (a graph break is an error) and recompile_limit; mode, options,
+    dynamic (ember guards on exact shapes: a new shape traces again) and the other
+    options are checked and otherwise ignored; a callable backend runs eagerly."""
     _check_options(backend, mode, options)
     if model is None:
         return functools.partial(compile, fullgraph=fullgraph, dynamic=dynamic,
@@ -71,19 +57,33 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic=N
                              "provided.")
     if disable:
         return model
+    if not isinstance(backend, str) or backend in _EAGER_BACKENDS:
+        compiled = _EagerCall(model)
+    else:
+        compiled = CompiledFunction(model, fullgraph=fullgraph, recompile_limit=recompile_limit)
     if isinstance(model, Module):
-        return OptimizedModule(model)
-
-    @functools.wraps(model)
-    def compiled(*args, **kwargs):
-        return model(*args, **kwargs)
+        return OptimizedModule(model, compiled)
     return compiled
 
 
+class _EagerCall:
+    """The "eager" backends: the callable, run as it is."""
+
+    def __init__(self, fn):
+        self._fn = fn
+        functools.update_wrapper(self, fn, updated=())
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+
 def _module_compile(self, *args, **kwargs) -> None:
-    """torch compiles the module's __call__ in place (its state_dict keys keep their
-    names, unlike torch.compile(module)); ember checks the options and runs eagerly."""
-    compile(self.forward, *args, **kwargs)
+    """Compile the module's call in place, as torch does: later calls of the module
+    replay plans, its state_dict keys keep their names (unlike torch.compile(module))."""
+    compiled = compile(self._call_impl, *args, **kwargs)
+    if isinstance(compiled, CompiledFunction):
+        compiled._module = self
+    self.__dict__["_compiled_call"] = compiled
 
 
 # Module.compile is bound here, by the layer that implements compiling.

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from . import _dtype
-from ._tensor import Tensor, bind_methods
+from ._tensor import Tensor, _python_value, bind_methods
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
@@ -307,6 +307,7 @@ def sparse_coo_repr(indices: np.ndarray, values: np.ndarray, shape: tuple, dt: _
 
 
 def _tensor_repr_method(self, *, tensor_contents=None) -> str:
+    _python_value("repr", "text", self)
     return tensor_repr(self)
 
 

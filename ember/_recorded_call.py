@@ -24,3 +24,17 @@ def recorded_call(fn):
             return fn(*args, **kwargs)
         return record(call, args, kwargs)
     return call
+
+
+def replayed_call(fn):
+    """Decorator of a call that changes Python state rather than computing a tensor (an
+    optimizer's step, zero_grad, a scheduler's step, a batch norm's running statistics):
+    a recorder with `record_replayed_call` (ember's compile tracer) runs it and replays it
+    whole on every later call, instead of seeing only the ops inside it."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        record = getattr(modes().recorder, "record_replayed_call", None)
+        if record is None:
+            return fn(*args, **kwargs)
+        return record(fn, args, kwargs)
+    return call

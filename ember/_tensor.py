@@ -373,6 +373,7 @@ class Tensor(StorageMethods):
         """The NumPy array sharing this tensor's memory; refuses tensors that require grad unless
         force=True."""
         if not force:   # force=True skips the checks: it is the fast read for library code
+            _python_value("numpy", "NumPy array", self)
             if self._requires_grad:
                 raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                    "tensor.detach().numpy() instead.")
@@ -381,6 +382,7 @@ class Tensor(StorageMethods):
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        _python_value("__array__", "NumPy array", self)
         data = self._data
         return data if dtype is None else data.astype(dtype)
 

@@ -12,6 +12,7 @@ import sys
 from collections import OrderedDict
 
 from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
+from .._modes import current as current_modes
 from . import anomaly_mode
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -209,6 +210,9 @@ class AccumulateGrad(Node):
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
     def accumulate(self, grad, create_graph: bool) -> None:
+        record = getattr(current_modes().recorder, "record_accumulate", None)
+        if record is not None:      # compile's tracer replays the accumulation
+            return record(self, grad, create_graph)
         var = self.variable
         if var._grad is None:
             layout = grad_layout_for(var._data)

@@ -3,6 +3,7 @@ AccumulateGrad node of a leaf), hooks, retain_grad and backward(). They are boun
 Tensor here, in the autograd layer, since the tensor layer below knows no graph nodes."""
 from __future__ import annotations
 
+from .._modes import current as modes
 from .._tensor import bind_methods
 from .graph import AccumulateGrad
 
@@ -31,6 +32,9 @@ def register_hook(self, hook):
     """hook(grad) -> None or a replacement gradient, called when the grad is computed."""
     if not self._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    record = getattr(modes().recorder, "record_hook", None)
+    if record is not None:      # compile's tracer cannot replay a hook
+        record("Tensor.register_hook")
     node, nr = self._edge()
     return node._add_tensor_hook(nr, hook)
 

@@ -31,6 +31,9 @@ def inplace(self, compute, *args) -> Tensor:
         snapshot = Tensor._wrap(self._data.copy(), self._requires_grad, self._grad_fn,
                                 self._output_nr)
         snapshot._accumulator = self._accumulator
+        record = getattr(modes().recorder, "record_snapshot", None)
+        if record is not None:      # compile's tracer replays the copy
+            record(snapshot, self)
         out = compute(snapshot, *args)
     else:
         out = compute(self, *args)

@@ -104,6 +104,7 @@ def _filled(size, fill, dtype, device, requires_grad) -> Tensor:
     return _finish(data, requires_grad)
 
 
+@recorded("zeros", factory=True)
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False) -> Tensor:
     """Tensor of the given size filled with 0 (size as separate ints or one sequence)."""
@@ -111,6 +112,7 @@ def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
     return _filled(size_argument(sizes, size, "zeros"), 0, dtype, device, requires_grad)
 
 
+@recorded("ones", factory=True)
 def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     """Tensor of the given size filled with 1 (size as separate ints or one sequence)."""
@@ -118,6 +120,7 @@ def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
     return _filled(size_argument(sizes, size, "ones"), 1, dtype, device, requires_grad)
 
 
+@recorded("empty", factory=True)
 def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, memory_format=contiguous_format) -> Tensor:
     """Tensor of the given size whose values are uninitialised memory."""
@@ -127,6 +130,7 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
     return t
 
 
+@recorded("full", factory=True)
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     """Tensor of shape `size` filled with fill_value; its dtype follows fill_value (bool, int or the
@@ -182,6 +186,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
                  layout)
 
 
+@recorded("arange", factory=True)
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False) -> Tensor:
     """Values start, start+step, ... below end; int64 unless an argument is a float."""
@@ -268,6 +273,7 @@ def _spaced(start, end, steps: int, dt: _dtype.dtype) -> np.ndarray:
     return values.astype(dt.numpy)
 
 
+@recorded("linspace", factory=True)
 def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     """`steps` evenly spaced values from start to end inclusive."""
@@ -289,6 +295,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
     return _finish(np.power(dt.numpy.type(base), exponents).astype(dt.numpy), requires_grad)
 
 
+@recorded("eye", factory=True)
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
         requires_grad=False) -> Tensor:
     """2-D tensor with ones on the diagonal and zeros elsewhere, n rows and m (default n) columns.

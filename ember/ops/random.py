@@ -36,6 +36,7 @@ def _make(data: np.ndarray, dtype: _dtype.dtype, requires_grad: bool) -> Tensor:
     return _finish(data.astype(dtype.numpy, copy=False), requires_grad)
 
 
+@recorded("rand", factory=True)
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
     """Tensor of the given size with values drawn uniformly from [0, 1)."""
@@ -48,6 +49,7 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
     return _make(data, dt, requires_grad)
 
 
+@recorded("randn", factory=True)
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False) -> Tensor:
     """Tensor of the given size with values drawn from the standard normal distribution."""
@@ -60,6 +62,7 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
     return _make(data, dt, requires_grad)
 
 
+@recorded("randint", factory=True)
 def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
             device=None, requires_grad=False) -> Tensor:
     """randint(high, size) or randint(low, high, size): integers in [low, high)."""

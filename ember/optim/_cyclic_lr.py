@@ -11,6 +11,7 @@ from typing import Any, Callable
 from .lr_scheduler import (LRScheduler, _Flag, _format_param, _group_values,
                            _set_group_value, _warn_get_lr_outside_step)
 from .optimizer import Optimizer
+from .._recorded_call import replayed_call
 
 
 def _init_cycle_momentum(scheduler: LRScheduler, optimizer: Optimizer, base_momentum,
@@ -164,6 +165,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base_lr in self.base_lrs]
 
+    @replayed_call
     def step(self, epoch=None) -> None:
         if epoch is None and self.last_epoch < 0:
             epoch = 0

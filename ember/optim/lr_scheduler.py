@@ -22,6 +22,7 @@ from typing import Any, Iterable, Sequence
 from weakref import ref
 
 from .._modes import current as _current_modes
+from .._recorded_call import replayed_call
 from .._tensor import Tensor
 from .optimizer import Optimizer
 
@@ -142,6 +143,7 @@ class LRScheduler:
         """The lrs for self.last_epoch (subclasses define it)."""
         raise NotImplementedError
 
+    @replayed_call
     def step(self, epoch: int | None = None) -> None:
         doctor = _current_modes().doctor
         if doctor is not None and not self._is_initial:
@@ -496,6 +498,7 @@ class SequentialLR(_Composite):
         elif hasattr(target, "last_epoch"):
             target.last_epoch -= 1
 
+    @replayed_call
     def step(self) -> None:
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
@@ -520,6 +523,7 @@ class ChainedScheduler(_Composite):
         self.optimizer = optimizer
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
 
+    @replayed_call
     def step(self) -> None:
         for scheduler in self._schedulers:
             scheduler.step()
@@ -561,6 +565,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
+    @replayed_call
     def step(self, metrics, epoch=None) -> None:
         current = float(metrics)
         if epoch is None:

@@ -24,6 +24,7 @@ from .._cpu.optim import lerp_ as _lerp_, weight_decayed as _weight_decay  # noq
 from .._cpu.parallel import parallel_for, split
 from .._cpu.tuning import OPTIMIZER_SLICE
 from .._modes import current as _current_modes
+from .._recorded_call import replayed_call
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import RemovableHandle
@@ -71,6 +72,7 @@ def _hooked_step(step: Callable) -> Callable:
     checks (ember.doctor), no_grad."""
 
     @functools.wraps(step)
+    @replayed_call
     def wrapper(self, *args, **kwargs):
         for hook in chain(_global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
@@ -206,6 +208,7 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
+    @replayed_call
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all optimized tensors (to None, or to zeros)."""
         for group in self.param_groups:

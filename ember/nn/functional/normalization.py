@@ -19,7 +19,7 @@ import numpy as np
 from ... import _dtype
 from ..._cpu import kernels
 from ..._memory_format import as_format, format_of
-from ..._recorded_call import recorded_call
+from ..._recorded_call import recorded_call, replayed_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
@@ -217,6 +217,7 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
     return y + bias.reshape(shape) if bias is not None else y
 
 
+@replayed_call
 def _update_running(stat: Tensor, batch_value: Tensor, momentum: float) -> None:
     with no_grad():
         data = stat._data_to_write()

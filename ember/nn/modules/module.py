@@ -19,6 +19,7 @@ from ..._modes import current as _current_modes
 from ..._memory_format import preserve_format
 from ..._tensor import Tensor, parse_to_args
 from ..._naming import set_public_module
+from ..._recorded_call import replayed_call
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, add_hook
 from ..parameter import Buffer, Parameter, is_lazy
@@ -427,6 +428,7 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
+    @replayed_call
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's gradient: to None (the default) or to zeros when
         set_to_none=False."""
@@ -591,14 +593,30 @@ class Module:
             non_full += self._backward_hooks.values()
         return full, non_full
 
+    _compiled_call = None       # set by Module.compile()
+
     def __call__(self, *args, **kwargs):
-        doctor = _current_modes().doctor
-        if doctor is not None:      # ember.doctor watches the call (it calls _call_impl)
-            return doctor.module_call(self, args, kwargs)
+        modes = _current_modes()
+        if modes.doctor is not None or modes.recorder is not None or \
+                self._compiled_call is not None:
+            return self._watched_call(modes, args, kwargs)
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks or
                 self._forward_pre_hooks or _global_backward_pre_hooks or
                 _global_backward_hooks or _global_forward_hooks or _global_forward_pre_hooks):
             return self.forward(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    def _watched_call(self, modes, args, kwargs):
+        """A call something watches: the module's compiled form (Module.compile), a
+        recorder that notes module calls (compile's tracer guards on their state), or
+        ember.doctor (which calls _call_impl itself)."""
+        if self._compiled_call is not None:
+            return self._compiled_call(*args, **kwargs)
+        record = getattr(modes.recorder, "record_module_call", None)
+        if record is not None:
+            record(self)
+        if modes.doctor is not None:
+            return modes.doctor.module_call(self, args, kwargs)
         return self._call_impl(*args, **kwargs)
 
     def _call_impl(self, *args, **kwargs):

@@ -1,0 +1,286 @@
+"""A traced call as straight-line Python: the plan compile replays.
+
+The tracer (`_tracer.py`) adds one statement per recorded event; `build` turns them into
+a function of the input arrays that returns the output arrays:
+
+    def plan(a0, a1):
+        a2 = L0._data                                       # a parameter, read at the start
+        c3 = new(_LinearFn); c3.needs_input_grad = K0
+        a4 = _LinearFn.forward(c3, a0, a2, a5)              # aten::linear
+        ...
+        return (a9,)
+
+Each op is its primitive's forward on arrays with a fresh ctx: no Tensor objects, no graph,
+no grad-mode or version bookkeeping. Names the statements use (classes, constants, the
+existing tensors read at the start, the calls replayed whole) live in the function's
+namespace; `source` is what `ember.compiler.explain` and `compiled.plan_source()` print.
+"""
+from __future__ import annotations
+
+import keyword
+
+import numpy as np
+
+from .._memory_format import copy_with_layout, grad_layout_for
+from .._tensor import Tensor
+
+
+def accumulate(var: Tensor, grad: np.ndarray, kept: bool) -> np.ndarray:
+    """Add `grad` into `var.grad` as the engine does (AccumulateGrad): the first gradient
+    becomes .grad (kept as it is if the traced call kept it, else copied in the leaf's
+    layout), later ones are added in place. Returns .grad's array."""
+    if var._grad is None:
+        if kept:
+            var._grad = Tensor._wrap(grad)
+        else:
+            var._grad = Tensor._wrap(copy_with_layout(grad, var._data,
+                                                      grad_layout_for(var._data)))
+    else:
+        var._grad._data += grad
+    return var._grad._data
+
+
+_BUILTINS = {"new": object.__new__, "asarray": np.asarray, "copyto": np.copyto,
+             "wrap": Tensor._wrap, "accumulate": accumulate}
+
+
+class Plan:
+    """The statements of a traced call, and the names they use."""
+
+    def __init__(self):
+        self.inputs = []            # names of the input arrays, in argument order
+        self.prologue = []          # arrays read from existing tensors when the plan starts
+        self.lines = []
+        self.namespace = dict(_BUILTINS)
+        self._ids = {}              # id(object) -> its name in the namespace
+        self._count = 0
+
+    def new_name(self, prefix: str = "a") -> str:
+        self._count += 1
+        return f"{prefix}{self._count}"
+
+    def add_input(self) -> str:
+        name = self.new_name()
+        self.inputs.append(name)
+        return name
+
+    def _global(self, value, hint: str) -> str:
+        """A namespace name for `value` (one per object)."""
+        name = self._ids.get(id(value))
+        if name is None:
+            base = "".join(c if c.isalnum() or c == "_" else "_" for c in hint) or "K"
+            if base[0].isdigit() or keyword.iskeyword(base):
+                base = "_" + base
+            name, n = base, 1
+            while name in self.namespace:
+                n += 1
+                name = f"{base}_{n}"
+            self.namespace[name] = value
+            self._ids[id(value)] = name
+        return name
+
+    def _const(self, value) -> str:
+        return repr(value) if _literal(value) else self._global(value, "K")
+
+    def _args(self, sources) -> list[str]:
+        out = []
+        for kind, value in sources:
+            if kind == "array":
+                out.append(value)
+            elif kind == "tensor":
+                out.append(f"wrap({value})")
+            elif kind == "sequence":
+                container, parts = value
+                items = "".join(f"{p}, " for p in self._args(parts))
+                out.append(f"({items})" if container is tuple else f"[{items}]")
+            else:
+                out.append(self._const(value))
+        return out
+
+    def _kwargs(self, kwargs: dict) -> list[str]:
+        return [f"**{self._global(kwargs, 'KW')}"] if kwargs else []
+
+    def _assign(self, call: str, outs, comment: str) -> None:
+        """`outs`: one (name, zero_dim) pair or a list of them (None for non-tensors)."""
+        if outs is None:
+            self.lines.append(f"{call}  # {comment}")
+        elif isinstance(outs, tuple):
+            name, zero_dim = outs
+            self.lines.append(f"{name} = {f'asarray({call})' if zero_dim else call}"
+                              f"  # {comment}")
+        else:
+            self.lines.append(f"o = {call}  # {comment}")
+            for i, out in enumerate(outs):
+                if out is not None:
+                    name, zero_dim = out
+                    self.lines.append(f"{name} = asarray(o[{i}])" if zero_dim
+                                      else f"{name} = o[{i}]")
+
+    def add_op(self, cls, sources, kwargs, ctx, outs) -> str | None:
+        """A primitive's forward on arrays; returns the name of its ctx if a recorded node
+        (ctx) may be read later (its saved arrays)."""
+        klass = self._global(cls, cls.__qualname__)
+        args = self._args(sources)
+        if ctx is None:
+            call = f"{klass}.forward(new({klass}), {', '.join(args + self._kwargs(kwargs))})"
+            self._assign(call, outs, cls.backward_name)
+            return None
+        ctx_name = self.new_name("c")
+        needs = self._const(tuple(ctx.needs_input_grad))
+        self.lines.append(f"{ctx_name} = new({klass}); {ctx_name}.needs_input_grad = {needs}")
+        call = f"{klass}.forward({', '.join([ctx_name] + args + self._kwargs(kwargs))})"
+        self._assign(call, outs, cls.backward_name)
+        return ctx_name
+
+    def add_tensor_op(self, cls, sources, kwargs, outs) -> None:
+        """An op that runs on Tensors (factories, ops without gradient, user Functions):
+        through apply, its result's arrays taken."""
+        klass = self._global(cls, cls.__qualname__)
+        call = f"{klass}.apply({', '.join(self._args(sources) + self._kwargs(kwargs))})"
+        self._assign_tensors(call, outs, cls.backward_name)
+
+    def _assign_tensors(self, call: str, outs, comment: str) -> None:
+        """Assign the arrays of a call's Tensor result(s)."""
+        if outs is None:
+            self._assign(call, None, comment)
+        elif isinstance(outs, tuple):
+            self._assign(f"{call}._data", outs, comment)
+        else:
+            self._assign(f"tuple(t if t is None else t._data for t in {call})", outs,
+                         comment)
+
+    def add_copy(self, target: str, source: str) -> None:
+        self.lines.append(f"copyto({target}, {source}, casting='unsafe')  # in-place write")
+
+    def add_snapshot(self, source: str) -> str:
+        name = self.new_name()
+        self.lines.append(f"{name} = {source}.copy()  # the value before an in-place op")
+        return name
+
+    def add_read(self, expression: str) -> str:
+        name = self.new_name()
+        self.lines.append(f"{name} = {expression}")
+        return name
+
+    def add_live(self, tensor: Tensor) -> str:
+        name = self.new_name()
+        self.prologue.append(f"{name} = {self._global(tensor, 'L')}._data")
+        return name
+
+    def add_accumulate(self, var: Tensor, grad: str, kept: bool) -> str:
+        name = self.new_name()
+        self.lines.append(f"{name} = accumulate({self._global(var, 'L')}, {grad}, {kept})"
+                          "  # into .grad")
+        return name
+
+    def add_call(self, fn, arg_sources, kwarg_sources, outs) -> None:
+        """A call replayed whole; `outs` as for add_tensor_op (None: no tensor result)."""
+        callee = self._global(fn, getattr(fn, "__qualname__", "call").replace(".", "_"))
+        args = self._args(arg_sources) + [f"{k}={v}" for k, v in
+                                          zip(kwarg_sources, self._args(kwarg_sources.values()))]
+        self._assign_tensors(f"{callee}({', '.join(args)})", outs, "replayed whole")
+
+    def build(self, outputs, op_names: list) -> "BuiltPlan":
+        returned = []
+        _collect_arrays(outputs, returned)
+        body = self.prologue + self.lines + [f"return ({''.join(n + ', ' for n in returned)})"]
+        source = (f"def plan({', '.join(self.inputs)}):\n" +
+                  "".join(f"    {line}\n" for line in body))
+        namespace = dict(self.namespace)
+        exec(compile(source, "<ember.compile plan>", "exec"), namespace)
+        return BuiltPlan(namespace["plan"], source, outputs, op_names)
+
+
+def _literal(value) -> bool:
+    """Whether repr(value) rebuilds value (numbers, strings, tuples of them)."""
+    if value is None or type(value) in (bool, int, str):
+        return True
+    if type(value) is float:
+        return bool(np.isfinite(value))
+    return type(value) is tuple and all(_literal(v) for v in value)
+
+
+def _collect_arrays(description, names: list) -> None:
+    kind = description[0]
+    if kind == "array":
+        names.append(description[1])
+    elif kind == "sequence":
+        for part in description[2]:
+            _collect_arrays(part, names)
+    elif kind == "dict":
+        for part in description[2].values():
+            _collect_arrays(part, names)
+
+
+class BuiltPlan:
+    """A plan ready to run: `run(arrays)` replays it and rebuilds the returned value."""
+
+    def __init__(self, function, source: str, outputs, op_names: list):
+        self.function = function
+        self.source = source
+        self.op_names = op_names        # the recorded ops and replayed calls, in order
+        self._outputs = outputs
+
+    def run(self, arrays):
+        results = iter(self.function(*arrays))
+        return _rebuild(self._outputs, results)
+
+    def difference(self, other: "BuiltPlan") -> str | None:
+        """How a second trace of the same signature differs from this one, or None. The
+        names of both plans must hold the same objects, or equal values where a call made
+        them afresh (a shape tuple, a gradient of ones): a value that differs is one the
+        plan would freeze, though each call computes it."""
+        if self.source != other.source:
+            return "the traced ops differ"
+        mine, theirs = self.function.__globals__, other.function.__globals__
+        for name, value in mine.items():
+            if name != "__builtins__" and name != "plan" and \
+                    not _same_constant(value, theirs[name]):
+                return f"{name} ({type(value).__name__}) differs"
+        return None
+
+
+def _same_constant(a, b, depth: int = 0) -> bool:
+    """Whether b, made by the second trace where the first made a, is the same constant."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or depth > 4:
+        return False
+    if isinstance(a, Tensor):
+        return a._requires_grad == b._requires_grad and _same_constant(a._data, b._data)
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and a.dtype == b.dtype and a.strides == b.strides and \
+            bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same_constant(x, y, depth + 1) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_constant(a[k], b[k], depth + 1) for k in a)
+    if isinstance(a, (int, float, complex, str, bytes, np.generic, np.dtype, slice, range)):
+        return bool(a == b) or (a != a and b != b)
+    if type(a).__eq__ is not object.__eq__:
+        return bool(a == b)
+    # Other objects made afresh by each call (a conv's geometry, an op's ctx): the same
+    # if everything they hold is.
+    return _same_constant(_fields(a), _fields(b), depth + 1)
+
+
+def _fields(obj) -> dict:
+    fields = dict(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        for slot in cls.__dict__.get("__slots__", ()):
+            if hasattr(obj, slot):
+                fields[slot] = getattr(obj, slot)
+    return fields
+
+
+def _rebuild(description, results):
+    kind = description[0]
+    if kind == "array":
+        return Tensor._wrap(next(results))
+    if kind == "sequence":
+        parts = [_rebuild(p, results) for p in description[2]]
+        cls = description[1]
+        return cls(parts) if cls in (tuple, list) else cls(*parts)
+    if kind == "dict":
+        return description[1]((k, _rebuild(p, results)) for k, p in description[2].items())
+    return description[1]

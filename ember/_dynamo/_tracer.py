@@ -1,0 +1,364 @@
+"""The recorder that captures one call of a compiled function as a plan.
+
+While a call is traced it runs eagerly, as it would without compile; the tracer sits in
+the thread's mode state (`ModeState.recorder`, the seam the profiler and the ONNX
+exporter use) and writes down, as lines of Python, everything that computes or changes
+tensor data:
+
+- each primitive op (`Function.apply`): a call of its forward on the arrays, with a fresh
+  ctx. Backward passes run inside the call are recorded the same way, since ember's
+  backward functions are themselves primitives;
+- the factories (zeros, randn ...), so that a replay makes new arrays and draws new
+  random numbers as eager code does;
+- in-place writes, the snapshots in-place ops take, and the accumulation of gradients
+  into `.grad`;
+- calls that change Python state rather than compute (an optimizer's step, zero_grad, a
+  scheduler's step, batch norm's running statistics), replayed whole (`replayed_call`).
+
+Arrays are named by identity: each array an op produced gets a name (`a7`); an array
+first met as the data of an existing tensor (a parameter, a buffer, a tensor from outside
+the call) is read from that tensor when the plan starts; one a node kept in its ctx (a
+mask, saved statistics) is read from the replayed op's ctx. Anything the plan cannot
+replay faithfully ends the trace with a reason (a graph break): tensor values leaving as
+Python values, hooks, module attributes the call changed, outside autograd history.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import numpy as np
+
+from .._modes import own as own_modes
+from .._tensor import Tensor
+from ..autograd.function import Function
+from ..autograd.graph import SavedTensor
+from ._plan import Plan
+
+# ctx attributes the autograd machinery sets: never arrays an op's backward reads.
+_NODE_FIELDS = frozenset({"_edges", "_input_meta", "needs_input_grad", "_saved", "_raw_saved",
+                          "_non_differentiable", "_outputs_saved", "_output_meta", "_dirty",
+                          "_anomaly_trace", "materialize_grads"})
+
+
+class GraphBreak(Exception):
+    """Raised inside a traced call when the plan cannot follow it (fullgraph=True)."""
+
+
+class Tracer:
+    """Records one call (see the module docstring); `plan()` gives the result."""
+
+    records_factories = True    # factories run as ops under this recorder (see `recorded`)
+
+    def __init__(self, fullgraph: bool = False):
+        self.fullgraph = fullgraph
+        self.break_reason = None        # why the call cannot be replayed, if it cannot
+        self.break_stack = None         # the user's source line of the break
+        self.backward_ran = False       # a backward pass reached leaves inside the call
+        self.modules = {}               # id -> (module, its state when first called)
+        self.op_names = []              # the recorded ops, for explain()
+        self._plan = Plan()
+        self._names = {}                # id(array) -> the plan's name of that array
+        self._in_ctx = {}               # id(array) -> expression reading it from a ctx
+        self._live = set()              # names of arrays read from existing tensors
+        self._keep = []                 # everything traced stays alive: ids stay unique
+        self._claimed = False
+
+    # -- start and end --------------------------------------------------------------
+    def add_input(self, tensor: Tensor) -> None:
+        name = self._plan.add_input()
+        self._name(tensor._data, name)
+
+    @contextlib.contextmanager
+    def installed(self):
+        """Record this thread's ops for the duration of the block."""
+        modes = own_modes()
+        previous, modes.recorder = modes.recorder, self
+        try:
+            yield self
+        finally:
+            modes.recorder = previous
+
+    @contextlib.contextmanager
+    def _suspended(self):
+        """Run a block the plan replays as a whole (or not at all) untraced."""
+        modes = own_modes()
+        previous, modes.recorder = modes.recorder, None
+        try:
+            yield
+        finally:
+            modes.recorder = previous
+
+    def finish(self, result):
+        """The plan of the traced call whose return value is `result`, or None when the call
+        broke the graph (see `break_reason`)."""
+        if self.break_reason is None:
+            for module, state in self.modules.values():
+                if module_state(module) != state:
+                    self.graph_break(f"the call changed attributes of {type(module).__name__} "
+                                     "(compile replays tensor operations, not Python state)")
+                    break
+        if self.break_reason is None:
+            outputs = self._outputs(result)
+            if self.break_reason is None:
+                return self._plan.build(outputs, self.op_names)
+        return None
+
+    def _outputs(self, value):
+        """The plan's description of the returned value: tensors as array names."""
+        if isinstance(value, Tensor):
+            if value._requires_grad and not self.backward_ran:
+                self.graph_break("the result requires grad: its autograd graph would be "
+                                 "used after the call")
+                return None
+            name = self._names.get(id(value._data))
+            if name is None or name in self._live:
+                return ("object", value)
+            return ("array", name)
+        if isinstance(value, (tuple, list)):
+            parts = [self._outputs(v) for v in value]
+            return ("sequence", type(value), parts)
+        if isinstance(value, dict):
+            return ("dict", type(value), {k: self._outputs(v) for k, v in value.items()})
+        return ("object", value)
+
+    # -- graph breaks -----------------------------------------------------------------
+    def graph_break(self, reason: str) -> None:
+        if self.break_reason is not None:
+            return
+        self.break_reason = reason
+        self.break_stack = _user_line()
+        own_modes().recorder = None     # the rest of the call runs untraced
+        if self.fullgraph:
+            raise GraphBreak(reason)
+
+    def record_python_value(self, op: str, kind: str, tensors: tuple) -> None:
+        what = {"text": "printed"}.get(kind, f"converted to a Python {kind}")
+        self.graph_break(f"a tensor was {what} (Tensor.{op}): the rest of the call depends "
+                         "on tensor values")
+
+    def record_hook(self, what: str) -> None:
+        self.graph_break(f"{what}: a hook registered inside the call")
+
+    def record_module_call(self, module) -> None:
+        if id(module) not in self.modules:
+            if _has_hooks(module):
+                self.graph_break(f"{type(module).__name__} has forward or backward hooks")
+                return
+            self.modules[id(module)] = (module, module_state(module))
+
+    # -- ops --------------------------------------------------------------------------
+    def wants(self) -> bool:
+        if self._claimed:               # the apply that record_op itself makes
+            self._claimed = False
+            return False
+        return True
+
+    def record_op(self, cls, args, kwargs):
+        if not cls._arrays_in:
+            return self._record_tensor_op(cls, args, kwargs)
+        sources = [self._source(a) for a in args]
+        self._check_kwargs(cls, kwargs)
+        self._claimed = True
+        result = cls.apply(*args, **kwargs)
+        if self.break_reason is not None:
+            return result
+        outs = result if isinstance(result, tuple) else (result,)
+        ctx = None
+        for o in outs:
+            if isinstance(o, Tensor) and type(o._grad_fn) is cls:
+                ctx = o._grad_fn
+                break
+        ctx_name = self._plan.add_op(cls, sources, kwargs, ctx, self._out_names(result))
+        if ctx is not None:
+            self._name(ctx, ctx_name)   # backward ops may take the node itself
+            self._note_ctx_arrays(ctx, ctx_name)
+        self.op_names.append(cls.backward_name)
+        return result
+
+    def _record_tensor_op(self, cls, args, kwargs):
+        """An op whose forward runs ember code on the Tensors themselves (factories,
+        ops without gradient, checkpointing, user Functions): replayed through apply, its
+        own ops untraced."""
+        sources = [self._source(a, as_tensor=True) for a in args]
+        self._check_kwargs(cls, kwargs)
+        with self._suspended():
+            result = cls.apply(*args, **kwargs)
+        if self.break_reason is not None:
+            return result
+        outs = result if isinstance(result, tuple) else (result,)
+        if not cls._is_primitive and any(isinstance(o, Tensor) and o._grad_fn is not None
+                                         for o in outs):
+            self.graph_break(f"custom autograd.Function {cls.__qualname__} with a graph: its "
+                             "backward is user code compile does not trace")
+            return result
+        self._plan.add_tensor_op(cls, sources, kwargs, self._out_names(result))
+        self.op_names.append(cls.backward_name)
+        return result
+
+    def _check_kwargs(self, cls, kwargs) -> None:
+        if any(isinstance(v, Tensor) for v in kwargs.values()):
+            self.graph_break(f"{cls.__qualname__} got a tensor as a keyword argument")
+
+    def _out_names(self, result):
+        """Name each output array; None for outputs that are not tensors."""
+        outs = result if isinstance(result, tuple) else (result,)
+        names = []
+        for o in outs:
+            if isinstance(o, Tensor):
+                names.append((self._plan.new_name(), o._data.ndim == 0))
+                self._name(o._data, names[-1][0])
+            else:
+                names.append(None)
+        return names if isinstance(result, tuple) else names[0]
+
+    def record_inplace(self, tensor: Tensor, result: Tensor) -> None:
+        self._plan.add_copy(self._array(tensor._data, tensor), self._array(result._data, result))
+
+    def record_snapshot(self, snapshot: Tensor, tensor: Tensor) -> None:
+        source = self._array(tensor._data, tensor)
+        self._name(snapshot._data, self._plan.add_snapshot(source))
+
+    def record_accumulate(self, node, grad: Tensor, create_graph: bool) -> None:
+        var = node.variable
+        if node._pre_hooks or node._post_hooks or node._tensor_hooks:
+            self.graph_break("a hook on a leaf's gradient")
+        elif create_graph:
+            self.graph_break("backward(create_graph=True) accumulating into .grad")
+        grad_name = self._array(grad._data, grad)
+        with self._suspended():
+            node.accumulate(grad, create_graph)
+        if self.break_reason is None:
+            self.backward_ran = True
+            kept = var._grad._data is grad._data
+            self._name(var._grad._data, self._plan.add_accumulate(var, grad_name, kept))
+
+    def record_replayed_call(self, fn, args, kwargs):
+        arg_sources = [self._call_source(a) for a in args]
+        kwarg_sources = {k: self._call_source(v) for k, v in kwargs.items()}
+        with self._suspended():
+            result = fn(*args, **kwargs)
+        if self.break_reason is None:
+            outs = result if isinstance(result, tuple) else (result,)
+            if any(isinstance(o, Tensor) for o in outs) and not all(
+                    isinstance(o, Tensor) or o is None for o in outs):
+                self.graph_break(f"{getattr(fn, '__qualname__', fn)} returned tensors "
+                                 "mixed with other values")
+                return result
+            out_names = self._out_names(result) if isinstance(result, (Tensor, tuple)) \
+                else None
+            self._plan.add_call(fn, arg_sources, kwarg_sources, out_names)
+            self.op_names.append(getattr(fn, "__qualname__", repr(fn)))
+        return result
+
+    # -- naming arrays ----------------------------------------------------------------
+    def _name(self, array, name: str) -> None:
+        self._names[id(array)] = name
+        self._keep.append(array)
+
+    def _array(self, array: np.ndarray, tensor: Tensor | None):
+        """The plan's name of `array` (the data of `tensor`, if given)."""
+        name = self._names.get(id(array))
+        if name is not None:
+            return name
+        expression = self._in_ctx.get(id(array))
+        if expression is not None:
+            name = self._plan.add_read(expression)
+        elif tensor is None:
+            return None
+        else:
+            if tensor._grad_fn is not None:
+                self.graph_break("a tensor with autograd history from outside the call "
+                                 "(compile replays its own graph only)")
+            name = self._plan.add_live(tensor)
+            self._live.add(name)
+            self._keep.append(tensor)
+        self._name(array, name)
+        return name
+
+    def _source(self, value, as_tensor: bool = False):
+        """How a replayed op gets argument `value`: ("array", name), ("tensor", name) for an
+        array wrapped as a Tensor, or ("const", value)."""
+        if isinstance(value, Tensor):
+            name = self._array(value._data, value)
+            if name in self._live and as_tensor:
+                return ("const", value)     # the existing tensor itself
+            return ("tensor" if as_tensor else "array", name)
+        if isinstance(value, (np.ndarray, np.generic, Function)):
+            name = self._array(value, None)
+            return ("const", value) if name is None else ("array", name)
+        if type(value) in (tuple, list):
+            if any(isinstance(v, Tensor) for v in value):
+                self.graph_break("a list of tensors passed to a primitive")
+            parts = [self._source(v) for v in value]
+            if any(kind != "const" for kind, _ in parts):   # holds arrays the plan makes
+                return ("sequence", (type(value), parts))
+        return ("const", value)
+
+    def _call_source(self, value):
+        """Arguments of replayed calls: tensors computed in the call as new Tensors on the
+        replayed arrays, existing tensors and other objects as themselves."""
+        if isinstance(value, Tensor):
+            name = self._names.get(id(value._data))
+            if name is not None and name not in self._live:
+                return ("tensor", name)
+        return ("const", value)
+
+    def _note_ctx_arrays(self, ctx, ctx_name: str) -> None:
+        """Arrays a recorded node keeps beyond its inputs and outputs (constants it saved,
+        masks, statistics): readable from the replayed ctx if a later op uses them."""
+        for j, saved in enumerate(ctx._saved or ()):
+            if isinstance(saved, SavedTensor) and saved.tensor is not None:
+                self._note(saved.tensor._data, f"{ctx_name}._raw_saved[{j}]")
+        for field, value in vars(ctx).items():
+            if field in _NODE_FIELDS:
+                continue
+            if isinstance(value, (np.ndarray, np.generic)):
+                self._note(value, f"{ctx_name}.{field}")
+            elif isinstance(value, (tuple, list)):
+                for i, v in enumerate(value):
+                    if isinstance(v, (np.ndarray, np.generic)):
+                        self._note(v, f"{ctx_name}.{field}[{i}]")
+
+    def _note(self, array: np.ndarray, expression: str) -> None:
+        if id(array) not in self._names and id(array) not in self._in_ctx:
+            self._in_ctx[id(array)] = expression
+            self._keep.append(array)
+
+    def plan_lines(self) -> list[str]:
+        return self._plan.lines
+
+
+def module_state(module) -> tuple:
+    """What a trace depends on in a module: its training flag and other plain attributes
+    by value, everything else it holds (parameters, buffers, submodules, hooks) by
+    identity."""
+    state = []
+    for key, value in vars(module).items():
+        if value is None or type(value) in (bool, int, float, str):
+            state.append((key, value))
+        elif isinstance(value, dict):
+            state.append((key, id(value), tuple(map(id, value.values()))))
+        else:
+            state.append((key, id(value)))
+    return tuple(state)
+
+
+def _has_hooks(module) -> bool:
+    from ..nn.modules import module as m
+    return bool(module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
+                or module._backward_pre_hooks or m._global_forward_hooks or
+                m._global_forward_pre_hooks or m._global_backward_hooks or
+                m._global_backward_pre_hooks)
+
+
+def _user_line() -> str | None:
+    """file:line of the innermost frame outside ember (where the user's code broke)."""
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not os.path.abspath(frame.f_code.co_filename).startswith(root):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None

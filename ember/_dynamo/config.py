@@ -1,0 +1,12 @@
+"""torch._dynamo.config: the settings ember's compile reads.
+
+recompile_limit: how many signatures one compiled function traces; calls with further
+new signatures run eagerly, with a warning. The other names exist so that scripts that
+set them run; ember's compile does not read them."""
+recompile_limit = 8
+cache_size_limit = 8        # torch's older name for recompile_limit (not read by ember)
+accumulated_recompile_limit = 256
+suppress_errors = False
+verbose = False
+capture_scalar_outputs = False
+capture_dynamic_output_shape_ops = False

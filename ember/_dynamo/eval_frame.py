@@ -1,0 +1,237 @@
+"""What torch.compile returns: a callable that traces a call once per signature and
+replays the plan afterwards (`CompiledFunction`), and the module wrapper around one
+(`OptimizedModule`).
+
+A call's signature (its guards) is everything the plan took as fixed: the structure of
+the arguments, each tensor's shape, dtype, strides and requires_grad, the other
+arguments' values, grad mode, inference mode, autocast, and the state of every module the
+call went through (training flag, plain attributes, which parameters, buffers, submodules
+and hooks it holds, each parameter's requires_grad, shape and dtype). Parameter values
+are not guards: the plan reads them when it starts, so updates (by the plan's own
+optimizer step or outside it) never retrace.
+
+The first call of a new signature runs eagerly under the tracer; later calls replay its
+plan. A call the plan cannot follow (a graph break) makes its signature run eagerly from
+then on, with one warning naming the reason; `fullgraph=True` makes it an error instead.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import warnings
+import weakref
+
+from .._modes import current as current_modes
+from .._tensor import Tensor
+from ..autograd.anomaly_mode import STATE as ANOMALY_STATE
+from ..nn.modules.module import Module
+from . import config
+from ._tracer import GraphBreak, Tracer, module_state
+from .exc import Unsupported
+
+_ALL = weakref.WeakSet()        # every CompiledFunction, for reset()
+
+
+class _Entry:
+    """One traced signature: its guard key, the modules it went through (and their
+    state then), and its plan (None: the signature runs eagerly, for `reason`)."""
+
+    __slots__ = ("key", "modules", "plan", "reason", "where", "confirmed")
+
+    def __init__(self, key, modules, plan, reason, where):
+        self.key, self.modules, self.plan = key, modules, plan
+        self.reason, self.where = reason, where
+        self.confirmed = False      # a second trace gave the same plan
+
+    def matches(self, key) -> bool:
+        if key != self.key:
+            return False
+        for module, state in self.modules:
+            if module_state(module) != state:
+                return False
+        return True
+
+
+class CompiledFunction:
+    """`fn` compiled: see the module docstring."""
+
+    def __init__(self, fn, *, fullgraph: bool = False, recompile_limit=None, module=None):
+        self._fn = fn
+        self._module = module       # Module.compile: the module whose call fn is
+        self._fullgraph = fullgraph
+        self._recompile_limit = recompile_limit
+        self._entries = []
+        self._warned = set()
+        functools.update_wrapper(self, fn, updated=())
+        _ALL.add(self)
+
+    def __call__(self, *args, **kwargs):
+        modes = current_modes()
+        watching = _watching(modes)
+        if watching is not None:
+            if watching:
+                self._warn(f"{watching} is on: compiled calls run eagerly so that it sees "
+                           "every op")
+            return self._fn(*args, **kwargs)
+        tensors, key = [], []
+        _flatten((args, kwargs), tensors, key)
+        key = (modes.grad_enabled, modes.inference, modes.autocast_enabled,
+               modes.autocast_dtype, _global_hooks(), tuple(key))
+        for entry in self._entries:
+            if entry.matches(key):
+                if entry.plan is None:
+                    return self._fn(*args, **kwargs)
+                if not entry.confirmed:
+                    return self._confirm(entry, tensors, args, kwargs)
+                return entry.plan.run([t._data for t in tensors])
+        limit = config.recompile_limit if self._recompile_limit is None else \
+            self._recompile_limit
+        if len(self._entries) >= limit:
+            self._warn(f"hit the recompile limit ({limit}): calls with a new signature run "
+                       "eagerly (raise ember._dynamo.config.recompile_limit to allow more)")
+            return self._fn(*args, **kwargs)
+        return self._trace(tensors, key, args, kwargs)
+
+    def _confirm(self, entry: _Entry, tensors, args, kwargs):
+        """The second call of a signature traces again: a plan is replayed only if both
+        traces agree (a value that differs between them, such as an array an op made from
+        the inputs outside its outputs, would otherwise be frozen into the plan)."""
+        tracer, result = self._run_traced(tensors, args, kwargs)
+        plan = tracer.finish(result)
+        if plan is None and self._fullgraph:
+            raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
+                              "breaks)")
+        difference = "" if plan is None else entry.plan.difference(plan)
+        if plan is None or difference:
+            entry.plan = None
+            entry.reason = tracer.break_reason or f"two traces of the call differ: {difference}"
+            entry.where = tracer.break_stack
+            self._warn_break(entry)
+        else:
+            entry.plan, entry.confirmed = plan, True
+        return result
+
+    def _run_traced(self, tensors, args, kwargs):
+        tracer = Tracer(self._fullgraph)
+        for t in tensors:
+            tracer.add_input(t)
+        if self._module is not None:
+            tracer.record_module_call(self._module)
+        try:
+            with tracer.installed():
+                result = self._fn(*args, **kwargs)
+        except GraphBreak as error:
+            raise Unsupported(f"{error} (fullgraph=True does not allow graph breaks; at "
+                              f"{tracer.break_stack})") from None
+        return tracer, result
+
+    def _trace(self, tensors, key, args, kwargs):
+        tracer, result = self._run_traced(tensors, args, kwargs)
+        plan = tracer.finish(result)
+        if plan is None and self._fullgraph:
+            raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
+                              "breaks)")
+        entry = _Entry(key, list(tracer.modules.values()), plan, tracer.break_reason,
+                       tracer.break_stack)
+        self._entries.append(entry)
+        if plan is None:
+            self._warn_break(entry)
+        return result
+
+    def _warn_break(self, entry: _Entry) -> None:
+        where = f" at {entry.where}" if entry.where else ""
+        self._warn(f"graph break{where}: {entry.reason}; calls with this signature run "
+                   "eagerly")
+
+    def _warn(self, message: str) -> None:
+        if message not in self._warned:
+            self._warned.add(message)
+            name = getattr(self._fn, "__qualname__", type(self._fn).__name__)
+            warnings.warn(f"ember.compile({name}): {message}", UserWarning, stacklevel=3)
+
+    def plan_source(self) -> list[str]:
+        """The Python source of each plan traced so far (one per signature)."""
+        return [e.plan.source for e in self._entries if e.plan is not None]
+
+    def reset(self) -> None:
+        self._entries.clear()
+        self._warned.clear()
+
+    # A copy compiles afresh: plans hold the tensors of the objects they were traced on.
+    def __deepcopy__(self, memo):
+        return CompiledFunction(copy.deepcopy(self._fn, memo), fullgraph=self._fullgraph,
+                                recompile_limit=self._recompile_limit,
+                                module=copy.deepcopy(self._module, memo))
+
+    def __reduce__(self):
+        return (_rebuild, (self._fn, self._fullgraph, self._recompile_limit, self._module))
+
+
+def _rebuild(fn, fullgraph, recompile_limit, module):
+    return CompiledFunction(fn, fullgraph=fullgraph, recompile_limit=recompile_limit,
+                            module=module)
+
+
+def _watching(modes):
+    """What watches every op now, so that compile must run eagerly: a name to warn with,
+    "" to run eagerly without a warning (a compiled call inside a call being traced, whose
+    tracer records its ops), or None."""
+    if modes.recorder is not None:
+        return "" if isinstance(modes.recorder, Tracer) else "the profiler (or another recorder)"
+    if modes.doctor is not None:
+        return "ember.doctor"
+    if ANOMALY_STATE.enabled:
+        return "anomaly detection"
+    return None
+
+
+def _global_hooks() -> bool:
+    from ..nn.modules import module as m
+    return bool(m._global_forward_hooks or m._global_forward_pre_hooks or
+                m._global_backward_hooks or m._global_backward_pre_hooks)
+
+
+def _flatten(value, tensors: list, key: list) -> None:
+    """Collect the tensors of an argument structure and describe it for the guard key:
+    tensors by their metadata (and which earlier argument shares their array), plain
+    values by value, other objects by identity."""
+    if isinstance(value, Tensor):
+        data = value._data
+        shared = next((i for i, t in enumerate(tensors) if t._data is data), None)
+        key.append(("T", data.shape, data.dtype, data.strides, value._requires_grad,
+                    value._grad_fn is None, shared))
+        tensors.append(value)
+    elif isinstance(value, (tuple, list)):
+        key.append((type(value), len(value)))
+        for v in value:
+            _flatten(v, tensors, key)
+    elif isinstance(value, dict):
+        key.append((type(value), tuple(value)))
+        for v in value.values():
+            _flatten(v, tensors, key)
+    elif value is None or type(value) in (bool, int, float, str, complex):
+        key.append((type(value), value))
+    else:
+        key.append(("id", id(value)))
+
+
+class OptimizedModule(Module):
+    """A compiled module (torch._dynamo.eval_frame.OptimizedModule): its only child is the
+    original, `_orig_mod`, so state_dict keys start with "_orig_mod." as in torch; other
+    attributes read through to it. Calls go through the compiled call of the original."""
+
+    def __init__(self, mod: Module, compiled: CompiledFunction | None = None) -> None:
+        super().__init__()
+        self._orig_mod = mod
+        self.__dict__["_compiled"] = compiled if compiled is not None else CompiledFunction(mod)
+
+    def forward(self, *args, **kwargs):
+        return self._compiled(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name == "_orig_mod":           # not registered yet (during construction)
+                raise
+            return getattr(self._orig_mod, name)

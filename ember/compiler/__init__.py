@@ -1,0 +1,33 @@
+"""torch.compiler: the public face of compile (reset, explain, is_compiling, disable)."""
+from __future__ import annotations
+
+import functools
+
+from .._dynamo import explain, is_compiling, list_backends, reset
+
+__all__ = ["reset", "explain", "is_compiling", "is_dynamo_compiling", "disable",
+           "list_backends", "allow_in_graph", "assume_constant_result"]
+
+
+def is_dynamo_compiling() -> bool:
+    """False (see is_compiling)."""
+    return is_compiling()
+
+
+def disable(fn=None, recursive: bool = True, *, reason: str | None = None):
+    """Mark fn to run eagerly even inside compiled code: inside a traced call its ops and
+    side effects are replayed as one call of fn."""
+    if fn is None:
+        return functools.partial(disable, recursive=recursive, reason=reason)
+    from .._recorded_call import replayed_call
+    return replayed_call(fn)
+
+
+def allow_in_graph(fn):
+    """Accepted for compatibility: ember traces every op, so fn is returned unchanged."""
+    return fn
+
+
+def assume_constant_result(fn):
+    """Accepted for compatibility: fn is returned unchanged (ember traces its ops)."""
+    return fn
