@@ -27,10 +27,11 @@ def recorded_call(fn):
 
 
 def replayed_call(fn):
-    """Decorator of a call that changes Python state rather than computing a tensor (an
-    optimizer's step, zero_grad, a scheduler's step, a batch norm's running statistics):
-    a recorder with `record_replayed_call` (ember's compile tracer) runs it and replays it
-    whole on every later call, instead of seeing only the ops inside it."""
+    """Decorator of a call that compile's tracer (a recorder with `record_replayed_call`)
+    runs and replays whole on every later call, instead of seeing only the ops inside it:
+    a call that changes Python state (an optimizer's step, zero_grad, a scheduler's step,
+    batch norm's running statistics), or one that computes arrays outside the op layer
+    which later ops take (a dropout mask, max pooling's winners)."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
         record = getattr(modes().recorder, "record_replayed_call", None)

@@ -3,7 +3,7 @@
 The tracer (`_tracer.py`) adds one statement per recorded event; `build` turns them into
 a function of the input arrays that returns the output arrays:
 
-    def plan(a0, a1):
+    def plan(T, a0, a1):            # T: the input tensors, a0, a1: their arrays
         a2 = L0._data                                       # a parameter, read at the start
         c3 = new(_LinearFn); c3.needs_input_grad = K0
         a4 = _LinearFn.forward(c3, a0, a2, a5)              # aten::linear
@@ -40,8 +40,13 @@ def accumulate(var: Tensor, grad: np.ndarray, kept: bool) -> np.ndarray:
     return var._grad._data
 
 
+def array_of(value):
+    """A call's result as the plan holds it: a Tensor's array, an array, or None."""
+    return value._data if isinstance(value, Tensor) else value
+
+
 _BUILTINS = {"new": object.__new__, "asarray": np.asarray, "copyto": np.copyto,
-             "wrap": Tensor._wrap, "accumulate": accumulate}
+             "wrap": Tensor._wrap, "accumulate": accumulate, "array_of": array_of}
 
 
 class Plan:
@@ -89,6 +94,8 @@ class Plan:
                 out.append(value)
             elif kind == "tensor":
                 out.append(f"wrap({value})")
+            elif kind == "input":
+                out.append(f"T[{value}]")
             elif kind == "sequence":
                 container, parts = value
                 items = "".join(f"{p}, " for p in self._args(parts))
@@ -140,14 +147,13 @@ class Plan:
         self._assign_tensors(call, outs, cls.backward_name)
 
     def _assign_tensors(self, call: str, outs, comment: str) -> None:
-        """Assign the arrays of a call's Tensor result(s)."""
+        """Assign the arrays of a call's Tensor (or array) result(s)."""
         if outs is None:
             self._assign(call, None, comment)
         elif isinstance(outs, tuple):
-            self._assign(f"{call}._data", outs, comment)
+            self._assign(f"array_of({call})", outs, comment)
         else:
-            self._assign(f"tuple(t if t is None else t._data for t in {call})", outs,
-                         comment)
+            self._assign(f"tuple(map(array_of, {call}))", outs, comment)
 
     def add_copy(self, target: str, source: str) -> None:
         self.lines.append(f"copyto({target}, {source}, casting='unsafe')  # in-place write")
@@ -167,10 +173,10 @@ class Plan:
         self.prologue.append(f"{name} = {self._global(tensor, 'L')}._data")
         return name
 
-    def add_accumulate(self, var: Tensor, grad: str, kept: bool) -> str:
+    def add_accumulate(self, var_source, grad: str, kept: bool) -> str:
         name = self.new_name()
-        self.lines.append(f"{name} = accumulate({self._global(var, 'L')}, {grad}, {kept})"
-                          "  # into .grad")
+        var, = self._args([var_source])
+        self.lines.append(f"{name} = accumulate({var}, {grad}, {kept})  # into .grad")
         return name
 
     def add_call(self, fn, arg_sources, kwarg_sources, outs) -> None:
@@ -184,7 +190,7 @@ class Plan:
         returned = []
         _collect_arrays(outputs, returned)
         body = self.prologue + self.lines + [f"return ({''.join(n + ', ' for n in returned)})"]
-        source = (f"def plan({', '.join(self.inputs)}):\n" +
+        source = (f"def plan({', '.join(['T'] + self.inputs)}):\n" +
                   "".join(f"    {line}\n" for line in body))
         namespace = dict(self.namespace)
         exec(compile(source, "<ember.compile plan>", "exec"), namespace)
@@ -221,8 +227,9 @@ class BuiltPlan:
         self.op_names = op_names        # the recorded ops and replayed calls, in order
         self._outputs = outputs
 
-    def run(self, arrays):
-        results = iter(self.function(*arrays))
+    def run(self, tensors: list):
+        """Replay on the call's input tensors (in argument order)."""
+        results = iter(self.function(tensors, *[t._data for t in tensors]))
         return _rebuild(self._outputs, results)
 
     def difference(self, other: "BuiltPlan") -> str | None:

@@ -25,6 +25,7 @@ Python values, hooks, module attributes the call changed, outside autograd histo
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 
 import numpy as np
@@ -62,12 +63,16 @@ class Tracer:
         self._in_ctx = {}               # id(array) -> expression reading it from a ctx
         self._live = set()              # names of arrays read from existing tensors
         self._keep = []                 # everything traced stays alive: ids stay unique
+        self._inputs = {}               # id(input tensor) -> its position
+        self._unknown = []              # (tensor, op name): tensors no recorded op made
+        self._reading = None            # the op whose arguments are being named
         self._claimed = False
 
     # -- start and end --------------------------------------------------------------
     def add_input(self, tensor: Tensor) -> None:
-        name = self._plan.add_input()
-        self._name(tensor._data, name)
+        self._inputs[id(tensor)] = len(self._inputs)
+        self._keep.append(tensor)
+        self._name(tensor._data, self._plan.add_input())
 
     @contextlib.contextmanager
     def installed(self):
@@ -89,9 +94,11 @@ class Tracer:
         finally:
             modes.recorder = previous
 
-    def finish(self, result):
-        """The plan of the traced call whose return value is `result`, or None when the call
-        broke the graph (see `break_reason`)."""
+    def finish(self, result, fn=None):
+        """The plan of the traced call of `fn` whose return value is `result`, or None when
+        the call broke the graph (see `break_reason`)."""
+        if self.break_reason is None:
+            self._check_unknown_tensors(fn)
         if self.break_reason is None:
             for module, state in self.modules.values():
                 if module_state(module) != state:
@@ -103,6 +110,22 @@ class Tracer:
             if self.break_reason is None:
                 return self._plan.build(outputs, self.op_names)
         return None
+
+    def _check_unknown_tensors(self, fn) -> None:
+        """Tensors the plan reads as they are must exist outside the call (parameters,
+        buffers, tensors the function or its modules hold): one made inside the call by
+        code outside the op layer would be frozen into the plan. Arrays of one repeated
+        value (a gradient of ones, zeros to scatter into) are constants and pass."""
+        if not self._unknown:
+            return
+        known = _tensors_held(fn, [m for m, _ in self.modules.values()])
+        for tensor, reader in self._unknown:
+            data = tensor._data
+            if id(tensor) in known or data.size == 0 or bool((data == data.flat[0]).all()):
+                continue
+            self.graph_break(f"{reader} reads a tensor of shape {tuple(data.shape)} made inside "
+                             "the call by code compile does not record")
+            return
 
     def _outputs(self, value):
         """The plan's description of the returned value: tensors as array names."""
@@ -155,6 +178,7 @@ class Tracer:
         return True
 
     def record_op(self, cls, args, kwargs):
+        self._reading = cls.backward_name
         if not cls._arrays_in:
             return self._record_tensor_op(cls, args, kwargs)
         sources = [self._source(a) for a in args]
@@ -201,13 +225,14 @@ class Tracer:
             self.graph_break(f"{cls.__qualname__} got a tensor as a keyword argument")
 
     def _out_names(self, result):
-        """Name each output array; None for outputs that are not tensors."""
+        """Name each output array (a Tensor's, or an array); None for other outputs."""
         outs = result if isinstance(result, tuple) else (result,)
         names = []
         for o in outs:
-            if isinstance(o, Tensor):
-                names.append((self._plan.new_name(), o._data.ndim == 0))
-                self._name(o._data, names[-1][0])
+            array = o._data if isinstance(o, Tensor) else o
+            if isinstance(array, np.ndarray):
+                names.append((self._plan.new_name(), array.ndim == 0))
+                self._name(array, names[-1][0])
             else:
                 names.append(None)
         return names if isinstance(result, tuple) else names[0]
@@ -231,22 +256,23 @@ class Tracer:
         if self.break_reason is None:
             self.backward_ran = True
             kept = var._grad._data is grad._data
-            self._name(var._grad._data, self._plan.add_accumulate(var, grad_name, kept))
+            self._name(var._grad._data, self._plan.add_accumulate(
+                self._object(var), grad_name, kept))
 
     def record_replayed_call(self, fn, args, kwargs):
+        self._reading = getattr(fn, "__qualname__", repr(fn))
         arg_sources = [self._call_source(a) for a in args]
         kwarg_sources = {k: self._call_source(v) for k, v in kwargs.items()}
         with self._suspended():
             result = fn(*args, **kwargs)
         if self.break_reason is None:
             outs = result if isinstance(result, tuple) else (result,)
-            if any(isinstance(o, Tensor) for o in outs) and not all(
-                    isinstance(o, Tensor) or o is None for o in outs):
-                self.graph_break(f"{getattr(fn, '__qualname__', fn)} returned tensors "
+            arrays = [isinstance(o, (Tensor, np.ndarray)) for o in outs]
+            if any(arrays) and not all(a or o is None for a, o in zip(arrays, outs)):
+                self.graph_break(f"{getattr(fn, '__qualname__', fn)} returned arrays "
                                  "mixed with other values")
                 return result
-            out_names = self._out_names(result) if isinstance(result, (Tensor, tuple)) \
-                else None
+            out_names = self._out_names(result) if any(arrays) else None
             self._plan.add_call(fn, arg_sources, kwarg_sources, out_names)
             self.op_names.append(getattr(fn, "__qualname__", repr(fn)))
         return result
@@ -272,7 +298,7 @@ class Tracer:
                                  "(compile replays its own graph only)")
             name = self._plan.add_live(tensor)
             self._live.add(name)
-            self._keep.append(tensor)
+            self._unknown.append((tensor, self._reading))
         self._name(array, name)
         return name
 
@@ -297,12 +323,21 @@ class Tracer:
 
     def _call_source(self, value):
         """Arguments of replayed calls: tensors computed in the call as new Tensors on the
-        replayed arrays, existing tensors and other objects as themselves."""
+        replayed arrays, existing tensors and other objects as themselves, arrays (and
+        tuples of them) as for ops."""
         if isinstance(value, Tensor):
             name = self._names.get(id(value._data))
-            if name is not None and name not in self._live:
-                return ("tensor", name)
+            if id(value) in self._inputs or name is None or name in self._live:
+                return self._object(value)
+            return ("tensor", name)
+        if isinstance(value, (np.ndarray, np.generic, tuple)):
+            return self._source(value)
         return ("const", value)
+
+    def _object(self, tensor: Tensor):
+        """A tensor object itself: the call's input at its position, or the object."""
+        position = self._inputs.get(id(tensor))
+        return ("const", tensor) if position is None else ("input", position)
 
     def _note_ctx_arrays(self, ctx, ctx_name: str) -> None:
         """Arrays a recorded node keeps beyond its inputs and outputs (constants it saved,
@@ -342,6 +377,49 @@ def module_state(module) -> tuple:
         else:
             state.append((key, id(value)))
     return tuple(state)
+
+
+def _tensors_held(fn, modules) -> set:
+    """ids of the tensors that exist outside a call of fn: held by the modules it went
+    through (parameters with their grads, buffers, tensor attributes) and by fn itself
+    (its closure, the globals it names, a partial's arguments, a bound method's object)."""
+    found = set()
+    objects = list(modules)
+    pending = [fn]
+    while pending:
+        f = pending.pop()
+        if f is None:
+            continue
+        if isinstance(f, functools.partial):
+            pending.append(f.func)
+            objects += list(f.args) + list(f.keywords.values())
+            continue
+        objects.append(getattr(f, "__self__", None))
+        code = getattr(f, "__code__", None)
+        if code is not None:
+            objects += [c.cell_contents for c in (f.__closure__ or ()) if _filled(c)]
+            globals_ = getattr(f, "__globals__", {})
+            objects += [globals_[n] for n in code.co_names if n in globals_]
+    for obj in objects:
+        if isinstance(obj, Tensor):
+            found.add(id(obj))
+        elif hasattr(obj, "modules") and hasattr(obj, "_parameters"):
+            for module in obj.modules():
+                for value in list(vars(module).values()) + list(module._parameters.values()) + \
+                        list(module._buffers.values()):
+                    if isinstance(value, Tensor):
+                        found.add(id(value))
+                        if value._grad is not None:
+                            found.add(id(value._grad))
+    return found
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:      # a free variable not bound yet
+        return False
+    return True
 
 
 def _has_hooks(module) -> bool:

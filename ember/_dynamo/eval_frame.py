@@ -83,7 +83,7 @@ class CompiledFunction:
                     return self._fn(*args, **kwargs)
                 if not entry.confirmed:
                     return self._confirm(entry, tensors, args, kwargs)
-                return entry.plan.run([t._data for t in tensors])
+                return entry.plan.run(tensors)
         limit = config.recompile_limit if self._recompile_limit is None else \
             self._recompile_limit
         if len(self._entries) >= limit:
@@ -97,7 +97,7 @@ class CompiledFunction:
         traces agree (a value that differs between them, such as an array an op made from
         the inputs outside its outputs, would otherwise be frozen into the plan)."""
         tracer, result = self._run_traced(tensors, args, kwargs)
-        plan = tracer.finish(result)
+        plan = tracer.finish(result, self._fn)
         if plan is None and self._fullgraph:
             raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
                               "breaks)")
@@ -127,7 +127,7 @@ class CompiledFunction:
 
     def _trace(self, tensors, key, args, kwargs):
         tracer, result = self._run_traced(tensors, args, kwargs)
-        plan = tracer.finish(result)
+        plan = tracer.finish(result, self._fn)
         if plan is None and self._fullgraph:
             raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
                               "breaks)")

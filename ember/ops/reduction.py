@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ._nondifferentiable import nondifferentiable, run
 from ._return_types import return_types
+from .._recorded_call import replayed_call
 from .indexing import index as _index
 from .pointwise import to_float
 from .shape import _named
@@ -104,13 +105,19 @@ def take_along(input: Tensor, index: np.ndarray, axis: int, keepdim: bool = True
     its single value (any index)."""
     if input._data.ndim == 0:
         return _index(input.reshape(1), (np.zeros((), np.int64),))
+    return _index(input, _along_key(index, axis, keepdim))
+
+
+@replayed_call
+def _along_key(index: np.ndarray, axis: int, keepdim: bool) -> tuple:
+    """The advanced-indexing key that picks `index` along `axis` (see take_along)."""
     shape = index.shape
     key = [np.arange(n).reshape([n if d == i else 1 for d in range(len(shape))])
            for i, n in enumerate(shape)]
     key[axis] = index
     if not keepdim:
         key = [k.squeeze(axis) for k in key]
-    return _index(input, tuple(key))
+    return tuple(key)
 
 
 def _flip(t: Tensor, axis: int) -> Tensor:
@@ -443,9 +450,17 @@ def _value_and_index(input: Tensor, dim: int, keepdim: bool, name: str, arg_fn,
     if data.ndim == 0:
         return result_type(_named(take_along(input, None, 0), name),
                            Tensor._wrap(np.zeros((), np.int64)))
-    index = arg_fn(data, axis)
+    index, indices = _chosen(input, axis, keepdim, arg_fn)
     values = _named(take_along(input, index, axis, keepdim), name)
-    return result_type(values, Tensor._wrap(index if keepdim else index.squeeze(axis)))
+    return result_type(values, Tensor._wrap(indices))
+
+
+@replayed_call
+def _chosen(input: Tensor, axis: int, keepdim: bool, arg_fn) -> tuple:
+    """The indices `arg_fn` picks along `axis`: kept as a size-1 axis (to gather the
+    values), and as the op returns them."""
+    index = arg_fn(input._data, axis)
+    return index, index if keepdim else index.squeeze(axis)
 
 
 def _extreme(input: Tensor, dim, keepdim: bool, name: str, value_fn, arg_fn):

@@ -20,6 +20,7 @@ from ... import _dtype
 from ..._cpu import kernels
 from ..._cpu.activation import GELU_TANH_CUBIC, GELU_TANH_SCALE, INV_SQRT_2PI, ONE_SIXTH_FLOAT32
 from ..._random import numpy_generator
+from ..._recorded_call import replayed_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
@@ -192,17 +193,22 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     require_floating(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
+    out = _scale_by(input, _rrelu_noise(input, lower, upper, training), None, inplace)
+    if out._grad_fn is not None:
+        out._grad_fn.backward_name = "RreluWithNoiseBackward" + ("1" if inplace else "0")
+    return out
+
+
+@replayed_call
+def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool) -> np.ndarray:
+    """rrelu's factor per element: 1 where x > 0 (NaN stays NaN), elsewhere a slope drawn
+    from U(lower, upper) when training, their mean otherwise."""
     x = input.numpy(force=True)
     if training:
         slopes = numpy_generator(None).uniform(lower, upper, x.shape).astype(x.dtype)
     else:
         slopes = x.dtype.type((lower + upper) / 2)
-    # y = x * noise, with noise 1 where x > 0 (NaN stays NaN) and the slope elsewhere.
-    noise = np.where(x > 0, x.dtype.type(1), slopes)
-    out = _scale_by(input, noise, None, inplace)
-    if out._grad_fn is not None:
-        out._grad_fn.backward_name = "RreluWithNoiseBackward" + ("1" if inplace else "0")
-    return out
+    return np.where(x > 0, x.dtype.type(1), slopes)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,

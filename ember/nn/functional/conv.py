@@ -30,6 +30,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...amp.policy import LOWER, autocast_op
 from ..._modes import current as modes
+from ..._recorded_call import replayed_call
 from . import winograd
 from ._bias_grad import BiasGrad
 
@@ -182,6 +183,21 @@ def _columns_bytes(x: np.ndarray, w: np.ndarray, geo: Geometry) -> int:
     return x.shape[0] * x.shape[1] * math.prod(w.shape[2:]) * math.prod(out) * itemsize
 
 
+@replayed_call
+def _winograd_grads(x: Tensor, grad: Tensor, w: Tensor, geo, need_x: bool, need_w: bool):
+    """A Winograd convolution's input and weight gradients (each None unless needed),
+    computed in one pass over the batch."""
+    arrays = (_compute_dtype(t.numpy(force=True)) for t in (x, grad, w))
+    gx, gw = winograd.backward(*arrays, geo, tuple(x.shape), tuple(w.shape), need_x, need_w)
+    return _as_tensor(gx, x.dtype), _as_tensor(gw, w.dtype)
+
+
+@replayed_call
+def _grad_channels_first(grad: Tensor, groups: int) -> np.ndarray:
+    """grad in the columns' order, which both convolution gradients read."""
+    return _channels_first(_compute_dtype(grad.numpy(force=True)), groups)
+
+
 class Conv(Function):
     backward_name = "ConvolutionBackward0"
 
@@ -202,13 +218,9 @@ class Conv(Function):
         gb = BiasGrad.apply(grad, 1) if need_b else None
         if not modes().grad_enabled and winograd.applies(x.shape, w.shape, ctx.geo):
             # No graph to record: both gradients in one pass over the batch.
-            arrays = (_compute_dtype(t.numpy(force=True)) for t in (x, grad, w))
-            gx, gw = winograd.backward(*arrays, ctx.geo, tuple(x.shape), tuple(w.shape),
-                                       need_x, need_w)
-            return (_as_tensor(gx, x.dtype), _as_tensor(gw, w.dtype), gb, None)
+            return _winograd_grads(x, grad, w, ctx.geo, need_x, need_w) + (gb, None)
         # Both gradients read grad in the columns' order: transpose it once for the two.
-        g_cf = _channels_first(_compute_dtype(grad.numpy(force=True)), ctx.geo.groups) \
-            if need_x and need_w else None
+        g_cf = _grad_channels_first(grad, ctx.geo.groups) if need_x and need_w else None
         gx = ConvInputGrad.apply(grad, w, ctx.geo, tuple(x.shape), g_cf) if need_x else None
         gw = ConvWeightGrad.apply(x, grad, ctx.geo, tuple(w.shape), ctx.cols, g_cf) \
             if need_w else None

@@ -8,6 +8,7 @@ import numpy as np
 from ..._cpu import kernels
 from ..._cpu.dropout import dropout_factor
 from ..._random import numpy_generator
+from ..._recorded_call import replayed_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
 
@@ -49,6 +50,7 @@ def _apply(input: Tensor, mask: np.ndarray, shift, inplace: bool,
     return function.apply(input, mask, shift)
 
 
+@replayed_call
 def _draws(shape, dtype) -> np.ndarray:
     """One uniform [0, 1) draw per element of a `dtype` tensor of `shape`, from the default
     generator (float32 draws for dtypes of up to 4 bytes): the one stream every dropout of
@@ -62,6 +64,7 @@ def keep_draws(shape, p: float, dtype) -> np.ndarray:
     return _draws(shape, dtype) >= p
 
 
+@replayed_call
 def _keep_mask(shape, p: float, dtype) -> np.ndarray:
     """1/(1-p) where an element is kept, 0 where dropped (all zeros when p == 1)."""
     mask = keep_draws(shape, p, dtype).astype(dtype)
@@ -180,7 +183,7 @@ def _alpha(input: Tensor, p: float, training: bool, inplace: bool, mask_shape) -
     if not training or p == 0:
         return input
     dtype = input.dtype.numpy
-    keep = (numpy_generator(None).random(mask_shape) >= p).astype(dtype)
+    keep = _alpha_keep(mask_shape, p, dtype)
     if p == 1:
         return _apply(input, keep * 0, np.zeros(mask_shape, dtype), inplace)
     a = 1.0 / np.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
@@ -188,6 +191,12 @@ def _alpha(input: Tensor, p: float, training: bool, inplace: bool, mask_shape) -
     mask = keep * a
     shift = (1 - keep) * (a * _SELU_ALPHA_PRIME) + b
     return _apply(input, mask.astype(dtype), shift.astype(dtype), inplace)
+
+
+@replayed_call
+def _alpha_keep(mask_shape, p: float, dtype) -> np.ndarray:
+    """Alpha dropout's keep mask (1 kept, 0 dropped) in `dtype`."""
+    return (numpy_generator(None).random(mask_shape) >= p).astype(dtype)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,

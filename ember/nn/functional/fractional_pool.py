@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..._recorded_call import replayed_call
 from ..._tensor import Tensor
 from ...ops.random import rand
 from ._checks import require_floating
@@ -126,11 +127,19 @@ def _fractional_max_poolnd(n: int, input: Tensor, kernel_size, output_size, outp
         if o + k - 1 > size:
             raise RuntimeError(f"{name}: pool {dim_name} {k} too large relative to input "
                                f"{dim_name} {size}")
+    indices = _fractional_indices(n, x, samples, out, kernel)
+    return _picked(x, indices, f"FractionalMaxPool{n}DBackward0", unbatched, return_indices)
+
+
+@replayed_call
+def _fractional_indices(n: int, x: Tensor, samples: Tensor, out, kernel) -> np.ndarray:
+    """The flat spatial position of each window's maximum, the windows starting where
+    the samples put them."""
+    spatial = tuple(x.shape[2:])
     u = samples.numpy(force=True)[:x.shape[0]]
     starts = [_window_starts(u[..., _SAMPLE_OF_DIM[n][d]], spatial[d], out[d], kernel[d])
               for d in range(n)]
-    indices = _argmax_indices(x.numpy(force=True), starts, kernel)
-    return _picked(x, indices, f"FractionalMaxPool{n}DBackward0", unbatched, return_indices)
+    return _argmax_indices(x.numpy(force=True), starts, kernel)
 
 
 def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,

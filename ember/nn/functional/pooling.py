@@ -18,7 +18,7 @@ import numpy as np
 
 from ..._cpu import kernels
 from ..._memory_format import as_format, contiguous_format, format_of
-from ..._recorded_call import recorded_call
+from ..._recorded_call import recorded_call, replayed_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ._checks import require_floating
@@ -171,19 +171,31 @@ def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mod
                            f"output size: ({'x'.join(map(str, (x.shape[1],) + out))}). Output "
                            "size is too small")
     window = (kernel, stride, dilation, pads)
-    pooling = kernels.family("pooling")
-    data = x.numpy(force=True)
-    arg, best = pooling.max_pool(data, *window, out)
-    y = WindowSelect.apply(x, arg, window, out, as_format(best, format_of(data)))
+    arg, best = _max_pool_winners(x, window, out)
+    y = WindowSelect.apply(x, arg, window, out, best)
     if y._grad_fn is not None:
         y._grad_fn.backward_name = f"MaxPool{n}DWithIndicesBackward0" if n > 1 \
             else "SqueezeBackward1"
     if not return_indices:
         return y.squeeze(0) if unbatched else y
-    idx = Tensor._wrap(pooling.max_pool_indices(arg, tuple(x.shape[2:]), *window, out))
+    idx = Tensor._wrap(_max_pool_indices(arg, tuple(x.shape[2:]), window, out))
     if unbatched:
         y, idx = y.squeeze(0), idx.squeeze(0)
     return y, idx
+
+
+@replayed_call
+def _max_pool_winners(x: Tensor, window, out) -> tuple:
+    """Each window's winning kernel offset and its value (in x's memory format)."""
+    data = x.numpy(force=True)
+    arg, best = kernels.family("pooling").max_pool(data, *window, out)
+    return arg, as_format(best, format_of(data))
+
+
+@replayed_call
+def _max_pool_indices(arg: np.ndarray, spatial: tuple, window, out) -> np.ndarray:
+    """The flat input positions of the winners (max pooling's `indices`)."""
+    return kernels.family("pooling").max_pool_indices(arg, spatial, *window, out)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -311,6 +323,13 @@ def _window_counts(spatial, kernel, stride, padding, out, count_include_pad):
     return counts
 
 
+@replayed_call
+def _as_constant(array: np.ndarray) -> Tensor:
+    """A Tensor on an array computed from shapes only (window counts, an averaging
+    matrix); compile's tracer replays the call that made it, so it is no frozen value."""
+    return Tensor._wrap(array)
+
+
 def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                 divisor_override):
     x, unbatched = _batched(input, n, name)
@@ -326,7 +345,7 @@ def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_i
         counts = _window_counts(tuple(x.shape[2:]), kernel, stride, padding, out,
                                 count_include_pad)
         divisor = float(counts.flat[0]) if np.all(counts == counts.flat[0]) \
-            else Tensor._wrap(counts.astype(x.dtype.numpy))
+            else _as_constant(counts.astype(x.dtype.numpy))
     y = WindowSum.apply(x, (kernel, stride, pads), out) / divisor
     if y._grad_fn is not None:
         y._grad_fn.backward_name = f"AvgPool{n}DBackward0" if n > 1 else "SqueezeBackward1"
@@ -417,7 +436,7 @@ def _adaptive_avg_poolnd(n, input, output_size):
         if size == o or o == 1:
             continue
         # Contract spatial dim d with its averaging matrix: a differentiable matmul.
-        m = Tensor._wrap(_averaging_matrix(size, o, x.dtype.numpy))
+        m = _as_constant(_averaging_matrix(size, o, x.dtype.numpy))
         y = (y.transpose(2 + d, -1) @ m.t()).transpose(2 + d, -1)
     if y is x:
         y = x.clone()
@@ -461,7 +480,15 @@ def _adaptive_max_poolnd(n, input, output_size, return_indices):
     require_floating(x, "adaptive_max_pool3d_cpu" if n == 3 else "adaptive_max_pool2d")
     spatial = tuple(x.shape[2:])
     out = _output_size(output_size, spatial, n)
+    indices = _adaptive_max_indices(x, out)
+    return _picked(x, indices, f"AdaptiveMaxPool{n}DBackward0", unbatched, return_indices)
+
+
+@replayed_call
+def _adaptive_max_indices(x: Tensor, out: tuple) -> np.ndarray:
+    """The flat spatial position of each adaptive window's maximum (NaN wins)."""
     data = x.numpy(force=True)
+    spatial = tuple(data.shape[2:])
     bounds = [_adaptive_bounds(s, o) for s, o in zip(spatial, out)]
     indices = np.empty(data.shape[:2] + out, dtype=np.int64)
     # One iteration per output cell (output sizes are small); each is a vectorised argmax.
@@ -474,7 +501,7 @@ def _adaptive_max_poolnd(n, input, output_size, return_indices):
         for c, r, size in zip(coords, region, spatial):
             flat = flat * size + c + r.start
         indices[(slice(None), slice(None)) + cell] = flat
-    return _picked(x, indices, f"AdaptiveMaxPool{n}DBackward0", unbatched, return_indices)
+    return indices
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
