@@ -210,6 +210,9 @@ class Tensor(StorageMethods):
         outside the ops. Counts as one in-place change (bumps the version, as torch's
         in-place ops do), so a tensor saved for backward is known to be stale."""
         self._vc[0] += 1
+        record = getattr(modes().recorder, "record_write", None)
+        if record is not None:      # compile's tracer cannot replay the write
+            record(self)
         return self._data
 
     @property

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -160,6 +161,10 @@ class Tracer:
         self.graph_break(f"a tensor was {what} (Tensor.{op}): the rest of the call depends "
                          "on tensor values")
 
+    def record_write(self, tensor: Tensor) -> None:
+        self.graph_break("a tensor was written outside the ops compile records "
+                         "(Tensor._data_to_write)")
+
     def record_hook(self, what: str) -> None:
         self.graph_break(f"{what}: a hook registered inside the call")
 
@@ -261,6 +266,8 @@ class Tracer:
 
     def record_replayed_call(self, fn, args, kwargs):
         self._reading = getattr(fn, "__qualname__", repr(fn))
+        # A generator argument (model.parameters()) would be spent at the first replay.
+        args = tuple(list(a) if isinstance(a, Iterator) else a for a in args)
         arg_sources = [self._call_source(a) for a in args]
         kwarg_sources = {k: self._call_source(v) for k, v in kwargs.items()}
         with self._suspended():
@@ -372,11 +379,19 @@ def module_state(module) -> tuple:
     for key, value in vars(module).items():
         if value is None or type(value) in (bool, int, float, str):
             state.append((key, value))
-        elif isinstance(value, dict):
-            state.append((key, id(value), tuple(map(id, value.values()))))
+        elif isinstance(value, dict):       # parameters, buffers, submodules, hooks
+            state.append((key, id(value), tuple(_identity(v) for v in value.values())))
         else:
             state.append((key, id(value)))
     return tuple(state)
+
+
+def _identity(value):
+    """A module's dict entry as module_state compares it: a tensor by identity and what
+    a plan takes as fixed (requires_grad, shape, dtype), anything else by identity."""
+    if isinstance(value, Tensor):
+        return id(value), value._requires_grad, value._data.shape, value._data.dtype
+    return id(value)
 
 
 def _tensors_held(fn, modules) -> set:

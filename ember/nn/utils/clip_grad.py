@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..._recorded_call import replayed_call
 from ..._tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
@@ -30,6 +31,7 @@ def _norm(values: np.ndarray, norm_type: float) -> np.ndarray:
     return np.power(np.power(a, norm_type).sum(), 1.0 / norm_type)
 
 
+@replayed_call
 def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach=None) -> Tensor:
     """The norm of the norms of `tensors`, i.e. their norm taken as one long vector."""
@@ -49,6 +51,7 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     return Tensor._wrap(np.asarray(total, dtype=dtype))
 
 
+@replayed_call
 def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
                           foreach=None) -> None:
     """Scale the gradients by max_norm / (total_norm + 1e-6) when that is below 1."""
@@ -59,6 +62,7 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
         data *= data.dtype.type(coef)
 
 
+@replayed_call
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach=None) -> Tensor:
     """Rescale the gradients so that their total norm is at most max_norm; returns the
@@ -80,6 +84,7 @@ def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
+@replayed_call
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     """Clamp every gradient entry into [-clip_value, clip_value]."""
     clip_value = float(clip_value)
