@@ -19,6 +19,7 @@ from ..autograd.function import Function
 from ..ops.creation import tensor
 from ..ops.pointwise import where
 from ..ops.shape import broadcast_to
+from .maskedtensor.core import is_masked_tensor
 
 
 def canonical_dim(dim, ndim: int) -> tuple:
@@ -100,7 +101,6 @@ class Combine(Function):
 def combine_input_and_mask(op: str, input: Tensor, mask, *args) -> Tensor:
     """input with its masked-out elements replaced by op's identity: the elements where
     `mask` (or a MaskedTensor input's own mask) is False."""
-    from .maskedtensor.core import is_masked_tensor
     check_strided(op, input, mask)
     if is_masked_tensor(input):
         data, own_mask = input.get_data(), input.get_mask()

@@ -17,6 +17,7 @@ from ..ops.creation import ones
 from ..ops.sorting import nanmedian
 from .._tensor import Tensor
 from ._mask import canonical_dim, check_strided, combine_input_and_mask, input_mask
+from .maskedtensor.core import is_masked_tensor
 
 __all__ = ["sum", "prod", "amax", "amin", "argmax", "argmin", "mean", "median", "logsumexp",
            "norm", "var", "std"]
@@ -153,10 +154,15 @@ def _var(input: Tensor, dim, unbiased, correction, keepdim, dtype, mask) -> Tens
     if mask is not None:
         mask = input_mask(input, mask)
     count = _count(input, dim, True, mask)
-    sample_mean = sum(input, dim, keepdim=True, dtype=dtype, mask=mask) / count
+    summed = mask
+    if is_masked_tensor(input):
+        # Its own mask picks the elements summed (`mask` those counted), as in torch; on its
+        # data with where(), the deviations it masks out take no part in the gradient.
+        summed, input = input.get_mask(), input.get_data()
+    sample_mean = sum(input, dim, keepdim=True, dtype=dtype, mask=summed) / count
     deviation = input - sample_mean
     total = sum(deviation * deviation.conj(), dim, keepdim=keepdim, dtype=compute_dtype,
-                mask=mask)
+                mask=summed)
     if not keepdim:
         count = count.reshape(total.shape)
     if correction != 0:
