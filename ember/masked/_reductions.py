@@ -50,43 +50,44 @@ def prod(input: Tensor, dim=None, *, keepdim: bool = False, dtype=None, mask=Non
     return result
 
 
+def _extremum(name: str, input: Tensor, dim, keepdim: bool, dtype, mask) -> Tensor:
+    """amax, amin, argmax or argmin (`name`) of the masked-in elements, cast to `dtype`
+    (input's by default, the arg reductions' indices included, as in torch)."""
+    dtype = input.dtype if dtype is None else dtype
+    masked = combine_input_and_mask(name, input, mask)
+    if not name.startswith("arg"):       # amax and amin take several dims
+        dim = canonical_dim(dim, masked.ndim)
+    return getattr(plain, name)(masked, dim, bool(keepdim)).to(dtype=dtype)
+
+
 def amax(input: Tensor, dim=None, *, keepdim: bool = False, dtype=None, mask=None) -> Tensor:
     """Maximum of the masked-in elements over `dim`; identity -inf (the dtype's minimum for
     integers)."""
-    dtype = input.dtype if dtype is None else dtype
-    masked = combine_input_and_mask("amax", input, mask)
-    return plain.amax(masked, canonical_dim(dim, masked.ndim), bool(keepdim)).to(dtype=dtype)
+    return _extremum("amax", input, dim, keepdim, dtype, mask)
 
 
 def amin(input: Tensor, dim=None, *, keepdim: bool = False, dtype=None, mask=None) -> Tensor:
     """Minimum of the masked-in elements over `dim`; identity inf (the dtype's maximum for
     integers)."""
-    dtype = input.dtype if dtype is None else dtype
-    masked = combine_input_and_mask("amin", input, mask)
-    return plain.amin(masked, canonical_dim(dim, masked.ndim), bool(keepdim)).to(dtype=dtype)
+    return _extremum("amin", input, dim, keepdim, dtype, mask)
 
 
 def argmax(input: Tensor, dim: int | None = None, *, keepdim: bool = False, dtype=None,
            mask=None) -> Tensor:
     """Index of the largest masked-in element along `dim` (of the flattened input without
     one). As in torch, the result has input's dtype unless `dtype` is given."""
-    dtype = input.dtype if dtype is None else dtype
-    masked = combine_input_and_mask("argmax", input, mask)
-    return plain.argmax(masked, dim, bool(keepdim)).to(dtype=dtype)
+    return _extremum("argmax", input, dim, keepdim, dtype, mask)
 
 
 def argmin(input: Tensor, dim: int | None = None, *, keepdim: bool = False, dtype=None,
            mask=None) -> Tensor:
     """Index of the smallest masked-in element along `dim` (of the flattened input without
     one). As in torch, the result has input's dtype unless `dtype` is given."""
-    dtype = input.dtype if dtype is None else dtype
-    masked = combine_input_and_mask("argmin", input, mask)
-    return plain.argmin(masked, dim, bool(keepdim)).to(dtype=dtype)
+    return _extremum("argmin", input, dim, keepdim, dtype, mask)
 
 
 def _count(input: Tensor, dim, keepdim: bool, mask) -> Tensor:
     """How many masked-in elements each reduced slice holds (int64)."""
-    check_strided("mean", input, mask)
     present = (input_mask(input, mask) if mask is not None
                else ones(input.shape, dtype=_dtype.bool))
     return present.sum(dim=canonical_dim(dim, input.ndim), keepdim=keepdim)
@@ -145,6 +146,7 @@ def _var(input: Tensor, dim, unbiased, correction, keepdim, dtype, mask) -> Tens
     summed and divided by max(count - correction, 0)."""
     if unbiased is not None and correction is not None:
         raise AssertionError("Only one of unbiased and correction may be given")
+    check_strided("var", input, mask)
     if correction is None:
         correction = 1.0 if unbiased is None or unbiased else 0.0
     if dtype is None:

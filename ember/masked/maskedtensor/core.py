@@ -9,10 +9,14 @@ stand-in that refuses every use, so a torch function that ember does not route t
 MaskedTensor (`torch.exp(mt)`; the method form `mt.exp()` works) raises
 NotImplementedError instead of computing on masked-out values.
 
-What differs from torch: a gradient reaching a plain tensor (the data given to
-as_masked_tensor) is a plain tensor, where torch gives a MaskedTensor; grad_fn names
-are those of the ops run on the data; `torch.autograd.grad`/`backward` take the
-MaskedTensor's get_data(), not the MaskedTensor; sparse data or masks are not supported.
+What differs from torch (whose MaskedTensor is a prototype too): a gradient reaching a
+plain tensor (the data given to as_masked_tensor) is a plain tensor, where torch gives a
+MaskedTensor; a leaf's grad has the leaf's mask (torch's may be masked out beyond a view
+the loss used); grad values at masked-out elements, which torch leaves undefined, may
+differ (var and std give zeros there); grad_fn names are those of the ops run on the data;
+`torch.autograd.grad`/`backward` take get_data(), not the MaskedTensor; torch functions
+(torch.exp(mt), torch.sum(mt)) and `all`/`norm` as methods are not routed to MaskedTensor;
+sparse data or masks are not supported.
 """
 from __future__ import annotations
 

@@ -135,3 +135,13 @@ def test_get_data_is_differentiable(same_masked):
 def test_backward_of_a_non_scalar_needs_a_gradient():
     check_error(lambda lib: mt(lib, requires_grad=True).sum(1).backward(), RuntimeError,
                 "grad can be implicitly created only for scalar outputs")
+
+
+def test_requires_grad_and_grad_assignment(same_masked):
+    def run(lib):
+        leaf = mt(lib).requires_grad_()
+        (leaf * 2).sum().backward()
+        first = leaf.grad
+        leaf.grad = None
+        return first, leaf.grad is None, leaf.requires_grad
+    same_masked(run)
