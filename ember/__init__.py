@@ -67,6 +67,7 @@ from . import nn  # noqa: F401
 from . import fft  # noqa: F401  (after nn: stft pads with nn.functional)
 from . import special  # noqa: F401  (after nn: softmax and friends)
 from . import signal  # noqa: F401
+from . import masked  # noqa: F401  (after nn: the masked softmaxes)
 from ._functional_aliases import *  # noqa: F401,F403  (torch.conv2d ...: after nn)
 from . import distributions  # noqa: F401  (after nn)
 from . import distributed  # noqa: F401  (imports mpi4py only when first used)

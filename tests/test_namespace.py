@@ -51,7 +51,7 @@ KNOWN_GAPS = {
         "utils.throughput_benchmark"),
     "ember.ops is ember's op library, not torch's operator registry": ("ops.*",),
     "dense strided tensors and sparse COO ones only (torch.sparse's submodules are about "
-    "other layouts)": ("sparse.*", "masked", "nested", "utils.dlpack"),
+    "other layouts)": ("sparse.*", "nested", "utils.dlpack"),
     "no devices but the CPU: ember.cuda is a single module answering 'no CUDA'": (
         "mps", "xpu", "mtia", "cuda.*"),
     "ember.cpu.amp is a single module; its autocast_mode is ember.amp's": ("cpu.amp.*",),
