@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 
+from . import config  # noqa: F401
 from .._dynamo import explain, is_compiling, list_backends, reset
 
 __all__ = ["reset", "explain", "is_compiling", "is_dynamo_compiling", "disable",
