@@ -24,13 +24,31 @@ from .rules import RULES
 
 def propagate(cls, args: tuple, kwargs: dict, tangents: list):
     """(the op's result, its outputs' tangents) for an op whose arguments have `tangents`."""
+    if cls.is_view and tangents[0] is not None:
+        out = cls.apply(*args, **kwargs)
+        return out, _view_tangents(cls, args, kwargs, out, tangents[0])
+    out, out_tangents = _tangents(cls, args, kwargs, tangents)
+    return out, _unaliased(out_tangents, tangents)
+
+
+def _unaliased(out_tangents, in_tangents):
+    """Output tangents of an op that is not a view, copied where they share memory with an
+    input's tangent (a rule may pass one through, as identity-like backwards do): an
+    in-place change of one must not show in the other."""
+    single = not isinstance(out_tangents, (tuple, list))
+    outs = [out_tangents] if single else list(out_tangents)
+    for i, t in enumerate(outs):
+        if t is not None and any(s is not None and np.may_share_memory(t._data, s._data)
+                                 for s in in_tangents):
+            outs[i] = t.clone()
+    return outs[0] if single else outs
+
+
+def _tangents(cls, args, kwargs, tangents):
     rule = RULES.get(cls)
     if rule is not None:
         out = cls.apply(*args, **kwargs)
         return out, rule(args, kwargs, out, tangents)
-    if cls.is_view and tangents[0] is not None:
-        out = cls.apply(*args, **kwargs)
-        return out, _view_tangents(cls, args, kwargs, out, tangents[0])
     if not cls._is_primitive:
         if "jvp" not in _overridden(cls):
             raise NotImplementedError("You must implement the jvp function for custom "
