@@ -185,3 +185,260 @@ OPS = [
 @pytest.mark.parametrize("name,fn,specs,options", OPS, ids=[case[0] for case in OPS])
 def test_tangents_match_torch(name, fn, specs, options, dtype):
     check_jvp(fn, *specs, dtype=dtype, **options)
+
+
+def test_tangents_of_non_contiguous_inputs():
+    check_jvp(lambda lib, x, y: (x * y).sin() @ x.mT, (3, 4), (3, 4), non_contiguous=True)
+
+
+# ------------------------------------------------------------------ the dual-level API
+def _dual(lib, x, t, **kwargs):
+    return lib.autograd.forward_ad.make_dual(x, t, **kwargs)
+
+
+def test_make_dual_outside_a_level_raises():
+    check_error(lambda lib: _dual(lib, lib.zeros(3), lib.ones(3)), RuntimeError,
+                "^Trying to create a dual Tensor for forward AD but no level exists")
+
+
+@pytest.mark.parametrize("make,error,match", [
+    (lambda lib: _dual(lib, lib.zeros(3), lib.ones(2)), RuntimeError,
+     r"^Trying to set a forward gradient that has a different size .* Tensor is of size \[3\] "
+     r"while the given forward gradient is of size \[2\]"),
+    (lambda lib: _dual(lib, lib.arange(3), lib.ones(3)), ValueError,
+     "^Expected primal to be floating point or complex, but got: torch.int64"),
+    (lambda lib: _dual(lib, lib.zeros(3), lib.arange(3)), ValueError,
+     "^Expected tangent to be floating point or complex, but got: torch.int64"),
+    (lambda lib: _dual(lib, lib.zeros(3), lib.ones(3), level=3), RuntimeError,
+     "^Invalid level given to _make_dual"),
+    (lambda lib: _dual(lib, lib.zeros(3), lib.ones(3), level=0.5), TypeError,
+     "argument 'level' must be int, not float"),
+    (lambda lib: _dual(lib, _dual(lib, lib.zeros(3), lib.ones(3)), lib.ones(3)), RuntimeError,
+     "^Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+     "same level 0 is not supported"),
+    (lambda lib: lib.autograd.forward_ad.dual_level().__enter__(), RuntimeError,
+     "^Nested forward mode AD is not supported at the moment"),
+    (lambda lib: lib.autograd.forward_ad.exit_dual_level(level=1), RuntimeError,
+     "^Trying to exit a forward AD level that was not the last one"),
+])
+def test_bad_calls_inside_a_level_raise_torchs_errors(make, error, match):
+    def inside(lib):
+        with lib.autograd.forward_ad.dual_level():
+            make(lib)
+    check_error(inside, error, match)
+
+
+def test_exit_without_a_level_raises():
+    check_error(lambda lib: lib.autograd.forward_ad.exit_dual_level(), RuntimeError,
+                "^Dual level must be a positive number")
+
+
+def test_levels_number_from_zero_and_tangents_go_on_exit():
+    fwad = ember.autograd.forward_ad
+    x, t = ember.randn(3), ember.randn(3)
+    with fwad.dual_level() as level:
+        assert level == 0
+        dual = fwad.make_dual(x, t)
+        unpacked = fwad.unpack_dual(dual)
+        assert isinstance(unpacked, fwad.UnpackedDualTensor)
+        assert unpacked.tangent is t
+        assert fwad.unpack_dual(x).tangent is None       # x itself is not dual
+    assert fwad.unpack_dual(dual) == (dual, None)
+    assert fwad.enter_dual_level() == 0                  # the level can be opened again
+    fwad.exit_dual_level()
+
+
+def test_make_dual_and_unpack_dual_give_views():
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        x, t = lib.ones(2, 3), lib.ones(2, 3)
+        with fwad.dual_level():
+            dual = fwad.make_dual(x, t)
+            primal = fwad.unpack_dual(dual).primal
+            return (dual._base is x, primal._base is x, fwad.unpack_dual(primal).tangent,
+                    type(dual.grad_fn).__name__ if x.requires_grad else None)
+    same(run)
+
+
+def test_a_tangent_laid_out_unlike_the_primal_is_copied_into_its_layout():
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        x = lib.randn(4, 3).t()
+        with fwad.dual_level():
+            tangent = fwad.unpack_dual(fwad.make_dual(x, lib.randn(3, 4))).tangent
+            return tangent.stride()
+    same(run)
+
+
+def test_a_tangent_of_another_dtype_is_kept():
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            return fwad.unpack_dual(fwad.make_dual(lib.ones(3), lib.ones(3).double())).tangent
+    same(run)
+
+
+def test_dual_level_decorates_a_function():
+    fwad = ember.autograd.forward_ad
+
+    @fwad.dual_level()
+    def tangent_of_square(x, t):
+        return fwad.unpack_dual(fwad.make_dual(x, t) ** 2).tangent
+
+    x = ember.tensor([1.0, 2.0])
+    assert tangent_of_square(x, ember.ones(2)).tolist() == [2.0, 4.0]
+
+
+# ------------------------------------------------------------------ which outputs have tangents
+def _tangent_of(lib, make_output):
+    fwad = lib.autograd.forward_ad
+    x = lib.from_numpy(np.arange(12.0).reshape(3, 4))
+    with fwad.dual_level():
+        dual = fwad.make_dual(x, lib.ones(3, 4))
+        return fwad.unpack_dual(make_output(lib, dual)).tangent
+
+
+@pytest.mark.parametrize("make_output", [
+    lambda lib, d: d.detach(), lambda lib, d: d.data, lambda lib, d: d.argmax(1),
+    lambda lib, d: d > 3, lambda lib, d: lib.zeros_like(d), lambda lib, d: d.long(),
+], ids=["detach", "data", "argmax", "comparison", "zeros_like", "long"])
+def test_outputs_without_a_tangent(make_output):
+    same(lambda lib: _tangent_of(lib, make_output))
+
+
+def test_tangents_propagate_under_no_grad():
+    def run(lib):
+        with lib.no_grad():
+            return _tangent_of(lib, lambda lib, d: (d * d).sum(0))
+    same(run)
+
+
+# ------------------------------------------------------------------ views and in-place ops
+def test_the_tangent_of_a_view_is_the_view_of_the_tangent():
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        x, t = lib.randn(3, 4), lib.randn(3, 4)
+        with fwad.dual_level():
+            dual = fwad.make_dual(x, t)
+            views = [dual[0], dual.t(), dual.view(12), dual[:, 1:3], dual.unsqueeze(0)]
+            return [fwad.unpack_dual(v).tangent._base is t for v in views]
+    same(run)
+
+
+INPLACE = [
+    ("mul_", lambda lib, d, y: d.mul_(3)),
+    ("add_dual_into_plain", lambda lib, d, y: y.add_(d)),
+    ("view_mul_", lambda lib, d, y: (d[1].mul_(2), d)[1]),
+    ("dual_into_view_of_plain", lambda lib, d, y: (y[0].add_(d[2]), y)[1]),
+    ("setitem", lambda lib, d, y: y.__setitem__(1, d[0] * 2) or y),
+    ("setitem_advanced", lambda lib, d, y: y.__setitem__(lib.tensor([0, 2]), d[:2]) or y),
+    ("copy_plain", lambda lib, d, y: d.copy_(y)),
+    ("copy_dual", lambda lib, d, y: y.copy_(d)),
+    ("zero_", lambda lib, d, y: d.zero_()),
+    ("sin_", lambda lib, d, y: d.sin_()),
+    ("clamp_", lambda lib, d, y: d.clamp_(-0.5, 0.5)),
+]
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("name,op", INPLACE, ids=[case[0] for case in INPLACE])
+def test_inplace_ops_update_tangents(name, op, requires_grad):
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        lib.manual_seed(0)
+        x = lib.linspace(-1, 1, 12).reshape(3, 4).requires_grad_(requires_grad)
+        t = lib.linspace(2, 3, 12).reshape(3, 4)
+        with fwad.dual_level():
+            dual = fwad.make_dual(x, t) * 1.0       # a non-leaf, so in-place ops are allowed
+            plain = lib.zeros(3, 4)
+            result = op(lib, dual, plain)
+            return [fwad.unpack_dual(o).tangent for o in (result, dual, plain)]
+    same(run, atol=1e-6, rtol=1e-6)
+
+
+# ------------------------------------------------------------------ custom Functions
+def _custom_functions(lib):
+    class MulWithJvp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_forward(x, y)
+            return x * y
+
+        @staticmethod
+        def jvp(ctx, x_t, y_t):
+            x, y = ctx.saved_tensors
+            return x_t * y + x * y_t
+
+    class DoubleNoJvp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    return MulWithJvp, DoubleNoJvp
+
+
+def test_custom_function_jvp():
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        mul, _ = _custom_functions(lib)
+        x, y = lib.from_numpy(np.arange(3.0)), lib.from_numpy(np.arange(3.0) + 5)
+        with fwad.dual_level():
+            both = mul.apply(fwad.make_dual(x, lib.ones(3)), fwad.make_dual(y, lib.ones(3) * 2))
+            one = mul.apply(fwad.make_dual(x, lib.ones(3)), y)    # y's tangent: zeros
+            return fwad.unpack_dual(both).tangent, fwad.unpack_dual(one).tangent
+    same(run)
+
+
+def test_custom_function_without_jvp_raises():
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        _, double = _custom_functions(lib)
+        with fwad.dual_level():
+            double.apply(fwad.make_dual(lib.ones(3), lib.ones(3)))
+    check_error(run, NotImplementedError, "^You must implement the jvp function for custom "
+                                          "autograd.Function to use it with forward mode AD")
+
+
+# ------------------------------------------------------------------ with reverse mode
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_backward_through_primal_and_tangent(dtype):
+    """Reverse over forward: the tangent is differentiable with respect to the primal and
+    the tangent, and the primal's graph is the ordinary one."""
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        x = lib.from_numpy(np.linspace(-1, 1, 6, dtype=dtype).reshape(2, 3)).requires_grad_()
+        t = lib.from_numpy(np.linspace(1, 2, 6, dtype=dtype).reshape(2, 3)).requires_grad_()
+        w = lib.from_numpy(np.linspace(0, 1, 12, dtype=dtype).reshape(3, 4)).requires_grad_()
+        with fwad.dual_level():
+            y = lib.nn.functional.gelu(fwad.make_dual(x, t) @ w).sin().sum(0)
+            primal, tangent = fwad.unpack_dual(y)
+            (primal.sum() + (tangent ** 2).sum()).backward()
+        return [primal, tangent, x.grad, t.grad, w.grad]
+    same(run, atol=1e-5 if dtype == "float32" else 1e-12, rtol=1e-5)
+
+
+def test_ops_seen_by_the_profiler_inside_a_level():
+    """A level delegates to a recorder installed before it: the profiler still sees ops."""
+    x, t = ember.randn(3), ember.randn(3)
+    with ember.profiler.profile() as prof:
+        with ember.autograd.forward_ad.dual_level():
+            y = ember.autograd.forward_ad.make_dual(x, t).exp()
+            tangent = ember.autograd.forward_ad.unpack_dual(y).tangent
+    assert "aten::exp" in {e.key for e in prof.key_averages()}
+    np.testing.assert_allclose(tangent.numpy(), (x.exp() * t).numpy(), rtol=1e-6)
+
+
+def test_levels_are_per_thread():
+    import threading
+    seen = []
+    with ember.autograd.forward_ad.dual_level():
+        thread = threading.Thread(target=lambda: seen.append(
+            ember.autograd.forward_ad.unpack_dual(ember.ones(1)).tangent is None and
+            ember._modes.current().recorder is None))
+        thread.start()
+        thread.join()
+    assert seen == [True]
