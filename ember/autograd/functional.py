@@ -247,7 +247,7 @@ def _jacobian_rows(out, inputs, create_graph: bool, strict: bool, i: int) -> tup
 
 def forward_pass(call, inputs: tuple, tangents: dict) -> tuple[list, list]:
     """Forward mode: call(*inputs) in a dual level of its own, where inputs[j] carries the
-    tangent tangents[j]; returns the flat outputs call gives and their tangents (zeros for
+    tangent tangents[j]; returns the flat outputs call gives and their tangents (None for
     an output the tangents do not reach). Such levels nest (jvp of jvp)."""
     level = dual.open_level()
     try:
@@ -256,8 +256,7 @@ def forward_pass(call, inputs: tuple, tangents: dict) -> tuple[list, list]:
         unpacked = [unpack_dual(out, level=level.number) for out in call(*duals)]
     finally:
         dual.close_level(level)
-    return ([primal for primal, _ in unpacked],
-            [zeros_like(primal) if tangent is None else tangent for primal, tangent in unpacked])
+    return [primal for primal, _ in unpacked], [tangent for _, tangent in unpacked]
 
 
 def jacobian_columns(call, inputs: tuple) -> tuple[list, list]:
@@ -270,7 +269,8 @@ def jacobian_columns(call, inputs: tuple) -> tuple[list, list]:
             one_hot = x.detach().new_zeros(x.numel())
             one_hot[k] = 1
             outputs, tangents = forward_pass(call, inputs, {j: one_hot.view(x.shape)})
-            columns[j].append(tangents)
+            columns[j].append([zeros_like(out) if t is None else t
+                               for out, t in zip(outputs, tangents)])
     if outputs is None:                 # no input has an element
         outputs = [out for out in call(*inputs)]
     jacobians = [[stack([column[i] for column in columns[j]], -1).view(

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..._modes import own as own_modes
 from ..._tensor import Tensor
+from ..graph import SavedTensor
 
 
 class _Levels(threading.local):
@@ -103,6 +104,7 @@ class DualLevel:
             if t.shape != o.shape:      # a rule may give a broadcastable tangent
                 t = t.expand(o.shape).clone()
             self.set_tangent(o, t)
+            _save_output_itself(o)
 
     def record_inplace(self, tensor: Tensor, result: Tensor) -> None:
         """`tensor` now holds `result`'s values: its tangent takes result's (zeros if result
@@ -157,6 +159,31 @@ class DualLevel:
         record = getattr(self.inner, "record_python_value", None)
         if record is not None:
             record(op, kind, tensors)
+
+
+def _save_output_itself(output: Tensor) -> None:
+    """A node that saves its own output rebuilds it from the array on unpack (see
+    SavedTensor), a Tensor without tangents; for a dual output it keeps the Tensor itself,
+    so that backward through it (forward over reverse) sees its tangents. That makes a
+    reference cycle output -> node -> output, which the collector clears."""
+    node = output._grad_fn
+    saved = node.__dict__.get("_outputs_saved") if node is not None else None
+    if not saved:
+        return
+    nr = output._output_nr
+    entry = saved[nr] if nr < len(saved) else None
+    if entry is not None and entry.tensor is None and entry.data is output._data:
+        node._outputs_saved = saved[:nr] + (SavedTensor(output),) + saved[nr + 1:]
+
+
+def carry_tangents(source: Tensor, target: Tensor) -> Tensor:
+    """Give `target`, which stands for `source`'s value (a detached copy, say), source's
+    tangent at every open level; returns target."""
+    for level in _LEVELS.stack:
+        tangent = level.tangent(source)
+        if tangent is not None:
+            level.set_tangent(target, tangent)
+    return target
 
 
 def open_level() -> DualLevel:
