@@ -159,6 +159,10 @@ OPS = [
         x, lib.tensor([1, 0, 3]), label_smoothing=0.1, reduction="sum"), [(3, 4)], {}),
     ("cross_entropy_probs", lambda lib, x, p: lib.nn.functional.cross_entropy(x, p.softmax(1)),
      [(3, 4), (3, 4)], {}),
+    ("cross_entropy_ignore", lambda lib, x: lib.nn.functional.cross_entropy(
+        x, lib.tensor([1, 0, 3]), ignore_index=0), [(3, 4)], {}),
+    ("cross_entropy_none", lambda lib, x: lib.nn.functional.cross_entropy(
+        x, lib.tensor([1, 0, 3]), reduction="none"), [(3, 4)], {}),
     ("nll_loss", lambda lib, x: lib.nn.functional.nll_loss(x, lib.tensor([1, 0, 3]),
                                                            reduction="none"), [(3, 4)], {}),
     ("bce", lambda lib, x, y: lib.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
@@ -185,6 +189,24 @@ OPS = [
 @pytest.mark.parametrize("name,fn,specs,options", OPS, ids=[case[0] for case in OPS])
 def test_tangents_match_torch(name, fn, specs, options, dtype):
     check_jvp(fn, *specs, dtype=dtype, **options)
+
+
+NATIVE = ["exp", "tanh", "log", "add_alpha", "sub", "mul", "div", "where", "sum_dim", "mean",
+          "softmax", "log_softmax", "matmul_batched", "linear", "conv2d", "layer_norm",
+          "batch_norm", "cross_entropy", "cross_entropy_ignore", "cross_entropy_none"]
+
+
+NATIVE_CASES = [case for case in OPS if case[0] in NATIVE]
+
+
+@pytest.mark.parametrize("name,fn,specs,options", NATIVE_CASES,
+                         ids=[case[0] for case in NATIVE_CASES])
+def test_the_generic_rule_where_native_rules_exist(name, fn, specs, options, monkeypatch):
+    """The double-vjp rule alone gives torch's tangents for the ops with native rules too."""
+    from ember.autograd._forward import rules
+    assert rules.RULES                              # the native rules are registered
+    monkeypatch.setattr(rules, "RULES", {})
+    check_jvp(fn, *specs, dtype="float64", **options)
 
 
 def test_tangents_of_non_contiguous_inputs():

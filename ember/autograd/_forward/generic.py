@@ -1,6 +1,6 @@
 """Tangents of one op's outputs, from whichever rule the op has.
 
-- A native rule (rules.py), for the ops where one was written and measured faster.
+- A native rule (rules.py, native/), for the ops where one was written and measured faster.
 - View ops: the same view of the input's tangent (views are linear in their input), so the
   tangent of a view shares memory with its base's tangent, as in torch.
 - User Functions: their `jvp(ctx, *tangents)` staticmethod, as in torch.
@@ -19,7 +19,7 @@ from ..._tensor import Tensor
 from .. import engine
 from ..function import Function
 from ..graph import SavedTensor
-from .rules import RULES
+from .rules import rule_for
 
 
 def propagate(cls, args: tuple, kwargs: dict, tangents: list):
@@ -45,7 +45,7 @@ def _unaliased(out_tangents, in_tangents):
 
 
 def _tangents(cls, args, kwargs, tangents):
-    rule = RULES.get(cls)
+    rule = rule_for(cls, args, kwargs)
     if rule is not None:
         out = cls.apply(*args, **kwargs)
         return out, rule(args, kwargs, out, tangents)

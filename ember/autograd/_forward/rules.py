@@ -10,13 +10,27 @@ ops they know; they register here, below them, where the dual levels look them u
 """
 from __future__ import annotations
 
-RULES: dict = {}
+RULES: dict = {}       # Function class -> (rule, when)
 
 
-def register(*classes):
-    """Decorator: make the function the native tangent rule of each Function class."""
+def register(*classes, when=None):
+    """Decorator: make the function the native tangent rule of each Function class;
+    `when(args, kwargs)`, if given, says which calls it covers (the generic rule takes the
+    others). Rules are written for real tensors: complex calls take the generic rule."""
     def add(rule):
         for cls in classes:
-            RULES[cls] = rule
+            RULES[cls] = (rule, when)
         return rule
     return add
+
+
+def rule_for(cls, args: tuple, kwargs: dict):
+    """The native rule covering this call, or None."""
+    entry = RULES.get(cls)
+    if entry is None:
+        return None
+    rule, when = entry
+    for a in args:
+        if getattr(a, "is_complex", None) is not None and a.is_complex():
+            return None
+    return rule if when is None or when(args, kwargs) else None
