@@ -1,9 +1,9 @@
 """torch.func: function transforms and modules as functions of their weights.
 
 The transforms (grad, grad_and_value, vjp, jvp, linearize, jacrev, jacfwd, hessian, vmap)
-live in ember/_functorch. They run on ember's reverse-mode autograd: jvp and jacfwd use the
-double-backward trick, so their values are torch's but their cost is that of reverse mode.
-vmap runs func once per sample in a Python loop and stacks the outputs: correct results,
+live in ember/_functorch. grad, vjp and jacrev run on reverse-mode autograd; jvp, jacfwd and
+linearize on forward-mode AD (torch.autograd.forward_ad), so jacfwd costs one run of the
+function per input element, as torch's does before vmap batches them. vmap runs func once per sample in a Python loop and stacks the outputs: correct results,
 not vectorised speed. functional_call and stack_module_state are defined here.
 """
 from __future__ import annotations

@@ -223,3 +223,38 @@ def check_error(fn, error_type, match=None):
         assert re.search(match, str(torch_err.value)), f"torch said: {torch_err.value}"
         assert re.search(match, str(ember_err.value)), f"ember said: {ember_err.value}"
     return ember_err.value
+
+
+def check_jvp(fn, *specs, dtype="float32", atol=None, rtol=None, seed=0, positive=False,
+              non_contiguous=False, tangent_inputs=None):
+    """Forward mode: fn's outputs and their tangents agree with torch's forward AD, each
+    floating input (or those at `tangent_inputs`) made dual with the same random tangent."""
+    default_atol, default_rtol = TOL[dtype]
+    atol = default_atol * 10 if atol is None else atol
+    rtol = default_rtol * 10 if rtol is None else rtol
+    arrays = make_inputs(specs, dtype, seed, positive)
+    if tangent_inputs is None:
+        tangent_inputs = [i for i, a in enumerate(arrays) if a.dtype.kind in "fc"]
+    r = rng(seed + 3)
+    tangents = {i: r.standard_normal(arrays[i].shape).astype(arrays[i].dtype)
+                for i in tangent_inputs}
+
+    def run(lib):
+        convert = to_torch if lib is torch else to_ember
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            inputs = [convert(a, dtype=dtype, non_contiguous=non_contiguous) for a in arrays]
+            for i, tangent in tangents.items():
+                inputs[i] = fwad.make_dual(inputs[i], convert(tangent, dtype=dtype))
+            outs = _tensors_in(fn(lib, *inputs))
+            return [fwad.unpack_dual(o) for o in outs]
+
+    expected, got = run(torch), run(ember)
+    assert len(got) == len(expected), "a different number of output tensors"
+    for i, ((ep, et), (tp, tt)) in enumerate(zip(got, expected)):
+        assert_same(ep, tp, atol, rtol, f"output {i}")
+        if tt is None:
+            assert et is None or not np.any(as_numpy(et)), f"output {i}: ember has a tangent"
+            continue
+        assert et is not None, f"output {i}: torch has a tangent, ember has none"
+        assert_same(et, tt, atol, rtol, f"tangent of output {i}")

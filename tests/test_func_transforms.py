@@ -268,6 +268,30 @@ def test_jvp_errors():
            "independent of the inputs. This is not allowed with strict=True.")
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nested_forward_and_mixed_modes(dtype):
+    """jvp of jvp (second directional derivatives), jvp of grad (forward over reverse),
+    jacfwd of jacfwd, grad of jvp (reverse over forward)."""
+    def fn(lib, x, u, v):
+        f = lambda a: (a.sin() * a.exp()).sum() * a  # noqa: E731
+        inner = lambda a: lib.func.jvp(f, (a,), (v,))[1]  # noqa: E731
+        return (lib.func.jvp(inner, (x,), (u,)),
+                lib.func.jvp(lib.func.grad(lambda a: f(a).sum()), (x,), (u,)),
+                lib.func.jacfwd(lib.func.jacfwd(lambda a: a.tanh() * a.sum()))(x),
+                lib.func.grad(lambda a: inner(a).sum())(x))
+    check(fn, (3,), (3,), (3,), dtype=dtype, grad_inputs=(0,), grad2=False)
+
+
+def test_jvp_runs_forward_mode():
+    """Tangents flow through code run under no_grad: only real forward mode does that."""
+    def fn(lib, x, u):
+        def f(a):
+            with lib.no_grad():
+                return a.sin() * a
+        return lib.func.jvp(f, (x,), (u,)), lib.func.jacfwd(f)(x), lib.func.linearize(f, x)[1](u)
+    check(fn, (3,), (3,), dtype="float64", grad=False)
+
+
 def test_linearize_matches_jvp():
     def fn(lib, x, u, v):
         out, jvp_fn = lib.func.linearize(lambda a: (a.sin() * a, a.sum()), x)

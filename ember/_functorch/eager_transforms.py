@@ -1,7 +1,10 @@
-"""grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian and linearize on reverse-mode
-autograd.
+"""grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian and linearize.
 
-Each transform call is one "level" (_GradLevel): it swaps the differentiated arguments for
+grad, vjp and jacrev run on reverse-mode autograd; jvp, jacfwd and linearize on forward-mode
+AD (ember/autograd/forward_ad.py): each call opens a dual level of its own, so they nest, and
+hessian (jacfwd of jacrev) is forward over reverse, as in torch.
+
+Each reverse-mode transform call is one "level" (_GradLevel): it swaps the differentiated arguments for
 fresh leaves, runs the function with grad mode on, and differentiates with autograd.grad.
 Levels nest (grad(grad(f))) because the inner level builds the graph of its gradients
 (create_graph) whenever an outer level is running or the caller's grad mode is on. On the
@@ -9,9 +12,8 @@ way out, a result is detached unless its graph reaches a tensor from outside the
 (the caller's inputs that require grad, an outer level's leaves, a captured parameter),
 so at the outermost level results require grad exactly when torch's do.
 
-Forward mode (jvp, jacfwd) uses the double-backward trick of autograd.functional: the
-vjp w -> w^T J is linear in w, so differentiating it with respect to w, seeded with the
-tangent u, gives J u. jacfwd therefore computes the same Jacobian as jacrev.
+The reverse-mode levels carry the tangents of enclosing forward levels through their
+fresh leaves and unwrapped results, so forward over reverse sees through them.
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ import functools
 from typing import Any, Callable
 
 from .._tensor import Tensor
-from ..autograd.functional import _grad, _jacobian_rows
+from ..autograd._forward.dual import carry_tangents
+from ..autograd.functional import _grad, _jacobian_rows, forward_pass, jacobian_columns
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import AccumulateGrad
 from ..ops.creation import zeros_like
@@ -56,7 +59,7 @@ class _GradLevel:
         if x.requires_grad and self.keep_graph:
             leaf = x.view_as(x)
         else:
-            leaf = x.detach().requires_grad_()
+            leaf = carry_tangents(x, x.detach().requires_grad_())
         self.leaves.append(leaf)
         return leaf
 
@@ -75,7 +78,7 @@ class _GradLevel:
         def unwrap_one(t):
             if isinstance(t, Tensor) and t.requires_grad and not (
                     self.keep_graph and _reaches_outside(t, own)):
-                return t.detach()
+                return carry_tangents(t, t.detach())
             return t
 
         return tree_map(unwrap_one, tree)
@@ -267,26 +270,11 @@ def _check_tangent(primal: Tensor, tangent: Tensor) -> None:
                            f"size {list(tangent.shape)}.")
 
 
-def _forward_products(level: _GradLevel, flat_outputs: list, flat_inputs: list, tangents,
-                      strict: bool, retain_graph: bool = False) -> list:
-    """J u for every output by the double-backward trick (zeros for outputs that do not
-    depend on the inputs; strict raises instead)."""
-    # The vjp is linear in its seed: any value works, zeros are simplest.
-    seeds = [zeros_like(out, requires_grad=True) for out in flat_outputs]
-    vjps = level.grad(flat_outputs, flat_inputs, seeds, create_graph=True)
-    products = _grad(tuple(vjps), tuple(seeds), tuple(tangents), retain_graph=retain_graph,
-                     create_graph=level.keep_graph)
-    if strict and any(p is None for p in products):
-        raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
-                           "independent of the inputs. This is not allowed with strict=True.")
-    return [zeros_like(out) if p is None else p for p, out in zip(products, flat_outputs)]
-
-
 def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False,
         has_aux: bool = False):
-    """(func(*primals), J tangents): the Jacobian-vector product. primals and tangents are
-    tuples of the same structure. With has_aux, func returns (output, aux) and jvp returns
-    (output, jvp_out, aux)."""
+    """(func(*primals), J tangents): the Jacobian-vector product, in forward mode (one run
+    of func with dual inputs). primals and tangents are tuples of the same structure. With
+    has_aux, func returns (output, aux) and jvp returns (output, jvp_out, aux)."""
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid "
                            "to call f(*primals).")
@@ -301,25 +289,39 @@ def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False
     _check_tensor_list(flat_tangents, "tangents")
     for primal, tangent in zip(flat_primals, flat_tangents):
         _check_tangent(primal, tangent)
-    with _GradLevel() as level:
-        flat_inputs = [level.differentiable(p) for p in flat_primals]
-        output, aux = _split_aux(func(*unflatten(flat_inputs, primals_spec)), has_aux, _JVP)
-        flat_outputs, output_spec = flatten(output)
-        _check_tensor_outputs(flat_outputs, _JVP)
-        products = _forward_products(level, flat_outputs, flat_inputs, flat_tangents, strict)
-        result = (level.unwrap(output), level.unwrap(unflatten(products, output_spec)))
-        return result + (level.unwrap(aux),) if has_aux else result
+    run = _Run(lambda values: func(*values), primals_spec, has_aux, _JVP)
+    outputs, products = forward_pass(run, tuple(flat_primals), dict(enumerate(flat_tangents)))
+    if strict and any(p is None for p in products):
+        raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
+                           "independent of the inputs. This is not allowed with strict=True.")
+    products = [zeros_like(out) if p is None else p for p, out in zip(products, outputs)]
+    result = unflatten(outputs, run.output_spec), unflatten(products, run.output_spec)
+    return result + (run.aux,) if has_aux else result
+
+
+class _Run:
+    """func (taking the inputs' pytree) called on flat inputs, giving flat tensor outputs;
+    keeps the output's structure and the aux value (has_aux) of the last call."""
+
+    def __init__(self, func: Callable, inputs_spec, has_aux: bool, api: str):
+        self.func, self.inputs_spec, self.has_aux, self.api = func, inputs_spec, has_aux, api
+        self.output_spec = self.aux = None
+
+    def __call__(self, *flat_inputs) -> list:
+        output, self.aux = _split_aux(self.func(unflatten(list(flat_inputs), self.inputs_spec)),
+                                      self.has_aux, self.api)
+        flat_outputs, self.output_spec = flatten(output)
+        _check_tensor_outputs(flat_outputs, self.api)
+        return flat_outputs
 
 
 def linearize(func: Callable, *primals) -> tuple[Any, Callable]:
     """(func(*primals), jvp_fn): jvp_fn(*tangents) gives the Jacobian-vector product at
-    primals, reusing the graph recorded once here."""
+    primals. torch replays a graph it traced once; ember runs func again in forward mode
+    on each call (same values; func should be free of side effects and randomness)."""
     flat_primals, primals_spec = flatten(primals)
-    with _GradLevel() as level:
-        flat_inputs = [level.differentiable(p) for p in flat_primals]
-        output = func(*unflatten(flat_inputs, primals_spec))
-        flat_outputs, output_spec = flatten(output)
-        _check_tensor_outputs(flat_outputs, "linearize")
+    run = _Run(lambda values: func(*values), primals_spec, False, "linearize")
+    output = unflatten(list(run(*flat_primals)), run.output_spec)
 
     def jvp_fn(*tangents):
         flat_tangents, tangents_spec = flatten(tangents)
@@ -333,12 +335,12 @@ def linearize(func: Callable, *primals) -> tuple[Any, Callable]:
                     raise RuntimeError(f"tangent:{i} with {what} {getattr(tangent, what)} in "
                                        f"flattened pytree doesn't match the {what} "
                                        f"{getattr(primal, what)} of the corresponding primal.")
-        with enable_grad():
-            products = _forward_products(level, flat_outputs, flat_inputs, flat_tangents,
-                                         strict=False, retain_graph=True)
-        return level.unwrap(unflatten(products, output_spec))
+        outputs, products = forward_pass(run, tuple(flat_primals),
+                                         dict(enumerate(flat_tangents)))
+        return unflatten([zeros_like(out) if p is None else p
+                          for p, out in zip(products, outputs)], run.output_spec)
 
-    return level.unwrap(output), jvp_fn
+    return output, jvp_fn
 
 
 # ------------------------------------------------------------------------ jacobians
@@ -351,23 +353,27 @@ def _check_real(api: str, values, is_input: bool) -> None:
                                f"tensor at flattened input idx: {i}")
 
 
-def _jacobian(func: Callable, argnums, has_aux: bool, api: str, inner_api: str) -> Callable:
-    """jacrev / jacfwd: one backward pass per output element, shaped like torch's result:
-    the output's structure, then the differentiated arguments' structure, each entry of
-    shape output.shape + input.shape. inner_api names the transform torch's errors quote
-    (vjp for jacrev, jvp for jacfwd)."""
+def jacrev(func: Callable, argnums=0, *, has_aux: bool = False,
+           chunk_size: int | None = None, _preallocate_and_copy: bool = False) -> Callable:
+    """The Jacobian of func with respect to the arguments at argnums, row by row (one
+    backward pass per output element), shaped like torch's result: the output's structure,
+    then the differentiated arguments' structure, each entry of shape output.shape +
+    input.shape. chunk_size only changes how torch batches those passes, so it is checked
+    and otherwise ignored."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+    api = "vjp(f, *primals)"
 
     @functools.wraps(func)
     def wrapper(*args):
-        _check_real(api, args, is_input=True)
+        _check_real("jacrev", args, is_input=True)
         with _GradLevel() as level:
             args, diff = _differentiable_args(level, args, argnums)
-            output, aux = _split_aux(func(*args), has_aux, inner_api)
+            output, aux = _split_aux(func(*args), has_aux, api)
             flat_outputs, output_spec = flatten(output)
-            _check_tensor_outputs(flat_outputs, inner_api)
-            if api == "jacrev":
-                _check_floating_outputs(flat_outputs)
-            _check_real(api, flat_outputs, is_input=False)
+            _check_tensor_outputs(flat_outputs, api)
+            _check_floating_outputs(flat_outputs)
+            _check_real("jacrev", flat_outputs, is_input=False)
             flat_diff, diff_spec = flatten(diff)
             jacobians = [unflatten(_jacobian_rows(out, flat_diff, level.keep_graph, False, 0),
                                    diff_spec) for out in flat_outputs]
@@ -377,22 +383,40 @@ def _jacobian(func: Callable, argnums, has_aux: bool, api: str, inner_api: str) 
     return wrapper
 
 
-def jacrev(func: Callable, argnums=0, *, has_aux: bool = False,
-           chunk_size: int | None = None, _preallocate_and_copy: bool = False) -> Callable:
-    """The Jacobian of func with respect to the arguments at argnums, row by row (one
-    backward pass per output element). chunk_size only changes how torch batches those
-    passes, so it is checked and otherwise ignored."""
-    if not (chunk_size is None or chunk_size > 0):
-        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
-    return _jacobian(func, argnums, has_aux, "jacrev", "vjp(f, *primals)")
-
-
 def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
-    """The Jacobian of func with respect to the arguments at argnums. torch builds it
-    column by column in forward mode; ember computes the same values in reverse mode."""
+    """The Jacobian of func with respect to the arguments at argnums, column by column in
+    forward mode (one run of func per element of those arguments, with that element's
+    one-hot tangent); shaped as jacrev's."""
     check_randomness(randomness)
-    return _jacobian(func, argnums, has_aux, "jacfwd", _JVP)
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        _check_real("jacfwd", args, is_input=True)
+        picked = _checked_argnums(argnums, len(args))
+        diff = args[picked] if isinstance(picked, int) else tuple(args[i] for i in picked)
+        flat_diff, diff_spec = flatten(diff)
+        for x in flat_diff:
+            if not isinstance(x, Tensor):
+                raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+
+        def with_diff(value):
+            new_args = list(args)
+            if isinstance(picked, int):
+                new_args[picked] = value
+            else:
+                for i, v in zip(picked, value):
+                    new_args[i] = v
+            output = func(*new_args)
+            _check_real("jacfwd", _split_aux(output, has_aux, _JVP)[0], is_input=False)
+            return output
+
+        run = _Run(with_diff, diff_spec, has_aux, _JVP)
+        _, columns = jacobian_columns(run, tuple(flat_diff))
+        jacobian = unflatten([unflatten(row, diff_spec) for row in columns], run.output_spec)
+        return (jacobian, run.aux) if has_aux else jacobian
+
+    return wrapper
 
 
 def hessian(func: Callable, argnums=0) -> Callable:

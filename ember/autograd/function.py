@@ -77,6 +77,11 @@ class Function(Node):
         # array back into the input Tensor (see _saved_inputs).
         self._raw_saved = values
 
+    def save_for_forward(self, *tensors) -> None:
+        """Keep tensors for the Function's `jvp` (forward-mode AD), read there as
+        ctx.saved_tensors."""
+        self._saved_for_forward = tensors
+
     def mark_non_differentiable(self, *tensors) -> None:
         self._non_differentiable = {id(t) for t in tensors}
 

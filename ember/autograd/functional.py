@@ -1,10 +1,12 @@
 """torch.autograd.functional: Jacobians, Hessians and their products with vectors.
 
-Everything is built on autograd.grad (reverse mode):
+Everything but forward-mode Jacobians is built on autograd.grad (reverse mode):
 - vjp: v^T J is one backward pass seeded with v;
 - jacobian: one backward pass per output element, the rows stacked;
 - jvp: J u by the double-backward trick. The vjp g(w) = w^T J is linear in the seed w, so
   differentiating it with respect to w, seeded with u, gives J u;
+- jacobian with strategy="forward-mode": one forward-AD pass (ember/autograd/forward_ad.py)
+  per input element, the columns stacked;
 - hessian: the Jacobian of the gradient; vhp / hvp: a backward through the gradient, hvp by
   the same trick as jvp.
 
@@ -19,6 +21,8 @@ from .._tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.joining import stack
 from . import grad as autograd_grad
+from ._forward import dual
+from .forward_ad import make_dual, unpack_dual
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -241,32 +245,85 @@ def _jacobian_rows(out, inputs, create_graph: bool, strict: bool, i: int) -> tup
                  for r, x in zip(rows, inputs))
 
 
-def _check_strategy(strategy: str, hint: bool) -> None:
+def forward_pass(call, inputs: tuple, tangents: dict) -> tuple[list, list]:
+    """Forward mode: call(*inputs) in a dual level of its own, where inputs[j] carries the
+    tangent tangents[j]; returns the flat outputs call gives and their tangents (None for
+    an output the tangents do not reach). Such levels nest (jvp of jvp)."""
+    level = dual.open_level()
+    try:
+        duals = [make_dual(x, tangents[j], level=level.number) if j in tangents else x
+                 for j, x in enumerate(inputs)]
+        unpacked = [unpack_dual(out, level=level.number) for out in call(*duals)]
+    finally:
+        dual.close_level(level)
+    return [primal for primal, _ in unpacked], [tangent for _, tangent in unpacked]
+
+
+def jacobian_columns(call, inputs: tuple) -> tuple[list, list]:
+    """(outputs, jacobians) in forward mode: one pass per input element, with that element's
+    one-hot tangent; jacobians[i][j] has shape outputs[i].shape + inputs[j].shape."""
+    columns = [[] for _ in inputs]      # columns[j][k]: the output tangents for e_k of input j
+    outputs = None
+    for j, x in enumerate(inputs):
+        for k in range(x.numel()):
+            one_hot = x.detach().new_zeros(x.numel())
+            one_hot[k] = 1
+            outputs, tangents = forward_pass(call, inputs, {j: one_hot.view(x.shape)})
+            columns[j].append([zeros_like(out) if t is None else t
+                               for out, t in zip(outputs, tangents)])
+    if outputs is None:                 # no input has an element
+        outputs = [out for out in call(*inputs)]
+    jacobians = [[stack([column[i] for column in columns[j]], -1).view(
+                      tuple(out.shape) + tuple(x.shape)) if columns[j]
+                  else out.new_zeros(tuple(out.shape) + tuple(x.shape))
+                  for j, x in enumerate(inputs)] for i, out in enumerate(outputs)]
+    return outputs, jacobians
+
+
+def _check_strategy(strategy: str, vectorize: bool, hint: bool) -> None:
     if strategy not in ("forward-mode", "reverse-mode"):
         message = 'Expected strategy to be either "forward-mode" or "reverse-mode".'
         if hint:
             message += (' Hint: If your function has more outputs than inputs, "forward-mode" '
                         'tends to be more performant. Otherwise, prefer to use "reverse-mode".')
         raise AssertionError(message)
-    if strategy == "forward-mode":
-        raise NotImplementedError('strategy="forward-mode": ember has no forward-mode AD; use '
-                                  'the default "reverse-mode" (same result).')
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
 
 
 def jacobian(func, inputs, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode"):
     """The Jacobian of `func` at `inputs`: for output i and input j a tensor of shape
-    outputs[i].shape + inputs[j].shape. vectorize only changes how torch batches the
-    backward passes; ember runs them one by one with the same result."""
-    _check_strategy(strategy, hint=True)
+    outputs[i].shape + inputs[j].shape. "reverse-mode" runs one backward pass per output
+    element, "forward-mode" (which torch allows only with vectorize=True) one forward-AD
+    pass per input element. vectorize only changes how torch batches those passes; ember
+    runs them one by one with the same result."""
+    _check_strategy(strategy, vectorize, hint=True)
+    if vectorize and strict:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                           "`vectorized=True` are not supported together. Please either "
+                           "set `strict=False` or `vectorize=False`.")
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` "
+                                      "and `strategy=\"forward-mode\"` are not supported "
+                                      "together (yet). Please either set `create_graph=False` "
+                                      "or `strategy=\"reverse-mode\"`.")
+        is_outputs_tuple = []
+
+        def call(*x):
+            is_tuple, outputs = _call(func, x, "jacobian", strict)
+            is_outputs_tuple[:] = [is_tuple]
+            return outputs
+        with enable_grad():
+            _, columns = jacobian_columns(call, _differentiable_inputs(inputs, False))
+        result = tuple(tuple(row) for row in columns)
+        return _unpack(_detached(result, False), (is_outputs_tuple[0], is_inputs_tuple))
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _differentiable_inputs(inputs, create_graph)
         is_outputs_tuple, outputs = _call(func, inputs, "jacobian", strict)
-        if vectorize and strict:
-            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
-                               "`vectorized=True` are not supported together. Please either "
-                               "set `strict=False` or `vectorize=False`.")
         result = tuple(_jacobian_rows(out, inputs, create_graph, strict, i)
                        for i, out in enumerate(outputs))
     return _unpack(_detached(result, create_graph), (is_outputs_tuple, is_inputs_tuple))
@@ -277,7 +334,7 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False,
     """The Hessian of a scalar `func`: the Jacobian of its gradient. For inputs i and j a
     tensor of shape inputs[i].shape + inputs[j].shape."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
-    _check_strategy(outer_jacobian_strategy, hint=False)
+    _check_strategy(outer_jacobian_strategy, vectorize, hint=False)
 
     def scalar_func(*x):
         return _call_scalar(func, x, "hessian", strict)[0].squeeze()
@@ -288,7 +345,7 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False,
         return grads
 
     result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
-                      vectorize=vectorize)
+                      vectorize=vectorize, strategy=outer_jacobian_strategy)
     return _unpack(result, (is_inputs_tuple, is_inputs_tuple))
 
 

@@ -31,9 +31,13 @@ def inplace(self, compute, *args) -> Tensor:
         snapshot = Tensor._wrap(self._data.copy(), self._requires_grad, self._grad_fn,
                                 self._output_nr)
         snapshot._accumulator = self._accumulator
-        record = getattr(modes().recorder, "record_snapshot", None)
-        if record is not None:      # compile's tracer replays the copy
-            record(snapshot, self)
+        recorder = modes().recorder
+        if recorder is not None:    # the snapshot holds self's value (forward AD's tangent too)
+            record = getattr(recorder, "record_snapshot", None)   # compile's tracer copies
+            if record is not None:
+                record(snapshot, self)
+            else:
+                recorder.record_inplace(snapshot, self)
         out = compute(snapshot, *args)
     else:
         out = compute(self, *args)
@@ -62,6 +66,9 @@ def inplace_on_view(self, compute, args) -> Tensor:
     key = np.unravel_index(_view_positions(self), base._data.shape)
     out = compute(Index.apply(base, key), *args)
     self._assign_result(out)
+    recorder = modes().recorder
+    if recorder is not None:
+        recorder.record_inplace(self, out)
     new_base = CopySlices.apply(base, key, out)
     base._grad_fn, base._output_nr = new_base._grad_fn, 0
     base._requires_grad = new_base._requires_grad

@@ -290,8 +290,11 @@ def _check_same_dtype(input: Tensor, values) -> None:
 
 
 def _recording(input: Tensor, value) -> bool:
-    return modes().grad_enabled and (input._requires_grad or
-                                   isinstance(value, Tensor) and value._requires_grad)
+    """Whether x[key] = value must go through an op: autograd records it, or a recorder
+    (forward AD's tangents, the exporter) follows x to its new value."""
+    state = modes()
+    return state.recorder is not None or state.grad_enabled and (
+        input._requires_grad or isinstance(value, Tensor) and value._requires_grad)
 
 
 def setitem(input: Tensor, key, value) -> None:

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import ember
-from oracle import TOL, assert_same, check_error, make_inputs, to_ember, to_torch
+from oracle import TOL, assert_same, check_error, make_inputs, same, to_ember, to_torch
 
 
 # Functions written once for both libraries: (inputs -> outputs), tensors in and out.
@@ -209,9 +209,31 @@ def test_argument_errors():
                                  vectorize=True), RuntimeError,
                 "^torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
                 "not supported together.")
-    with pytest.raises(NotImplementedError, match="forward-mode"):
-        ember.autograd.functional.jacobian(lambda x: x, ember.ones(1), vectorize=True,
-                                           strategy="forward-mode")
+    check_error(lambda lib: call(lib, "jacobian", lambda x: x, lib.ones(1),
+                                 strategy="forward-mode"), NotImplementedError,
+                "^Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
+                "implemented for `vectorize=True`.")
+    check_error(lambda lib: call(lib, "jacobian", lambda x: x, lib.ones(1), vectorize=True,
+                                 strategy="forward-mode", create_graph=True),
+                NotImplementedError, "^torch.autograd.functional.jacobian: `create_graph=True` "
+                'and `strategy="forward-mode"` are not supported together')
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_forward_mode_jacobian_and_hessian(dtype):
+    def run(lib):
+        functional = lib.autograd.functional
+        x = lib.from_numpy(np.linspace(-1, 1, 6, dtype=dtype).reshape(2, 3))
+        y = lib.from_numpy(np.linspace(0.5, 2, 3, dtype=dtype))
+
+        def f(a, b):
+            return (a * b).sin(), (a @ b).exp().sum()
+        return (functional.jacobian(f, (x, y), vectorize=True, strategy="forward-mode"),
+                functional.jacobian(lambda a: a.tanh() * 2, y, vectorize=True,
+                                    strategy="forward-mode"),
+                functional.hessian(lambda a, b: (a.pow(3) * b).sum(), (x, y), vectorize=True,
+                                   outer_jacobian_strategy="forward-mode"))
+    same(run, atol=1e-5 if dtype == "float32" else 1e-12, rtol=1e-5)
 
 
 def test_inputs_are_not_modified_and_results_detached():
