@@ -74,7 +74,8 @@ class ModuleChecks:
     # ------------------------------------------------------------ hook sites
     def call(self, module: Module, args: tuple, kwargs: dict):
         """Run module's call (hooks and forward) with the checks around it."""
-        if self.depth == 0 and not in_ember(sys._getframe(2).f_code.co_filename):
+        # Frames: this check, Module._watched_call, Module.__call__, the caller.
+        if self.depth == 0 and not in_ember(sys._getframe(3).f_code.co_filename):
             self._see_root(module)
         recurrent = isinstance(module, _RECURRENT)
         if recurrent:

@@ -92,7 +92,8 @@ class OptimizerChecks:
         """Called by LRScheduler.step() (not its first, initial step). Judges the user's own
         calls only, and stays silent once any backward pass ran: a GradScaler may have
         skipped the first optimizer steps."""
-        if in_ember(sys._getframe(2).f_code.co_filename):
+        # Frames: this check, LRScheduler.step, its replayed_call wrapper, the caller.
+        if in_ember(sys._getframe(3).f_code.co_filename):
             return
         if not getattr(scheduler.optimizer, "_opt_called", False) and \
                 self.doctor.backwards == 0:
