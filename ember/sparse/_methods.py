@@ -99,6 +99,25 @@ def requires_grad_(self: SparseCooTensor, requires_grad: bool = True) -> SparseC
     return self
 
 
+def reduce_ex(self: SparseCooTensor, protocol):
+    """Pickle support (torch.save writes torch's own form, see ember.serialization)."""
+    return (_rebuild, (self._sparse_indices, self._sparse_values.detach(), tuple(self.shape),
+                       self._coalesced, self.requires_grad))
+
+
+def _rebuild(indices, values, size, coalesced, requires_grad) -> SparseCooTensor:
+    rebuilt = SparseCooTensor._make(indices, values, size, coalesced)
+    return rebuilt.requires_grad_() if requires_grad else rebuilt
+
+
+def deepcopy(self: SparseCooTensor, memo: dict) -> SparseCooTensor:
+    """A copy with its own indices and values (and self's requires_grad)."""
+    if id(self) not in memo:
+        memo[id(self)] = _rebuild(self._sparse_indices.copy(), self._sparse_values.clone(),
+                                  tuple(self.shape), self._coalesced, self.requires_grad)
+    return memo[id(self)]
+
+
 # -- products ------------------------------------------------------------------------------
 def _check_mm(sparse: SparseCooTensor, dense: Tensor) -> None:
     if dense.is_sparse:
@@ -213,6 +232,8 @@ SparseCooTensor.t = t
 SparseCooTensor.transpose = transpose
 SparseCooTensor.zero_ = zero_
 SparseCooTensor.requires_grad_ = requires_grad_
+SparseCooTensor.__reduce_ex__ = reduce_ex
+SparseCooTensor.__deepcopy__ = deepcopy
 SparseCooTensor.matmul = SparseCooTensor.__matmul__ = matmul
 SparseCooTensor.__rmatmul__ = rmatmul
 SparseCooTensor.mm = mm
