@@ -13,6 +13,7 @@ from .._dtype import promote_types
 from .._tensor import Tensor
 from ._autograd import SparseFunction
 from ._coo import SparseCooTensor, not_supported
+from ._matmul import coo_matmul
 from ._index import coalesce_plan, find, group_sum, linear, merge_plan, unravel
 
 
@@ -326,19 +327,6 @@ class MulSparse(SparseFunction):
                 grad * mine if ctx.needs_input_grad[1] else None)
 
 
-def _row_sums(rows: np.ndarray, products: np.ndarray, n_rows: int) -> np.ndarray:
-    """out[r] = sum of products[k] over the k with rows[k] == r (products: (nnz, ...))."""
-    out = np.zeros((n_rows,) + products.shape[1:], dtype=products.dtype)
-    if rows.size == 0:
-        return out
-    order = None if np.all(rows[1:] >= rows[:-1]) else np.argsort(rows, kind="stable")
-    sorted_rows = rows if order is None else rows[order]
-    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
-    out[sorted_rows[starts]] = np.add.reduceat(products if order is None else products[order],
-                                               starts, axis=0)
-    return out
-
-
 class SparseAddmm(SparseFunction):
     """beta * input + alpha * (sparse matrix @ dense matrix) (input None: the product);
     the sparse operand's gradient keeps its pattern."""
@@ -351,7 +339,7 @@ class SparseAddmm(SparseFunction):
         ctx.beta, ctx.alpha = beta, alpha
         (rows, cols), values = _arrays(sparse)
         matrix = dense.numpy(force=True)
-        out = _row_sums(rows, values[:, None] * matrix[cols], sparse.shape[0])
+        out = coo_matmul(rows, cols, values, matrix, sparse.shape[0])
         if alpha != 1:
             out *= alpha
         if input is not None:
