@@ -31,8 +31,8 @@ class SparseFunction(Function):
         ctx.needs_input_grad = wants if record else (False,) * len(args)
         with no_grad():
             out = cls.forward(ctx, *args)
-        if type(out) is np.ndarray:
-            out = Tensor._wrap(out)
+        if not isinstance(out, Tensor):
+            out = Tensor._wrap(np.asarray(out))
         if record and (out.dtype.is_floating_point or out.dtype.is_complex):
             ctx._edges = [_edge(a) if want else None for a, want in zip(args, wants)]
             ctx._input_meta = [(a._data.shape, a._data.dtype) if want else

@@ -133,7 +133,8 @@ class SparseCooTensor(Tensor):
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def is_contiguous(self, memory_format=None) -> bool:
-        raise RuntimeError("Tensors of type SparseTensorImpl do not have is_contiguous")
+        """False: a sparse tensor has no strided memory (torch answers the same)."""
+        return False
 
     def __repr__(self, *, tensor_contents=None) -> str:
         return sparse_coo_repr(self._sparse_indices, self._sparse_values.numpy(force=True),

@@ -375,6 +375,29 @@ class SparseMm(SparseAddmm):
     masked = False
 
 
+class DenseSparseMm(SparseFunction):
+    """dense matrix @ sparse matrix (torch.mm / @): dense gradients for both."""
+    backward_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx, dense, sparse):
+        ctx.save_for_backward(dense, sparse)
+        (rows, cols), values = _arrays(sparse)
+        matrix = dense.numpy(force=True)
+        # (dense @ sparse).T = sparse.T @ dense.T
+        return coo_matmul(cols, rows, values, matrix.T, sparse.shape[1]).T
+
+    @staticmethod
+    def backward(ctx, grad):
+        dense, sparse = ctx.saved_tensors
+        grad_dense = grad_sparse = None
+        if ctx.needs_input_grad[0]:
+            grad_dense = DenseSparseMm.apply(grad, T.apply(sparse, 0, 1))
+        if ctx.needs_input_grad[1]:
+            grad_sparse = dense.t().mm(grad)
+        return grad_dense, grad_sparse
+
+
 class Sum(SparseFunction):
     """sparse.sum(): the sum of the values, with a dense gradient (as in torch)."""
     backward_name = "SumBackward0"

@@ -141,10 +141,11 @@ def matmul(self: SparseCooTensor, dense: Tensor) -> Tensor:
 
 
 def rmatmul(self: SparseCooTensor, dense: Tensor) -> Tensor:
-    """dense (a matrix) @ self (a sparse matrix), as (self.T @ dense.T).T."""
+    """dense (a matrix) @ self (a sparse matrix): a dense result."""
     if dense.ndim != 2:
         raise not_supported(f"matmul of a {dense.ndim}-D and a sparse tensor")
-    return matmul(t(self), dense.t()).t()
+    _check_mm(t(self), dense.t())
+    return F.DenseSparseMm.apply(dense, self)
 
 
 def mm(self: SparseCooTensor, mat2: Tensor) -> Tensor:
