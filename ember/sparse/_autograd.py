@@ -25,9 +25,12 @@ class SparseFunction(Function):
 
     @classmethod
     def apply(cls, *args):
+        modes = current_modes()
+        if modes.recorder is not None and modes.recorder.wants():
+            return modes.recorder.record_op(cls, args, {})     # the exporter, the profiler
         ctx = object.__new__(cls)
         wants = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        record = current_modes().grad_enabled and any(wants)
+        record = modes.grad_enabled and any(wants)
         ctx.needs_input_grad = wants if record else (False,) * len(args)
         with no_grad():
             out = cls.forward(ctx, *args)
