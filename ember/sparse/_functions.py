@@ -240,6 +240,11 @@ class T(Transpose):
     backward_name = "TBackward0"
 
 
+def _add_backward(ctx, grad):
+    """The gradients of a + alpha * b."""
+    return grad, (grad * ctx.alpha if ctx.alpha != 1 else grad), None
+
+
 class AddSparse(SparseFunction):
     """sparse + alpha * sparse, entries merged as torch merges them (see merge_plan)."""
     backward_name = "AddBackward0"
@@ -258,9 +263,7 @@ class AddSparse(SparseFunction):
         return _sparse(unravel(positions, shape), values, tuple(mine.shape),
                        mine._coalesced and theirs._coalesced)
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, (grad * ctx.alpha if ctx.alpha != 1 else grad), None
+    backward = staticmethod(_add_backward)
 
 
 class SubSparse(AddSparse):
@@ -280,9 +283,7 @@ class AddDense(SparseFunction):
         np.add.at(out, tuple(indices), values * alpha if alpha != 1 else values)
         return out
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, (grad * ctx.alpha if ctx.alpha != 1 else grad), None
+    backward = staticmethod(_add_backward)
 
 
 class MulDense(SparseFunction):

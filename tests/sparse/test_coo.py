@@ -114,19 +114,6 @@ def test_sparse_dense_products_and_gradients_match_torch(product):
         assert_same(e.detach(), t.detach(), 1e-5, 1e-5)
 
 
-def test_second_order_gradient_matches_torch():
-    grads = {}
-    for lib in (torch, ember):
-        values = lib.tensor(VALUES, dtype=lib.float64, requires_grad=True)
-        d = lib.tensor(np.arange(6.0).reshape(3, 2), requires_grad=True)
-        s = lib.sparse_coo_tensor(lib.tensor(INDICES), values, (3, 3))
-        (grad_d,) = lib.autograd.grad((lib.sparse.mm(s, d) ** 2).sum(), d, create_graph=True)
-        grad_d.pow(2).sum().backward()
-        grads[lib] = (values.grad, d.grad)
-    for e, t in zip(grads[ember], grads[torch]):
-        assert_same(e, t, 1e-10, 1e-10)
-
-
 def test_dense_plus_sparse_is_dense_with_promotion():
     def make(lib):
         ints = lib.sparse_coo_tensor(lib.tensor(INDICES), lib.ones(5, dtype=lib.int64),
