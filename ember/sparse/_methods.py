@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._device import check_device
+from .._modes import current as current_modes
 from .._tensor import Tensor, parse_to_args
 from . import _functions as F
 from ._coo import SparseCooTensor, not_supported
@@ -82,6 +83,31 @@ def transpose(self: SparseCooTensor, dim0: int, dim1: int) -> SparseCooTensor:
     if max(dim0, dim1) >= self.sparse_dim():
         raise not_supported("transpose of a dense dim")
     return F.Transpose.apply(self, dim0, dim1)
+
+
+def _assign_(self: SparseCooTensor, result: SparseCooTensor) -> SparseCooTensor:
+    """Make self hold result's entries (an in-place op's result), counted as one write."""
+    if self.requires_grad and current_modes().grad_enabled:
+        raise not_supported("in-place ops on a sparse tensor that requires grad")
+    self._sparse_indices, self._coalesced = result._sparse_indices, result._coalesced
+    self._sparse_values = result._sparse_values.to(self.dtype)
+    self._bump_version()
+    return self
+
+
+def add_(self: SparseCooTensor, other, *, alpha=1) -> SparseCooTensor:
+    """In-place self += alpha * other for a sparse other (as add)."""
+    return _assign_(self, add(self, other, alpha=alpha))
+
+
+def mul_(self: SparseCooTensor, other) -> SparseCooTensor:
+    """In-place self *= other (as mul)."""
+    return _assign_(self, mul(self, other))
+
+
+def div_(self: SparseCooTensor, other) -> SparseCooTensor:
+    """In-place self /= a number."""
+    return _assign_(self, div(self, other))
 
 
 def zero_(self: SparseCooTensor) -> SparseCooTensor:
@@ -232,6 +258,9 @@ SparseCooTensor.clone = clone
 SparseCooTensor.t = t
 SparseCooTensor.transpose = transpose
 SparseCooTensor.zero_ = zero_
+SparseCooTensor.add_ = SparseCooTensor.__iadd__ = add_
+SparseCooTensor.mul_ = SparseCooTensor.__imul__ = mul_
+SparseCooTensor.div_ = SparseCooTensor.__itruediv__ = div_
 SparseCooTensor.requires_grad_ = requires_grad_
 SparseCooTensor.__reduce_ex__ = reduce_ex
 SparseCooTensor.__deepcopy__ = deepcopy

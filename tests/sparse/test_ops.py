@@ -128,3 +128,22 @@ def test_zero_and_deepcopy():
     e = sparse(ember).zero_()
     assert e._nnz() == t._nnz() == 0 and e.is_coalesced() == t.is_coalesced()
     assert_same(e.to_dense(), t.to_dense(), 0, 0)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, s: s.add_(sparse(lib).coalesce()),
+    lambda lib, s: s.add_(sparse(lib), alpha=2),
+    lambda lib, s: s.mul_(3),
+    lambda lib, s: s.div_(4),
+    lambda lib, s: s.mul_(lib.arange(9.0).reshape(3, 3)),
+])
+def test_in_place_ops_match_torch(fn):
+    e, t = sparse(ember), sparse(torch)
+    assert fn(ember, e) is e and fn(torch, t) is t
+    same_result(e, t)
+
+
+def test_in_place_errors_match_torch():
+    from oracle import check_error
+    check_error(lambda lib: sparse(lib).add_(lib.ones(3, 3)), RuntimeError,
+                r"^add\(sparse, dense\) is not supported. Use add\(dense, sparse\) instead.")
