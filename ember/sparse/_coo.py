@@ -23,8 +23,9 @@ from .._printing import sparse_coo_repr
 from .._tensor import Tensor, _init_fields
 
 _NOT_SUPPORTED = ("{op}: ember's sparse COO tensors support construction, coalesce, "
-                  "to_dense, matrix products, sums, softmax and elementwise add/mul only; "
-                  "call .to_dense() first for other operations")
+                  "to_dense, torch.sparse's functions, matrix products, and elementwise "
+                  "add/mul through the operators (d + s, s * d) and the sparse tensor's "
+                  "methods (s.add, s.mul); call .to_dense() first for other operations")
 
 
 class _NoDenseData:
