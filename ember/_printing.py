@@ -288,10 +288,10 @@ def tensor_repr(t, tensor_contents: str | None = None) -> str:
 
 
 def sparse_coo_repr(indices: np.ndarray, values: np.ndarray, shape: tuple, dt: _dtype.dtype,
-                    requires_grad: bool) -> str:
+                    grad_fn, requires_grad: bool) -> str:
     """repr of a sparse COO tensor, as torch prints it: its indices and values (without
     dtypes), then on a new line size, nnz, the dtype when it is not a default one, the
-    layout."""
+    layout and the autograd state."""
     def field(name: str, data: np.ndarray) -> str:
         if data.size == 0:
             return f"{name}=tensor([], size={tuple(data.shape)})"
@@ -300,7 +300,9 @@ def sparse_coo_repr(indices: np.ndarray, values: np.ndarray, shape: tuple, dt: _
     if not _has_default_dtype(dt):
         suffixes.append(f"dtype={dt}")
     suffixes.append("layout=torch.sparse_coo")
-    if requires_grad:
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+    elif requires_grad:
         suffixes.append("requires_grad=True")
     text = f"tensor({field('indices', indices)},\n       {field('values', values)}"
     return _with_suffixes(text, suffixes, len("tensor("), force_newline=True)

@@ -253,7 +253,10 @@ def _send_gradients(node, outs, buffers: dict, deps: dict, ready: list) -> None:
             buf = buffers.get(child)
             if buf is None:
                 buf = buffers[child] = [None] * (len(child._output_meta) or 1)
-            buf[nr] = g if buf[nr] is None else buf[nr] + g
+            old = buf[nr]
+            # a dense gradient adds into a sparse one as dense + sparse (sparse + dense is
+            # refused, as in torch)
+            buf[nr] = g if old is None else old + g if not old.is_sparse else g + old
         remaining = deps[child] - 1
         deps[child] = remaining
         if remaining == 0:

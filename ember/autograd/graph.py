@@ -214,7 +214,9 @@ class AccumulateGrad(Node):
         if record is not None:      # compile's tracer replays the accumulation
             return record(self, grad, create_graph)
         var = self.variable
-        if var._grad is None:
+        if grad.is_sparse or var.is_sparse or var._grad is not None and var._grad.is_sparse:
+            var._grad = _sum_with_sparse(var._grad, grad, create_graph)
+        elif var._grad is None:
             layout = grad_layout_for(var._data)
             if create_graph or _unshared(grad) and follows_layout(grad._data, layout):
                 var._grad = grad
@@ -225,3 +227,13 @@ class AccumulateGrad(Node):
             var._grad = var._grad + grad
         else:
             var._grad._data += grad._data
+
+
+def _sum_with_sparse(old, new, create_graph: bool):
+    """A .grad where a sparse tensor is involved (a sparse leaf, or a sparse gradient
+    such as Embedding(sparse=True)'s). Sparse tensors are never changed in place, so the
+    incoming gradient can be kept as it is; sums are new tensors."""
+    if old is None:
+        return new if create_graph else new.detach()
+    total = new + old if old.is_sparse and not new.is_sparse else old + new
+    return total if create_graph else total.detach()

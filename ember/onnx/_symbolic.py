@@ -395,7 +395,7 @@ def layer_norm(g, out, x, weight, bias, ndim, eps):
 
 
 @symbolic(sparse.EmbeddingLookup)
-def embedding(g, out, weight, indices, padding_idx, scale_grad_by_freq):
+def embedding(g, out, weight, indices, padding_idx, scale_grad_by_freq, sparse=False):
     g.op("Gather", [g.name(weight), g.name(indices)], out, axis=0)
 
 

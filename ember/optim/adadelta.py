@@ -31,7 +31,7 @@ class Adadelta(Optimizer):
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             rho, eps, weight_decay = group["rho"], group["eps"], group["weight_decay"]
-            for p in _params_with_grad(group):
+            for p in _params_with_grad(group, dense_only="Adadelta"):
                 state = self._lazy_state(p, "square_avg", "acc_delta")
                 param, g = _written(p), _grad(p, group["maximize"])
                 square_avg, acc_delta = _written(state["square_avg"]), _written(state["acc_delta"])

@@ -63,7 +63,8 @@ class Adafactor(Optimizer):
         loss = self._eval_closure(closure)
         for group in self.param_groups:
             lr = _scalar(group["lr"])
-            for p in _params_with_grad(group, real_only="Adafactor"):
+            for p in _params_with_grad(group, real_only="Adafactor",
+                                       dense_only="Adafactor"):
                 state = self._state(p)
                 _update(p, state, group, lr, _count_step(state))
         return loss

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from .._cpu import kernels
 from .._tensor import Tensor
 from .optimizer import (Optimizer, _check_nonnegative, _count_step, _params_with_grad,
-                        _scalar, _state_zeros, _step_counter, _view, _written, for_slices)
+                        _scalar, _sparse_grad, _state_zeros, _step_counter, _view, _written,
+                        for_slices)
 
 __all__ = ["Adagrad"]
 
@@ -47,6 +50,21 @@ class Adagrad(Optimizer):
                 step = _count_step(state)
                 options = dict(lr=lr / (1 + (step - 1) * lr_decay), eps=group["eps"],
                                weight_decay=group["weight_decay"], maximize=group["maximize"])
+                if p._grad.is_sparse:
+                    _sparse_adagrad(p, state["sum"], **options)
+                    continue
                 updates.append(((_written(p), _view(p._grad), _written(state["sum"])), options))
         for_slices(kernels.family("optim").adagrad, updates)
         return loss
+
+
+def _sparse_adagrad(p: Tensor, state_sum: Tensor, lr: float, eps: float, weight_decay: float,
+                    maximize: bool) -> None:
+    """torch's Adagrad on a sparse gradient: the sums and parameters change only at its
+    (coalesced) entries."""
+    if weight_decay != 0:
+        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    index, values = _sparse_grad(p, maximize)
+    sums = state_sum._data_to_write()
+    sums[index] += values * values
+    p._data_to_write()[index] += -lr * (values / (np.sqrt(sums[index]) + eps))

@@ -45,7 +45,7 @@ class Adam(Optimizer):
                            weight_decay=group["weight_decay"],
                            decoupled=group["decoupled_weight_decay"],
                            maximize=group["maximize"])
-            for p in _params_with_grad(group):
+            for p in _params_with_grad(group, dense_only="Adam"):
                 state = self._lazy_state(p, "exp_avg", "exp_avg_sq",
                                          *(["max_exp_avg_sq"] if amsgrad else []))
                 step = _count_step(state)

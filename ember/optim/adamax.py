@@ -32,7 +32,7 @@ class Adamax(Optimizer):
             lr = _scalar(group["lr"])
             beta1, beta2 = group["betas"]
             eps, weight_decay = group["eps"], group["weight_decay"]
-            for p in _params_with_grad(group):
+            for p in _params_with_grad(group, dense_only="Adamax"):
                 state = self._lazy_state(p, "exp_avg", "exp_inf")
                 param, g = _written(p), _grad(p, group["maximize"])
                 exp_avg, exp_inf = _written(state["exp_avg"]), _written(state["exp_inf"])

@@ -29,7 +29,7 @@ class ASGD(Optimizer):
             lr = _scalar(group["lr"])
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
             weight_decay = group["weight_decay"]
-            for p in _params_with_grad(group):
+            for p in _params_with_grad(group, dense_only="ASGD"):
                 state = self.state[p]
                 if not state:
                     state["step"] = _step_counter()

@@ -156,7 +156,7 @@ class LBFGS(Optimizer):
 
     def _gather_flat_grad(self) -> np.ndarray:
         return np.concatenate([np.zeros(p.numel(), p.dtype.numpy) if p._grad is None
-                               else p._grad.numpy(force=True).reshape(-1)
+                               else p._grad.to_dense().numpy(force=True).reshape(-1)
                                for p in self._params])
 
     def _add_grad(self, step_size, update: np.ndarray) -> None:

@@ -55,7 +55,7 @@ class Muon(Optimizer):
     def step(self, closure: Callable | None = None):
         loss = self._eval_closure(closure)
         for group in self.param_groups:
-            params = _params_with_grad(group, real_only="Muon")
+            params = _params_with_grad(group, real_only="Muon", dense_only="Muon")
             for p in params:
                 if "momentum_buffer" not in self.state[p]:
                     grad = p._grad.numpy(force=True)

@@ -37,7 +37,7 @@ class NAdam(Optimizer):
             beta1, beta2 = group["betas"]
             eps, weight_decay = group["eps"], group["weight_decay"]
             momentum_decay = group["momentum_decay"]
-            for p in _params_with_grad(group):
+            for p in _params_with_grad(group, dense_only="NAdam"):
                 state = self.state[p]
                 if not state:
                     state["step"] = _step_counter()

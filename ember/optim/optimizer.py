@@ -223,7 +223,10 @@ class Optimizer:
                         grad.detach_()
                     else:
                         grad.requires_grad_(False)
-                    grad._data_to_write().fill(0)
+                    if grad.is_sparse:
+                        grad.zero_()
+                    else:
+                        grad._data_to_write().fill(0)
 
     def step(self, closure: Callable | None = None):
         """Perform one optimization step (each optimizer defines it)."""
@@ -460,10 +463,31 @@ def _grad(p: Tensor, maximize: bool) -> np.ndarray:
     return -g if maximize else g
 
 
-def _params_with_grad(group: dict, real_only: str | None = None) -> list[Tensor]:
+def _sparse_grad(p: Tensor, maximize: bool) -> tuple[tuple, np.ndarray]:
+    """(index, values) of p's sparse gradient, coalesced: p's array at `index` holds the
+    entries it updates, once each (negated values when maximizing)."""
+    grad = p._grad.coalesce()
+    values = grad._values().numpy()
+    return tuple(grad._indices().numpy()), -values if maximize else values
+
+
+def _add_sparse_(p: Tensor, grad: Tensor, alpha: float) -> None:
+    """p += alpha * grad for a sparse grad (repeated indices add up), touching only its
+    entries."""
+    np.add.at(p._data_to_write(), tuple(grad._indices().numpy()),
+              grad._values().numpy() * alpha)
+
+
+def _params_with_grad(group: dict, real_only: str | None = None,
+                      dense_only: str | None = None) -> list[Tensor]:
     """The group's parameters that have a gradient. real_only: the name of an optimizer that
-    torch itself refuses complex parameters for (its RuntimeError is raised)."""
+    torch itself refuses complex parameters for (its RuntimeError is raised). dense_only: the
+    name of an optimizer that refuses sparse gradients (Embedding(sparse=True)'s), as in
+    torch; SGD, Adagrad and SparseAdam accept them."""
     params = [p for p in group["params"] if p._grad is not None]
+    if dense_only is not None and any(p._grad.is_sparse for p in params):
+        hint = ", please consider SparseAdam instead" if dense_only == "Adam" else ""
+        raise RuntimeError(f"{dense_only} does not support sparse gradients{hint}")
     if any(p.dtype.is_complex for p in params):
         if real_only:
             raise RuntimeError(f"{real_only} does not support complex parameters")

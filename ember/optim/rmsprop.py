@@ -34,7 +34,7 @@ class RMSprop(Optimizer):
             options = dict(lr=_scalar(group["lr"]), alpha=group["alpha"], eps=group["eps"],
                            weight_decay=group["weight_decay"], momentum=momentum,
                            maximize=group["maximize"])
-            for p in _params_with_grad(group):
+            for p in _params_with_grad(group, dense_only="RMSprop"):
                 state = self.state[p]
                 if not state:
                     state["step"] = _step_counter()

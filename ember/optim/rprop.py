@@ -32,7 +32,7 @@ class Rprop(Optimizer):
         for group in self.param_groups:
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
-            for p in _params_with_grad(group):
+            for p in _params_with_grad(group, dense_only="Rprop"):
                 state = self.state[p]
                 if not state:
                     state["step"] = _step_counter()

@@ -5,8 +5,8 @@ from typing import Callable
 
 from .._cpu import kernels
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_nonnegative, _params_with_grad, _scalar,
-                        _state_zeros, _view, _written, for_slices)
+from .optimizer import (Optimizer, _add_sparse_, _check_nonnegative, _params_with_grad,
+                        _scalar, _state_zeros, _view, _written, for_slices)
 
 __all__ = ["SGD"]
 
@@ -44,6 +44,9 @@ class SGD(Optimizer):
                            momentum=momentum, dampening=group["dampening"],
                            nesterov=group["nesterov"], maximize=group["maximize"])
             for p in _params_with_grad(group):
+                if p._grad.is_sparse:
+                    self._sparse_step(p, options)
+                    continue
                 buffer, first_step = None, False
                 if momentum != 0:
                     state = self.state[p]
@@ -57,3 +60,21 @@ class SGD(Optimizer):
                                 dict(options, first_step=first_step)))
         for_slices(kernels.family("optim").sgd, updates)
         return loss
+
+    def _sparse_step(self, p: Tensor, options: dict) -> None:
+        """torch's SGD on a sparse gradient: only its entries move, and a momentum buffer
+        is sparse too (weight decay cannot be added to a sparse gradient, as in torch)."""
+        grad = -p._grad if options["maximize"] else p._grad
+        if options["weight_decay"] != 0:
+            grad.add(p)     # raises torch's "add(sparse, dense) is not supported" error
+        momentum = options["momentum"]
+        if momentum != 0:
+            state = self.state[p]
+            buffer = state.get("momentum_buffer")
+            if buffer is None:
+                buffer = grad.clone().detach()
+            else:
+                buffer = (buffer * momentum).add(grad, alpha=1 - options["dampening"])
+            state["momentum_buffer"] = buffer
+            grad = grad.add(buffer, alpha=momentum) if options["nesterov"] else buffer
+        _add_sparse_(p, grad, -options["lr"])

@@ -24,11 +24,12 @@ from collections import Counter, OrderedDict
 
 import numpy as np
 
-from .. import _dtype, compat
+from .. import _dtype, _layout, compat
 from .._device import device
 from .._size import Size
 from .._tensor import Tensor
 from ..nn.parameter import Parameter
+from ..sparse import sparse_coo_tensor
 
 
 # ---------------------------------------------------------------- torch's names
@@ -48,6 +49,8 @@ class TorchName:
 REBUILD_TENSOR_V2 = TorchName("torch._utils", "_rebuild_tensor_v2")
 REBUILD_PARAMETER = TorchName("torch._utils", "_rebuild_parameter")
 REBUILD_PARAMETER_WITH_STATE = TorchName("torch._utils", "_rebuild_parameter_with_state")
+REBUILD_SPARSE_TENSOR = TorchName("torch._utils", "_rebuild_sparse_tensor")
+GET_LAYOUT = TorchName("torch.serialization", "_get_layout")
 TORCH_SIZE = TorchName("torch", "Size")
 TORCH_DEVICE = TorchName("torch", "device")
 TORCH_DTYPE = {d: TorchName("torch", d.name) for d in _dtype.ALL_DTYPES}
@@ -172,8 +175,9 @@ class TorchPickler(pickle._Pickler):
                                                       obj.__dict__)
             return REBUILD_PARAMETER, (plain, obj.requires_grad, OrderedDict())
         if isinstance(obj, Tensor):
-            if obj.is_sparse:       # a sparse tensor says why it cannot be saved
-                return obj.__reduce_ex__(self.proto)
+            if obj.is_sparse:       # torch's form: layout, then indices, values, size, flag
+                return REBUILD_SPARSE_TENSOR, (obj.layout, (obj._indices(), obj._values(),
+                                                            obj.shape, obj.is_coalesced()))
             storage, offset, stride = self._storages.locate(obj._data)
             return REBUILD_TENSOR_V2, (storage, offset, tuple(obj.shape), stride,
                                        obj.requires_grad, OrderedDict())
@@ -181,6 +185,8 @@ class TorchPickler(pickle._Pickler):
             return TORCH_SIZE, (tuple(obj),)
         if type(obj) is device:
             return TORCH_DEVICE, (str(obj),)
+        if type(obj) is _layout.layout:
+            return GET_LAYOUT, (repr(obj),)
         return NotImplemented
 
     def save_global(self, obj, name=None) -> None:
@@ -294,6 +300,25 @@ def _set_state(obj, state) -> None:
                 "tensors cannot hold Python attributes") from None
 
 
+def _get_layout(name: str) -> _layout.layout:
+    """torch.serialization._get_layout: a layout from its name ('torch.sparse_coo')."""
+    found = getattr(_layout, name.removeprefix("torch."), None)
+    if type(found) is not _layout.layout:
+        raise pickle.UnpicklingError(f"unknown tensor layout {name!r}")
+    return found
+
+
+def _rebuild_sparse_tensor(layout, data) -> Tensor:
+    """A sparse tensor from torch's pickled form (indices, values, size[, is_coalesced]);
+    its indices are checked against the size."""
+    if layout is not _layout.sparse_coo:
+        raise NotImplementedError(f"ember.load: sparse tensors of layout {layout} are not "
+                                  "supported by ember (only torch.sparse_coo)")
+    indices, values, size, *coalesced = data
+    return sparse_coo_tensor(indices, values, size, is_coalesced=bool(coalesced and
+                                                                      coalesced[0]))
+
+
 # Every torch name a checkpoint of tensors uses, and the ember object standing for it.
 TORCH_GLOBALS = {
     "torch._utils._rebuild_tensor": _rebuild_tensor,
@@ -301,6 +326,8 @@ TORCH_GLOBALS = {
     "torch._utils._rebuild_parameter": _rebuild_parameter,
     "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
     "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+    "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+    "torch.serialization._get_layout": _get_layout,
     "torch.Size": Size,
     "torch.device": device,
     "torch.Tensor": Tensor,

@@ -414,7 +414,7 @@ def test_unmapped_op_is_named():
 
 def test_sparse_input_reaches_the_unmapped_op_error():
     sparse = ember.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse()
-    with pytest.raises(NotImplementedError, match="'sparse_dense_m_m' has no ONNX mapping"):
+    with pytest.raises(NotImplementedError, match="'sparse_mm' has no ONNX mapping"):
         ember.onnx.export(Lambda(lambda s, d: s @ d), (sparse, randn(2, 2)), io.BytesIO())
 
 

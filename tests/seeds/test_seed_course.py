@@ -238,9 +238,8 @@ def test_optimizers(name, kwargs):
 
 
 def test_sparse_adam_with_sparse_embedding():
-    # ember has no sparse tensors: SparseAdam takes the dense gradient of an
-    # Embedding(sparse=True) and updates the touched rows, matching torch's values.
-    # (torch refuses a dense gradient; ember cannot tell them apart - a documented departure.)
+    # Embedding(sparse=True) gives a sparse gradient, which SparseAdam updates from
+    # (tests/optim/test_sparse_gradients.py checks its refusal of dense ones).
     def snippet(torch):
         emb = seeded(torch, torch.nn.Embedding(5, 3, sparse=True))
         optimizer = torch.optim.SparseAdam(emb.parameters(), lr=0.1)

@@ -8,6 +8,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ...ops._nondifferentiable import recorded
+from ...sparse import sparse_coo_tensor
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
@@ -27,17 +28,37 @@ def _check_indices(input: Tensor, num: int) -> np.ndarray:
 
 class EmbeddingLookup(Function):
     """weight[indices]; the gradient adds rows back, skipping padding_idx (-1: none) and
-    dividing by each index's frequency when scale_grad_by_freq."""
+    dividing by each index's frequency when scale_grad_by_freq. With sparse=True the
+    gradient is a sparse COO tensor instead (see _sparse_gradient)."""
     backward_name = "EmbeddingBackward0"
 
     @staticmethod
-    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq, sparse=False):
         ctx.args = (indices, weight.shape[0], padding_idx, scale_grad_by_freq)
+        ctx.sparse_shape = weight.shape if sparse else None
         return weight[indices]
 
     @staticmethod
     def backward(ctx, grad):
-        return EmbeddingGradient.apply(grad, *ctx.args), None, None, None
+        if ctx.sparse_shape is not None:
+            return _sparse_gradient(grad, ctx.args, ctx.sparse_shape), None, None, None, None
+        return EmbeddingGradient.apply(grad, *ctx.args), None, None, None, None
+
+
+def _sparse_gradient(grad: Tensor, args: tuple, shape: tuple) -> Tensor:
+    """torch's sparse gradient of a lookup: an uncoalesced hybrid COO tensor with one entry
+    per looked-up index (padding_idx's left out), in lookup order, whose values are the
+    matching rows of grad."""
+    indices, _, padding_idx, scale_grad_by_freq = args
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse "
+                           "gradients")
+    flat = indices.reshape(-1)
+    rows = grad.reshape(flat.size, shape[1])
+    if padding_idx >= 0:
+        keep = flat != padding_idx
+        flat, rows = flat[keep], rows[Tensor._wrap(np.flatnonzero(keep))]
+    return sparse_coo_tensor(flat[None], rows, shape)
 
 
 class EmbeddingGradient(Function):
@@ -75,7 +96,8 @@ def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float)
 def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
-    """Look up rows of `weight`. sparse=True is accepted; ember's gradient is always dense."""
+    """Look up rows of `weight` (input: indices of any shape). sparse=True makes weight's
+    gradient a sparse COO tensor, as torch does (for optimizers such as SparseAdam)."""
     num = weight.shape[0]
     idx = _check_indices(input, num)
     if padding_idx is not None:
@@ -86,7 +108,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None,
         _renorm_(weight, idx, max_norm, norm_type)
     return EmbeddingLookup.apply(weight, idx % num if idx.size and idx.min() < 0 else idx,
                                  -1 if padding_idx is None else padding_idx,
-                                 bool(scale_grad_by_freq))
+                                 bool(scale_grad_by_freq), bool(sparse))
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,

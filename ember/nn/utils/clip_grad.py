@@ -40,6 +40,9 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     if not tensors:
         from ...ops.creation import tensor
         return tensor(0.0)
+    if any(t.is_sparse for t in tensors):     # torch has no norm kernel for them either
+        raise NotImplementedError("Could not run 'aten::linalg_vector_norm' with arguments "
+                                  "from the 'SparseCPU' backend.")
     dtype = tensors[0].dtype.numpy
     norms = np.stack([_norm(t.numpy(force=True), norm_type) for t in tensors])
     total = _norm(norms.astype(dtype), norm_type)
