@@ -251,7 +251,9 @@ class Tracer:
 
     def record_accumulate(self, node, grad: Tensor, create_graph: bool) -> None:
         var = node.variable
-        if node._pre_hooks or node._post_hooks or node._tensor_hooks:
+        if grad.is_sparse or var.is_sparse:
+            self.graph_break("a sparse gradient (compile replays dense arrays only)")
+        elif node._pre_hooks or node._post_hooks or node._tensor_hooks:
             self.graph_break("a hook on a leaf's gradient")
         elif create_graph:
             self.graph_break("backward(create_graph=True) accumulating into .grad")
@@ -313,6 +315,9 @@ class Tracer:
         """How a replayed op gets argument `value`: ("array", name), ("tensor", name) for an
         array wrapped as a Tensor, or ("const", value)."""
         if isinstance(value, Tensor):
+            if value.is_sparse:
+                self.graph_break("a sparse tensor (compile replays dense arrays only)")
+                return ("const", value)
             name = self._array(value._data, value)
             if name in self._live and as_tensor:
                 return ("const", value)     # the existing tensor itself
