@@ -18,6 +18,7 @@ namespace; `source` is what `ember.compiler.explain` and `compiled.plan_source()
 from __future__ import annotations
 
 import keyword
+import re
 
 import numpy as np
 
@@ -189,12 +190,38 @@ class Plan:
     def build(self, outputs, op_names: list) -> "BuiltPlan":
         returned = []
         _collect_arrays(outputs, returned)
-        body = self.prologue + self.lines + [f"return ({''.join(n + ', ' for n in returned)})"]
+        defined = set(self.inputs) | {line.split(" = ", 1)[0] for line in
+                                      self.prologue + self.lines if " = " in line}
+        body = self.prologue + _freeing(self.lines, defined - set(returned)) + \
+            [f"return ({''.join(n + ', ' for n in returned)})"]
         source = (f"def plan({', '.join(['T'] + self.inputs)}):\n" +
                   "".join(f"    {line}\n" for line in body))
         namespace = dict(self.namespace)
         exec(compile(source, "<ember.compile plan>", "exec"), namespace)
         return BuiltPlan(namespace["plan"], source, outputs, op_names)
+
+
+_NAME = re.compile(r"\b[aco][0-9]*\b")
+
+
+def _freeing(lines: list[str], names: set) -> list[str]:
+    """`lines` with each of `names` (arrays and ctxs) deleted after the last line that
+    uses it, as eager code drops a temporary once no node holds it: memory is reused while
+    the plan runs, instead of every intermediate array living until it returns."""
+    last = {}
+    for i, line in enumerate(lines):
+        for name in _NAME.findall(line.split("  #", 1)[0]):
+            if name in names:
+                last[name] = i
+    dead = {}
+    for name, i in last.items():
+        dead.setdefault(i, []).append(name)
+    out = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if i in dead:
+            out.append(f"del {', '.join(sorted(dead[i]))}")
+    return out
 
 
 def _literal(value) -> bool:

@@ -1,0 +1,46 @@
+"""ember.compile side by side with torch eager: the nn suite's training steps (and the op
+chain's forward+backward) as one compiled function each, the pattern of JAX's
+jit(train_step). ember's column runs the compiled step, torch's its eager step: the
+ratio is what issue 19's table asks for (ember compiled vs torch eager). torch.compile
+itself is not run here (inductor compiles with gcc for minutes on this machine).
+
+Each row also prints the first two calls' time: ember traces the first call of a
+signature, traces it again to confirm the plan, and replays from the third call.
+"""
+from __future__ import annotations
+
+import time
+
+from bench import core, nn
+from bench.runner import compare
+
+
+def _compiled(workload):
+    """workload's step, compiled when the library is ember."""
+    def setup(lib):
+        step, units = workload(lib)
+        if lib.__name__ != "ember":
+            return step, units
+        compiled = lib.compile(step)
+        start = time.perf_counter()
+        compiled()
+        compiled()
+        setup.first_calls = time.perf_counter() - start
+        return compiled, units
+    setup.first_calls = None
+    return setup
+
+
+def run() -> None:
+    for name, workload, seconds in [
+            ("MLP 784-256-256-10 Adam step (batch 128)", nn.mlp, 0.8),
+            ("MNIST CNN train step (batch 64)", nn.mnist_cnn, 0.8),
+            ("LSTM LM step (seq 35, batch 20)", nn.lstm_lm, 0.8),
+            ("nanoGPT 4x128 step (block 64, batch 12)", nn.gpt, 0.8)]:
+        setup = _compiled(workload)
+        compare(f"{name}, ember compiled", setup, unit="steps/s", min_seconds=seconds,
+                rounds=5, higher_is_better=True)
+        print(f"  ember's first two calls (trace, confirm): {setup.first_calls:.2f} s")
+    setup = _compiled(core.op_chain_backward)
+    compare("op chain forward+backward, ember compiled", setup)
+    print(f"  ember's first two calls (trace, confirm): {setup.first_calls:.2f} s")
