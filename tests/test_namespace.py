@@ -45,7 +45,7 @@ print(json.dumps(bound))
 KNOWN_GAPS = {
     "no quantization": ("ao", "quantization", "nn.intrinsic", "nn.qat", "nn.quantizable",
                         "nn.quantized"),
-    "no graph capture, export or C++ operator machinery (torch.compile runs eagerly)": (
+    "no FX graphs, export or C++ operator machinery (torch.compile replays its own plans)": (
         "fx", "export", "library", "package", "classes", "overrides", "futures",
         "monitor", "jit.frontend", "utils.backend_registration", "utils.cpp_backtrace",
         "utils.throughput_benchmark"),
