@@ -713,7 +713,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
                            f"prod(self.shape[:ind]), but got {math.prod(cols)} != "
                            f"{math.prod(rows)}")
     inverse = inv(A.reshape(math.prod(rows), math.prod(cols)))
-    return _out(inverse.reshape(*cols, *rows), out)
+    return _out(inverse.reshape((*cols, *rows)), out)
 
 
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
@@ -726,7 +726,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     if B.numel() != n:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:"
                            f"]) == prod(self.shape[:other.ndim]), but got {n} != {B.numel()}")
-    return _out(solve(A.reshape(-1, n), B.reshape(-1)).reshape(*unknowns), out)
+    return _out(solve(A.reshape(-1, n), B.reshape(-1)).reshape(tuple(unknowns)), out)
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:

@@ -125,7 +125,7 @@ def _reversed_dims(self: Tensor) -> Tensor:
                       "Consider `x.mT` to transpose batches of matrices or "
                       "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
                       "of a tensor.", UserWarning, stacklevel=2)
-    return self.permute(*reversed(range(self.ndim)))
+    return self.permute(tuple(reversed(range(self.ndim))))
 
 
 def _matrix_transpose(self: Tensor, name: str, conjugate: bool) -> Tensor:

@@ -603,3 +603,50 @@ def test_out_of_place_squeeze_and_t_names():
     check(lambda lib, x: [x.squeeze().grad_fn.name(), x.squeeze(1).grad_fn.name(),
                           x.squeeze((1, 3)).grad_fn.name(), x.squeeze((0, 2)).t().grad_fn.name()],
           (1, 2, 1, 3)[:3] + (1,))
+
+
+# ---------------------------------------------------------------- int-list arguments
+# Ops whose sizes/dims torch takes as separate ints, one sequence, or by keyword.
+INT_LIST_FORMS = [
+    lambda lib, x: lib.flip(x, dims=(0,)), lambda lib, x: x.flip(dims=[0, 1]),
+    lambda lib, x: lib.flip(input=x, dims=(1,)), lambda lib, x: x.flip(0, 2),
+    lambda lib, x: x.permute(dims=(2, 0, 1)), lambda lib, x: lib.permute(x, dims=(2, 0, 1)),
+    lambda lib, x: x.view(size=(6, 4)), lambda lib, x: x.view(-1, 4),
+    lambda lib, x: x.reshape(shape=(6, 4)), lambda lib, x: lib.reshape(input=x, shape=(4, 6)),
+    lambda lib, x: x.expand(size=(2, 2, 3, 4)), lambda lib, x: x.expand((2, 2, 3, 4), implicit=False),
+    lambda lib, x: x.repeat(repeats=(1, 2, 1)), lambda lib, x: x.tile(dims=(2,)),
+    lambda lib, x: lib.tile(x, dims=(2, 1)), lambda lib, x: x.tile(2, 1),
+    lambda lib, x: x.sum_to_size(size=(1, 3, 1)), lambda lib, x: x.sum_to_size(3, 1),
+]
+
+
+@pytest.mark.parametrize("form", INT_LIST_FORMS)
+def test_int_list_keyword_forms(form):
+    check(lambda lib, x: form(lib, x) * 1, (2, 3, 4))
+
+
+@pytest.mark.parametrize("call", [lambda x: x.flip(), lambda x: x.permute(), lambda x: x.repeat(),
+                                  lambda x: x.reshape()])
+def test_int_list_missing(call):
+    check_error(lambda lib: call(lib.ones(2, 3)), TypeError, r"missing 1 required positional")
+    check_error(lambda lib: lib.ones(2, 3).view(), TypeError,
+                r"view\(\) received an invalid combination of arguments - got \(\)")
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "int16", "uint8"])
+def test_view_dtype_reinterprets_bytes(dtype):
+    def view(lib, x):
+        out = x.view(getattr(lib, dtype))
+        twice = x.view(dtype=getattr(lib, dtype))
+        return [out, twice, out.requires_grad, out.grad_fn is None]
+    check(view, np.arange(24, dtype=np.float32).reshape(3, 8), grad=False)
+
+
+@pytest.mark.parametrize("make, dtype, match", [
+    (lambda lib: lib.ones(2, 3), "float64", r"self.size\(-1\) must be divisible by 2 to view "
+                                             r"Float as Double"),
+    (lambda lib: lib.tensor(1.0), "float64", r"self.dim\(\) cannot be 0 to view Float as Double"),
+    (lambda lib: lib.ones(4, 4).t(), "float64", r"self.stride\(-1\) must be 1 to view Float"),
+])
+def test_view_dtype_errors(make, dtype, match):
+    check_error(lambda lib: make(lib).view(getattr(lib, dtype)), RuntimeError, match)
