@@ -24,6 +24,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
 from ...ops import pointwise
+from ...ops.indexing import _named
 from ...ops.pointwise import float_math, where
 from ...ops.softmax import LogSoftmax, Softmax, softmax_like as _softmax_like
 from ...ops.pointwise.unary import relu_array
@@ -200,9 +201,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
     # y = x * noise, with noise 1 where x > 0 (NaN stays NaN) and the slope elsewhere.
     noise = np.where(x > 0, x.dtype.type(1), slopes)
     out = _scale_by(input, noise, None, inplace)
-    if out._grad_fn is not None:
-        out._grad_fn.backward_name = "RreluWithNoiseBackward" + ("1" if inplace else "0")
-    return out
+    return _named(out, "RreluWithNoiseBackward" + ("1" if inplace else "0"))
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
