@@ -89,6 +89,26 @@ def test_embedding_bag(mode):
           np.array([[1, 2], [4, 3]]), grad_inputs=[0])
 
 
+@pytest.mark.parametrize("padding_idx", [-1, 4, -5, 0])
+@pytest.mark.parametrize("mode, weighted", [("sum", True), ("sum", False), ("mean", False),
+                                            ("max", False)])
+def test_embedding_bag_padding_idx(padding_idx, mode, weighted):
+    """padding_idx (negative counts from the end) drops its rows from every bag, also with
+    per_sample_weights; a bag of padding only is zeros."""
+    idx, off = np.array([1, 4, 4, 0, 3, 4]), np.array([0, 2, 3])
+
+    def bag(lib, w, i, o, p):
+        return lib.nn.functional.embedding_bag(i, w, o, mode=mode, padding_idx=padding_idx,
+                                               per_sample_weights=p if weighted else None)
+    check(bag, (5, 3), idx, off, (6,), grad_inputs=[0, 3])
+
+
+def test_embedding_bag_padding_idx_out_of_range():
+    check_error(lambda lib: lib.nn.functional.embedding_bag(lib.tensor([[0, 1]]), lib.ones(3, 2),
+                                                            padding_idx=5), RuntimeError,
+                r"padding_idx must be within the number of embeddings, -3 through 2, but got 5")
+
+
 def test_one_hot():
     check(lambda lib, i: lib.nn.functional.one_hot(i), np.array([0, 3, 1]), grad=False)
     check(lambda lib, i: lib.nn.functional.one_hot(i, 5), np.array([[0, 3], [1, 4]]), grad=False)
