@@ -583,9 +583,12 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
 
 def _tolerance(S: np.ndarray, shape: tuple, atol, rtol) -> np.ndarray:
     """torch's cut-off for 'zero' singular values: max(atol, rtol * largest), where rtol
-    defaults to eps * max(m, n) unless only a positive atol is given."""
+    defaults to eps * max(m, n) wherever atol is not given as positive. atol and rtol are
+    numbers or tensors broadcasting against the batch dims."""
+    atol, rtol = (v.numpy(force=True) if isinstance(v, Tensor) else v for v in (atol, rtol))
     if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else max(shape[-2:]) * np.finfo(S.dtype).eps
+        default = max(shape[-2:]) * np.finfo(S.dtype).eps
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
     largest = S.max(-1, initial=0)
     return np.maximum(0.0 if atol is None else atol, rtol * largest)[..., None]
 
@@ -629,10 +632,8 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
     """Moore-Penrose pseudo-inverse of `A`, computed from its SVD (or its eigendecomposition when
     hermitian=True); singular values below the atol/rtol cut-off count as zero."""
     _check_float(A, "pinv")
-    if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
-        raise NotImplementedError("linalg.pinv: tensor 'atol'/'rtol' arguments are not "
-                                  "supported by ember; pass Python floats")
     _refuse_complex_grad("linalg.pinv", A)
+    atol, rtol = (v.numpy(force=True) if isinstance(v, Tensor) else v for v in (atol, rtol))
     return _out(Pinv.apply(A, atol, rtol, hermitian), out)
 
 

@@ -327,6 +327,26 @@ def test_matrix_rank(a, kwargs):
     check(lambda L, a: L.linalg.matrix_rank(a, **kwargs), a, dtype="float64", grad=False)
 
 
+# tensor tolerances broadcast against the batch; rtol's default applies where atol <= 0
+RANK_BATCH = np.stack([np.diag([1.0, 0.1, 0.01]), np.diag([2.0, 0.5, 1e-20]),
+                       np.diag([3.0, 0.0, 0.0])])
+
+
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("tolerances", [
+    lambda L: {"atol": L.tensor([0.05, 0.0, -1.0], dtype=L.float64)},
+    lambda L: {"rtol": L.tensor(0.2, dtype=L.float64)},
+    lambda L: {"atol": L.tensor([0.2], dtype=L.float64), "rtol": L.tensor([0.0, 0.3, 0.0],
+                                                                         dtype=L.float64)},
+    lambda L: {"atol": L.tensor(0.5, dtype=L.float64), "rtol": 0.01},
+])
+def test_matrix_rank_and_pinv_tensor_tolerances(tolerances, hermitian):
+    check(lambda L, a: L.linalg.matrix_rank(a, hermitian=hermitian, **tolerances(L)), RANK_BATCH,
+          dtype="float64", grad=False)
+    check(lambda L, a: L.linalg.pinv(a, hermitian=hermitian, **tolerances(L)),
+          RANK_BATCH + 0.01 * np.eye(3), dtype="float64", grad=not hermitian)
+
+
 # ---------------------------------------------------------------- errors
 ERRORS = [
     (lambda L: L.dot(L.ones(2, 3), L.ones(3)), "1D tensors expected, but got 2D and 1D"),
