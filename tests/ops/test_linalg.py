@@ -310,6 +310,25 @@ def test_decompositions_forward(fn):
     check(fn, (4, 3), dtype="float64", grad=False)
 
 
+@pytest.mark.parametrize("full_matrices", [True, False])
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (2, 0, 4), (4, 3), (3, 5), (2, 3, 3),
+                                   (1, 1), (5, 1)])
+def test_svd_invariants(shape, full_matrices):
+    """Singular vectors' signs are not unique: compare torch's documented invariants (shapes,
+    singular values, U diag(S) Vh = A, orthonormal U and Vh), not U and Vh themselves."""
+    a = np.random.default_rng(0).standard_normal(shape)
+    expected = torch.linalg.svd(torch.tensor(a), full_matrices=full_matrices)
+    U, S, Vh = (t.numpy() for t in ember.linalg.svd(ember.tensor(a), full_matrices=full_matrices))
+    assert [U.shape, S.shape, Vh.shape] == [tuple(t.shape) for t in expected]
+    np.testing.assert_allclose(S, expected.S.numpy(), atol=1e-12)
+    k = min(shape[-2:])
+    np.testing.assert_allclose((U[..., :k] * S[..., None, :]) @ Vh[..., :k, :], a, atol=1e-12)
+    np.testing.assert_allclose(U.swapaxes(-1, -2) @ U, np.eye(U.shape[-1]) + 0 * U[..., :1, :1],
+                               atol=1e-12)
+    np.testing.assert_allclose(Vh @ Vh.swapaxes(-1, -2), np.eye(Vh.shape[-2]) + 0 * Vh[..., :1, :1],
+                               atol=1e-12)
+
+
 def test_svd_reconstructs():
     a = ember.randn(2, 4, 3, dtype=ember.float64)
     U, S, Vh = ember.linalg.svd(a, full_matrices=False)
