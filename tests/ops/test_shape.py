@@ -121,6 +121,23 @@ def test_chunk(chunks, dim):
     check(lambda lib, x: lib.chunk(x, chunks, dim), (0, 4), grad=False) if dim == 0 else None
 
 
+@pytest.mark.parametrize("split", [
+    lambda lib, x: lib.unsafe_chunk(x * 1, 3), lambda lib, x: (x * 1).unsafe_chunk(2, dim=1),
+    lambda lib, x: lib.unsafe_split(x * 1, 2), lambda lib, x: (x * 1).unsafe_split(3, 1),
+    lambda lib, x: lib.unsafe_split_with_sizes(x * 1, [1, 4]),
+    lambda lib, x: (x * 1).unsafe_split_with_sizes([2, 2], dim=-1),
+])
+def test_unsafe_split_and_chunk(split):
+    """Values, gradients and torch's node names; the blocks are not views of the input."""
+    check(lambda lib, x: [*split(lib, x), type(split(lib, x)[0].grad_fn).__name__,
+                          split(lib, x)[0]._base is None], (5, 4))
+
+
+def test_unsafe_split_takes_an_int():
+    check_error(lambda lib: lib.unsafe_split(lib.ones(4), [1, 3]), TypeError,
+                r"unsafe_split\(\): argument 'split_size' \(position 2\) must be int, not list")
+
+
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_unbind(dim):
     check(lambda lib, x: x.unbind(dim), (3, 4, 2))
