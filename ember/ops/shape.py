@@ -25,6 +25,7 @@ METHODS = ["as_strided_", "view", "reshape", "view_as", "reshape_as", "expand", 
            "unflatten", "contiguous", "narrow", "select", "movedim", "moveaxis", "flip",
            "fliplr", "flipud", "roll", "rot90", "repeat", "tile", "repeat_interleave",
            "diagonal", "diag_embed", "tril", "triu", "as_strided", "unfold", "broadcast_to",
+           "as_strided_scatter",
            "ravel", "adjoint", "narrow_copy", "diagflat", "select_scatter", "slice_scatter",
            "diagonal_scatter", "unsqueeze_", "squeeze_", "t_", "transpose_", "swapaxes_",
            "swapdims_", "detach"]
@@ -34,6 +35,7 @@ __all__ = ["view", "reshape", "expand", "permute", "transpose", "swapaxes", "swa
            "squeeze", "unsqueeze", "flatten", "unflatten", "narrow", "select", "movedim",
            "moveaxis", "flip", "fliplr", "flipud", "roll", "rot90", "repeat_interleave", "tile",
            "diagonal", "diag_embed", "tril", "triu", "as_strided", "broadcast_to",
+           "as_strided_scatter",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "ravel", "adjoint", "narrow_copy",
            "diagflat", "select_scatter", "slice_scatter", "diagonal_scatter"]
 
@@ -774,15 +776,53 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
                                   "(e.g. from_numpy of a transposed array)")
     own_offset = input.storage_offset()
     offset = own_offset if storage_offset is None else int(storage_offset)
-    item = input._data.itemsize
-    needed = (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))) * item \
-        if all(size) else 0
-    if needed > root._data.nbytes:
-        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
-                           f"offset {offset}, and itemsize {item} requiring a storage size of "
-                           f"{needed} are out of bounds for storage of size {root._data.nbytes}")
+    _check_storage_bounds(size, stride, offset, input._data.itemsize, root._data.nbytes)
     in_geometry = (input._data.shape, input.stride(), own_offset)
     return AsStrided.apply(input, size, stride, offset, root._data.reshape(-1), in_geometry)
+
+
+def _check_storage_bounds(size: tuple, stride: tuple, offset: int, item: int,
+                          nbytes: int) -> None:
+    needed = (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))) * item \
+        if all(size) else 0
+    if needed > nbytes:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset}, and itemsize {item} requiring a storage size of "
+                           f"{needed} are out of bounds for storage of size {nbytes}")
+
+
+def _elements_in_memory_order(input: Tensor) -> np.ndarray:
+    """The flat (row-major) index of the element in each memory slot of a copy of input: a
+    copy keeps a dense input's layout (a transpose, channels-last), else it is row-major."""
+    shape, strides = input._data.shape, input.stride()
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])     # outermost first
+    expected, dense = 1, True
+    for d in reversed(order):
+        if shape[d] != 1 and strides[d] != expected:
+            dense = False
+        expected *= shape[d]
+    flat = np.arange(math.prod(shape)).reshape(shape)
+    return (flat.transpose(order) if dense else flat).reshape(-1)
+
+
+def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
+                       storage_offset: int | None = None) -> Tensor:
+    """Copy of input with src written into the copy's as_strided(size, stride, storage_offset)
+    view (strides and offset count memory slots of the copy)."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    offset = 0 if storage_offset is None else int(storage_offset)
+    elements = _elements_in_memory_order(input)
+    _check_storage_bounds(size, stride, offset, input._data.itemsize,
+                          elements.size * input._data.itemsize)
+    slots = np.lib.stride_tricks.as_strided(np.arange(elements.size)[offset:], size,
+                                            tuple(s * 8 for s in stride)) if all(size) else \
+        np.zeros(size, dtype=np.int64)
+    if np.unique(slots).size != slots.size:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    key = np.unravel_index(elements[slots], input._data.shape)
+    return _scatter_view(input, src, key, "AsStridedScatterBackward0")
 
 
 def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
