@@ -487,3 +487,33 @@ def test_unravel_index_errors():
                 r"^expected 'indices' to be integer dtype, but got torch.float32")
     check_error(lambda lib: lib.unravel_index(lib.tensor(1), (-3, 4)), ValueError,
                 r"^'shape' cannot have negative values, but got \(-3, 4\)")
+
+
+@pytest.mark.parametrize("size, layout", [((2, 3, 5, 7), (0, 2, 3, 1)), ((2, 3), (1, 0)),
+                                          ((), ()), ((4, 0, 3), (2, 0, 1)), ((1, 3, 5), (0, 1, 2))])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_empty_permuted_layout(size, layout, dtype):
+    """Shape, strides (the memory order), dtype and requires_grad as torch's (values are
+    uninitialised)."""
+    def make(lib):
+        t = lib.empty_permuted(size, layout, dtype=getattr(lib, dtype),
+                               requires_grad=dtype == "float32")
+        return (tuple(t.shape), t.stride(), str(t.dtype), t.requires_grad, t.is_leaf)
+    assert make(ember) == make(torch)
+
+
+@pytest.mark.parametrize("layout, match", [
+    ((0,), r"Number of dimensions in size does not match the length of the physical_layout; "
+           r"i.e. len\(size\) = 2 is not equal to len\(physical_layout\) = 1"),
+    ((0, 0), r"Duplicate dim not allowed"),
+    ((0, 2), r"Dimension out of range \(expected to be between 0 and 1, but got 2 at index 1\)"),
+])
+def test_empty_permuted_errors(layout, match):
+    check_error(lambda lib: lib.empty_permuted((2, 3), layout), RuntimeError, match)
+
+
+def test_torch_level_resize_as_():
+    def resize(lib, x):
+        out = lib.resize_as_(x.detach().clone(), lib.ones(2, 2))
+        return [out, out.shape]
+    check(resize, np.arange(6.0).reshape(2, 3), grad=False)

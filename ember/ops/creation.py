@@ -19,7 +19,8 @@ from .shape import as_strided
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "scalar_tensor", "zeros", "ones", "empty", "full",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "range", "linspace",
-           "logspace", "eye", "tril_indices", "triu_indices", "empty_strided"]
+           "logspace", "eye", "tril_indices", "triu_indices", "empty_strided",
+           "empty_permuted"]
 METHODS = ["new_zeros", "new_ones", "new_empty", "new_full", "new_empty_strided"]
 
 
@@ -102,6 +103,34 @@ def _filled(size, fill, dtype, device, requires_grad) -> Tensor:
     else:
         data = np.full(size, fill, dtype=dt)
     return _finish(data, requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False) -> Tensor:
+    """Uninitialised tensor of shape `size` whose memory holds its dims in the order
+    `physical_layout` (outermost first): empty_permuted((N, C, H, W), (0, 2, 3, 1)) is
+    channels-last."""
+    check_layout(layout, "empty_permuted")
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    for i, dim in enumerate(order):
+        if not 0 <= dim < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(size) - 1}, but got {dim} at index {i}).  NB: negative "
+                               f"dims not currently supported; file an issue if you want it.")
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
+    stored = _filled(tuple(size[d] for d in order), None, dtype, device, False)._data
+    if 0 in size:      # no memory: give the strides torch gives (sizes counted as at least 1)
+        item, strides = stored.itemsize, []
+        for n in reversed(stored.shape):
+            strides.insert(0, item)
+            item *= max(n, 1)
+        stored = np.lib.stride_tricks.as_strided(stored, stored.shape, strides)
+    return _finish(stored.transpose(np.argsort(order)), requires_grad)
 
 
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,

@@ -35,7 +35,7 @@ __all__ = ["view", "reshape", "expand", "permute", "transpose", "swapaxes", "swa
            "squeeze", "unsqueeze", "flatten", "unflatten", "narrow", "select", "movedim",
            "moveaxis", "flip", "fliplr", "flipud", "roll", "rot90", "repeat_interleave", "tile",
            "diagonal", "diag_embed", "tril", "triu", "as_strided", "broadcast_to",
-           "as_strided_scatter",
+           "as_strided_scatter", "resize_as_",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "ravel", "adjoint", "narrow_copy",
            "diagflat", "select_scatter", "slice_scatter", "diagonal_scatter"]
 
@@ -823,6 +823,11 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
                            "tensor before performing the operation.")
     key = np.unravel_index(elements[slots], input._data.shape)
     return _scatter_view(input, src, key, "AsStridedScatterBackward0")
+
+
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
+    """torch.resize_as_: resize `input` in place to the_template's shape (Tensor.resize_as_)."""
+    return input.resize_as_(the_template, memory_format=memory_format)
 
 
 def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
