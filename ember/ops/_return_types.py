@@ -34,6 +34,7 @@ class return_types:
     aminmax = _return_type("aminmax", ("min", "max"))
     frexp = _return_type("frexp", ("mantissa", "exponent"))
     histogram = _return_type("histogram", ("hist", "bin_edges"))
+    histogramdd = _return_type("histogramdd", ("hist", "bin_edges"))
     geqrf = _return_type("geqrf", ("a", "tau"))
     # linear algebra: torch names torch.linalg's results linalg_<op>, the legacy ones <op>
     slogdet = _return_type("slogdet", ("sign", "logabsdet"))
