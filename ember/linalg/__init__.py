@@ -19,6 +19,7 @@ from .._dtype import LOW_PRECISION_NUMPY
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._eig import eig, eigvals
+from ._ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ._lstsq import lstsq
 from ..ops.householder import householder_product
 from ..ops.joining import cat
@@ -37,7 +38,8 @@ __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "cond", "inv", "
            "cholesky_ex", "qr", "svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh",
            "lu_factor", "lu_factor_ex", "lu", "lu_solve", "pinv", "matrix_rank",
            "matrix_power", "tensorinv", "tensorsolve", "cross", "multi_dot", "matmul",
-           "vecdot", "vander", "diagonal", "matrix_exp", "householder_product"]
+           "vecdot", "vander", "diagonal", "matrix_exp", "householder_product", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve"]
 
 
 from .._naming import set_public_module

@@ -53,5 +53,7 @@ class return_types:
     linalg_lu_factor = _return_type("linalg_lu_factor", ("LU", "pivots"))
     linalg_lu_factor_ex = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
     linalg_lu = _return_type("linalg_lu", ("P", "L", "U"))
+    linalg_ldl_factor = _return_type("linalg_ldl_factor", ("LD", "pivots"))
+    linalg_ldl_factor_ex = _return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
     lu_unpack = _return_type("lu_unpack", ("P", "L", "U"))
     triangular_solve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))

@@ -1122,3 +1122,48 @@ def test_complex_values(name, fn):
     a = r.standard_normal((2, 4, 4)) + 1j * r.standard_normal((2, 4, 4))
     b = r.standard_normal((2, 4, 2)) + 1j * r.standard_normal((2, 4, 2))
     check(fn, a, b, dtype="float64", grad=False)
+
+
+# ---------------------------------------------------------------- LDL^T (Bunch-Kaufman)
+def _symmetric(seed, shape, diagonal_scale=1.0):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    a = a + np.swapaxes(a, -1, -2)
+    return a - (1 - diagonal_scale) * np.eye(shape[-1]) * np.diagonal(a, 0, -2, -1)[..., None]
+
+
+LDL_MATRICES = [
+    np.array([[0.0, 1.0], [1.0, 0.0]]),                        # a 2x2 pivot block
+    np.array([[1.0, 2.0, 0.0], [2.0, 0.1, 3.0], [0.0, 3.0, -1.0]]),
+    np.array([[0.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 0.0, 0.0]]),
+    _symmetric(0, (5, 5)), _symmetric(1, (7, 7), diagonal_scale=0.05),   # small diagonals
+    _symmetric(2, (3, 6, 6), diagonal_scale=0.0), _symmetric(3, (2, 4, 4)),
+    np.zeros((0, 0)), np.array([[0.0, 0.0], [0.0, 1.0]]),      # singular: info = 1
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("a", LDL_MATRICES)
+def test_ldl_factor_and_solve(a, dtype):
+    """LD, pivots (LAPACK's, 1-based, negative for 2x2 blocks) and info as torch's; the
+    solve of A X = B from them."""
+    a = a.astype(dtype)
+    check(lambda L, m: list(L.linalg.ldl_factor_ex(m)), a, dtype=dtype, grad=False,
+          atol=1e-4 if dtype == "float32" else 1e-10)
+    if a.size and np.linalg.matrix_rank(a[0] if a.ndim == 3 else a) == a.shape[-1]:
+        b = np.random.default_rng(9).standard_normal(a.shape[:-1] + (2,)).astype(dtype)
+        check(lambda L, m, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(m), b), a, b,
+              dtype=dtype, grad=False, atol=1e-3 if dtype == "float32" else 1e-9)
+
+
+def test_ldl_errors():
+    check_error(lambda L: L.linalg.ldl_factor_ex(L.ones(3, 4)), RuntimeError,
+                r"torch.linalg.ldl_factor_ex: A must be batches of square matrices, but they "
+                r"are 3 by 4 matrices")
+    with pytest.raises(RuntimeError, match=r"ldl_factor_ex: The factorization could not be "):
+        ember.linalg.ldl_factor(ember.zeros(3, 3))
+    check_error(lambda L: L.linalg.ldl_solve(L.eye(2), L.ones(2, dtype=L.float32), L.ones(2, 1)),
+                RuntimeError, r"torch.linalg.ldl_solve: Expected pivots to be integers. Got "
+                              r"Float")
+    check_error(lambda L: L.linalg.ldl_solve(L.eye(2), L.ones(2, dtype=L.int32), L.ones(3, 1)),
+                RuntimeError, r"Incompatible matrix sizes for torch.linalg.ldl_solve: each A "
+                              r"matrix is 2 by 2 but each b matrix is 3 by 1")
