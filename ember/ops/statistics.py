@@ -160,6 +160,13 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
     """(hist, bin_edges) of the points in the rows of `input` (..., D): a D-dimensional
     histogram. `bins` is one count for every dimension, a count per dimension, or a 1-D
     tensor of edges per dimension; `range` is (min, max) per dimension, flattened."""
+    hist, *edges = _histogramdd(input, bins, range=range, weight=weight, density=density)
+    return return_types.histogramdd(hist, tuple(edges))
+
+
+@recorded("histogramdd")
+def _histogramdd(input: Tensor, bins, *, range, weight, density) -> tuple:
+    """histogramdd's (hist, *bin_edges), flat (so that the ONNX exporter refuses it by name)."""
     if input._data.dtype not in (_F32, _F64):
         raise _unsupported("histogramdd", input._data.dtype)
     if input.ndim < 2:
@@ -191,8 +198,7 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
         volume = math.prod(np.ix_(*[np.diff(e) for e in edges])) if dims else 1.0
         with np.errstate(invalid="ignore", divide="ignore"):
             hist = hist / hist.sum() / volume
-    return return_types.histogramdd(Tensor._wrap(hist.astype(points.dtype)),
-                                    tuple(Tensor._wrap(e) for e in edges))
+    return (Tensor._wrap(hist.astype(points.dtype)), *(Tensor._wrap(e) for e in edges))
 
 
 def _check_histogram_weight(input: Tensor, weight: Tensor) -> None:
