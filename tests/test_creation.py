@@ -229,6 +229,44 @@ def test_arange_exact(args, kw):
     same(lambda lib: lib.arange(*args, **{k: getattr(lib, v) for k, v in kw.items()}))
 
 
+INTEGER_DTYPES = ["int64", "int32", "int16", "int8", "uint8"]
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES)
+@pytest.mark.parametrize("args", [(-3, -1, 0.7), (-3, -1, 1.5), (2.7, 10, 2.5), (-2.5, 3, 1),
+                                  (0.3, 5, 1.5), (5, -3, -1.5), (0.5, 3, 1), (300, 200, -30),
+                                  (0, 10, 3), (-7, 2 ** 40, 2 ** 38)])
+def test_arange_integer_dtypes_with_float_arguments(args, dtype):
+    """int64 truncates the bounds and step before counting; the other integer types count
+    from the given values and step by the truncations, wrapping into the dtype."""
+    if dtype == "int64" and abs(args[2]) < 1:
+        check_error(lambda lib: lib.arange(*args, dtype=lib.int64), ValueError,
+                    "^step must be nonzero")
+        return
+    same(lambda lib: lib.arange(*args, dtype=getattr(lib, dtype)))
+
+
+@pytest.mark.parametrize("fn", ["linspace", "logspace"])
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES)
+@pytest.mark.parametrize("args", [(-2, 2.2, 7), (1, -1, 7), (-2, 0, 5), (2.5, 3, 4), (0, 3, 1),
+                                  (-2, -1, 1), (0, 2, 0)])
+def test_spaced_integer_dtypes(fn, args, dtype):
+    """Bounds converted to the dtype first (truncated, wrapped), values truncated; as
+    Python numbers and as tensors."""
+    same(lambda lib: getattr(lib, fn)(*args, dtype=getattr(lib, dtype)))
+    same(lambda lib: getattr(lib, fn)(lib.tensor(args[0]), lib.tensor(args[1]), args[2],
+                                      dtype=getattr(lib, dtype)))
+    if fn == "logspace":
+        same(lambda lib: lib.logspace(*args, base=0.5, dtype=getattr(lib, dtype)))
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES)
+def test_logspace_single_step_overflow(dtype):
+    c_type = "int" if dtype == "int32" else f"{dtype}_t"
+    check_error(lambda lib: lib.logspace(40, 1, 1, dtype=getattr(lib, dtype)), RuntimeError,
+                f"^value cannot be converted to type {c_type} without overflow")
+
+
 def test_arange_tensor_arguments():
     same(lambda lib: lib.arange(lib.tensor(4)))
     same(lambda lib: lib.arange(0, lib.tensor(2.5), 0.5))
@@ -449,3 +487,33 @@ def test_unravel_index_errors():
                 r"^expected 'indices' to be integer dtype, but got torch.float32")
     check_error(lambda lib: lib.unravel_index(lib.tensor(1), (-3, 4)), ValueError,
                 r"^'shape' cannot have negative values, but got \(-3, 4\)")
+
+
+@pytest.mark.parametrize("size, layout", [((2, 3, 5, 7), (0, 2, 3, 1)), ((2, 3), (1, 0)),
+                                          ((), ()), ((4, 0, 3), (2, 0, 1)), ((1, 3, 5), (0, 1, 2))])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_empty_permuted_layout(size, layout, dtype):
+    """Shape, strides (the memory order), dtype and requires_grad as torch's (values are
+    uninitialised)."""
+    def make(lib):
+        t = lib.empty_permuted(size, layout, dtype=getattr(lib, dtype),
+                               requires_grad=dtype == "float32")
+        return (tuple(t.shape), t.stride(), str(t.dtype), t.requires_grad, t.is_leaf)
+    assert make(ember) == make(torch)
+
+
+@pytest.mark.parametrize("layout, match", [
+    ((0,), r"Number of dimensions in size does not match the length of the physical_layout; "
+           r"i.e. len\(size\) = 2 is not equal to len\(physical_layout\) = 1"),
+    ((0, 0), r"Duplicate dim not allowed"),
+    ((0, 2), r"Dimension out of range \(expected to be between 0 and 1, but got 2 at index 1\)"),
+])
+def test_empty_permuted_errors(layout, match):
+    check_error(lambda lib: lib.empty_permuted((2, 3), layout), RuntimeError, match)
+
+
+def test_torch_level_resize_as_():
+    def resize(lib, x):
+        out = lib.resize_as_(x.detach().clone(), lib.ones(2, 2))
+        return [out, out.shape]
+    check(resize, np.arange(6.0).reshape(2, 3), grad=False)

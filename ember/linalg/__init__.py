@@ -19,6 +19,7 @@ from .._dtype import LOW_PRECISION_NUMPY
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._eig import eig, eigvals
+from ._ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ._lstsq import lstsq
 from ..ops.householder import householder_product
 from ..ops.joining import cat
@@ -37,7 +38,8 @@ __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "cond", "inv", "
            "cholesky_ex", "qr", "svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh",
            "lu_factor", "lu_factor_ex", "lu", "lu_solve", "pinv", "matrix_rank",
            "matrix_power", "tensorinv", "tensorsolve", "cross", "multi_dot", "matmul",
-           "vecdot", "vander", "diagonal", "matrix_exp", "householder_product"]
+           "vecdot", "vander", "diagonal", "matrix_exp", "householder_product", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve"]
 
 
 from .._naming import set_public_module
@@ -583,9 +585,12 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
 
 def _tolerance(S: np.ndarray, shape: tuple, atol, rtol) -> np.ndarray:
     """torch's cut-off for 'zero' singular values: max(atol, rtol * largest), where rtol
-    defaults to eps * max(m, n) unless only a positive atol is given."""
+    defaults to eps * max(m, n) wherever atol is not given as positive. atol and rtol are
+    numbers or tensors broadcasting against the batch dims."""
+    atol, rtol = (v.numpy(force=True) if isinstance(v, Tensor) else v for v in (atol, rtol))
     if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else max(shape[-2:]) * np.finfo(S.dtype).eps
+        default = max(shape[-2:]) * np.finfo(S.dtype).eps
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
     largest = S.max(-1, initial=0)
     return np.maximum(0.0 if atol is None else atol, rtol * largest)[..., None]
 
@@ -629,10 +634,8 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
     """Moore-Penrose pseudo-inverse of `A`, computed from its SVD (or its eigendecomposition when
     hermitian=True); singular values below the atol/rtol cut-off count as zero."""
     _check_float(A, "pinv")
-    if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
-        raise NotImplementedError("linalg.pinv: tensor 'atol'/'rtol' arguments are not "
-                                  "supported by ember; pass Python floats")
     _refuse_complex_grad("linalg.pinv", A)
+    atol, rtol = (v.numpy(force=True) if isinstance(v, Tensor) else v for v in (atol, rtol))
     return _out(Pinv.apply(A, atol, rtol, hermitian), out)
 
 
@@ -713,7 +716,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
                            f"prod(self.shape[:ind]), but got {math.prod(cols)} != "
                            f"{math.prod(rows)}")
     inverse = inv(A.reshape(math.prod(rows), math.prod(cols)))
-    return _out(inverse.reshape(*cols, *rows), out)
+    return _out(inverse.reshape((*cols, *rows)), out)
 
 
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
@@ -726,7 +729,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     if B.numel() != n:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:"
                            f"]) == prod(self.shape[:other.ndim]), but got {n} != {B.numel()}")
-    return _out(solve(A.reshape(-1, n), B.reshape(-1)).reshape(*unknowns), out)
+    return _out(solve(A.reshape(-1, n), B.reshape(-1)).reshape(tuple(unknowns)), out)
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:

@@ -72,7 +72,7 @@ Tensor.__sub__ = lambda self, other: _sub(self, other)
 Tensor.__rsub__ = pointwise.rsub
 Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: _mul(self, other)
 Tensor.__truediv__ = pointwise.div
-Tensor.__rtruediv__ = pointwise.reflected_div
+Tensor.__rtruediv__ = Tensor.__rdiv__ = pointwise.reflected_div
 Tensor.__floordiv__ = pointwise.floor_divide
 Tensor.__rfloordiv__ = _reflected(pointwise.floor_divide)
 Tensor.__pow__ = pointwise.pow
@@ -125,7 +125,7 @@ def _reversed_dims(self: Tensor) -> Tensor:
                       "Consider `x.mT` to transpose batches of matrices or "
                       "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
                       "of a tensor.", UserWarning, stacklevel=2)
-    return self.permute(*reversed(range(self.ndim)))
+    return self.permute(tuple(reversed(range(self.ndim))))
 
 
 def _matrix_transpose(self: Tensor, name: str, conjugate: bool) -> Tensor:

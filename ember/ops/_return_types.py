@@ -34,6 +34,7 @@ class return_types:
     aminmax = _return_type("aminmax", ("min", "max"))
     frexp = _return_type("frexp", ("mantissa", "exponent"))
     histogram = _return_type("histogram", ("hist", "bin_edges"))
+    histogramdd = _return_type("histogramdd", ("hist", "bin_edges"))
     geqrf = _return_type("geqrf", ("a", "tau"))
     # linear algebra: torch names torch.linalg's results linalg_<op>, the legacy ones <op>
     slogdet = _return_type("slogdet", ("sign", "logabsdet"))
@@ -52,5 +53,7 @@ class return_types:
     linalg_lu_factor = _return_type("linalg_lu_factor", ("LU", "pivots"))
     linalg_lu_factor_ex = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
     linalg_lu = _return_type("linalg_lu", ("P", "L", "U"))
+    linalg_ldl_factor = _return_type("linalg_ldl_factor", ("LD", "pivots"))
+    linalg_ldl_factor_ex = _return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
     lu_unpack = _return_type("lu_unpack", ("P", "L", "U"))
     triangular_solve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))

@@ -55,10 +55,10 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     axis = input._wrap_dim(dim)
     _check_diff_extension(input, prepend, "prepend", axis)
     _check_diff_extension(input, append, "append", axis)
+    if n == 0:                       # torch's zeroth difference ignores prepend and append
+        return _with_out(input.clone(), out)
     parts = [t for t in (prepend, input, append) if t is not None]
     values = cat(parts, axis) if len(parts) > 1 else input
-    if n == 0:
-        return _with_out(values.clone(), out)
     for _ in range(min(n, values.shape[axis])):
         later, earlier = _along(values, axis, 1), _along(values, axis, None, -1)
         values = logical_xor(later, earlier) if values.dtype == _dtype.bool else later - earlier

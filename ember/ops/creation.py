@@ -19,7 +19,8 @@ from .shape import as_strided
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "scalar_tensor", "zeros", "ones", "empty", "full",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "range", "linspace",
-           "logspace", "eye", "tril_indices", "triu_indices", "empty_strided"]
+           "logspace", "eye", "tril_indices", "triu_indices", "empty_strided",
+           "empty_permuted"]
 METHODS = ["new_zeros", "new_ones", "new_empty", "new_full", "new_empty_strided"]
 
 
@@ -102,6 +103,34 @@ def _filled(size, fill, dtype, device, requires_grad) -> Tensor:
     else:
         data = np.full(size, fill, dtype=dt)
     return _finish(data, requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False) -> Tensor:
+    """Uninitialised tensor of shape `size` whose memory holds its dims in the order
+    `physical_layout` (outermost first): empty_permuted((N, C, H, W), (0, 2, 3, 1)) is
+    channels-last."""
+    check_layout(layout, "empty_permuted")
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    for i, dim in enumerate(order):
+        if not 0 <= dim < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(size) - 1}, but got {dim} at index {i}).  NB: negative "
+                               f"dims not currently supported; file an issue if you want it.")
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
+    stored = _filled(tuple(size[d] for d in order), None, dtype, device, False)._data
+    if 0 in size:      # no memory: give the strides torch gives (sizes counted as at least 1)
+        item, strides = stored.itemsize, []
+        for n in reversed(stored.shape):
+            strides.insert(0, item)
+            item *= max(n, 1)
+        stored = np.lib.stride_tricks.as_strided(stored, stored.shape, strides)
+    return _finish(stored.transpose(np.argsort(order)), requires_grad)
 
 
 @recorded("zeros", factory=True)
@@ -201,13 +230,23 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = _dtype.result_type(*values)
-    count = max(0, math.ceil((end - start) / step))
+    if dtype is _dtype.int64:
+        # torch truncates the bounds and step to integers first for int64 (only)
+        start, end, step = (builtins.int(v) for v in values)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+    if all(isinstance(v, (int, np.integer)) for v in (start, end, step)):
+        count = max(0, -((start - end) // step))        # exact for large integers
+    else:
+        count = max(0, math.ceil((end - start) / step))
     if dtype in (_dtype.float32, _dtype.float64):
         data = _arange_like_torch(start, step, count, dtype.numpy)
     elif dtype.is_floating_point:
         data = start + np.arange(count, dtype=np.float64) * step
     else:
-        data = np.arange(start, end, step)
+        # other integer types: the length from the given values, the elements from their
+        # truncations, counted in int64 and wrapped into the dtype
+        data = builtins.int(start) + np.arange(count, dtype=np.int64) * builtins.int(step)
     return _finish(data.astype(dtype.numpy), requires_grad)
 
 
@@ -240,6 +279,22 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     return _finish(data.astype((dtype or _dtype.get_default_dtype()).numpy), requires_grad)
 
 
+def _cast_to_integer(value, dt: _dtype.dtype) -> int:
+    """A number (or one-element tensor) as C converts it to integer dtype `dt`: truncated,
+    then wrapped into the dtype's range."""
+    value = value.item() if isinstance(value, Tensor) else value
+    return builtins.int(np.array(builtins.int(value)).astype(dt.numpy))
+
+
+def _integer_spaced(start, end, steps: int, dt: _dtype.dtype) -> np.ndarray:
+    """linspace for an integer dtype before truncation: the bounds converted to the dtype
+    first, then a double step counted up from start (first half) and down from end."""
+    lo, hi = (_cast_to_integer(v, dt) for v in (start, end))
+    step = (hi - lo) / max(steps - 1, 1)
+    idx = np.arange(steps)
+    return np.where(idx < max(steps // 2, 1), lo + step * idx, hi - step * (steps - 1 - idx))
+
+
 def _spaced(start, end, steps: int, dt: _dtype.dtype) -> np.ndarray:
     """torch's linspace values: the first half counted up from start, the second half
     down from end, each element rounded once (torch's kernel fuses multiply and add)."""
@@ -252,11 +307,7 @@ def _spaced(start, end, steps: int, dt: _dtype.dtype) -> np.ndarray:
     first = idx < max(steps // 2, 1)
     down = steps - 1 - idx
     if not (dt.is_floating_point or dt.is_complex):
-        # Integer outputs: a double step, the result truncated.
-        step = (builtins.int(end) - builtins.int(start)) / max(steps - 1, 1)
-        values = np.where(first, builtins.int(start) + step * idx,
-                          builtins.int(end) - step * down)
-        return np.trunc(values).astype(dt.numpy)
+        return np.trunc(_integer_spaced(start, end, steps, dt)).astype(dt.numpy)
     f = dt.numpy.type
     lo, hi = f(start), f(end)
     step = (hi - lo) / f(steps - 1) if steps > 1 else f(0)
@@ -288,7 +339,16 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
     check_device(device)
     dt = dtype or _dtype.get_default_dtype()
     if not (dt.is_floating_point or dt.is_complex):
-        exponents = _spaced(start, end, steps, _dtype.float64)
+        if steps == 1:             # torch fills base ** start, checked against the range
+            value = float(base) ** float(start.item() if isinstance(start, Tensor) else start)
+            info = np.iinfo(dt.numpy)
+            if not info.min <= value <= info.max:
+                c_type = "int" if dt is _dtype.int32 else f"{dt.numpy.name}_t"
+                raise RuntimeError(f"value cannot be converted to type {c_type} without "
+                                   f"overflow")
+            return _finish(np.array([np.trunc(value)]).astype(dt.numpy), requires_grad)
+        # exponents as an integer linspace's, in double
+        exponents = _integer_spaced(start, end, steps, dt)
         return _finish(np.trunc(np.power(float(base), exponents)).astype(dt.numpy),
                        requires_grad)
     exponents = _spaced(start, end, steps, dt)

@@ -18,9 +18,9 @@ from ..autograd.function import Function
 from .creation import eye
 from .indexing import _named
 
-METHODS = ["geqrf", "orgqr"]
+METHODS = ["geqrf", "orgqr", "ormqr"]
 
-__all__ = ["geqrf", "orgqr"]
+__all__ = ["geqrf", "orgqr", "ormqr"]
 
 
 class Geqrf(Function):
@@ -96,16 +96,53 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
                                   "supported by ember")
     _check_householder_args(A, tau)
     rows, columns = A.shape[-2:]
-    k = tau.shape[-1]
-    if k == 0:
+    if tau.shape[-1] == 0:
         return _NoReflectors.apply(A, tau)
+    identity = eye(rows, columns, dtype=A.dtype).expand(*A.shape)
+    return _named(_apply_reflectors(A, tau, identity, left=True, transpose=False),
+                  "LinalgHouseholderProductBackward0")
+
+
+def _apply_reflectors(A: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: bool) -> Tensor:
+    """op(Q) @ C (left) or C @ op(Q), where Q = H_1 ... H_k are the reflectors of (A, tau)
+    and op is the conjugate transpose when `transpose`: one rank-one update of C per
+    reflector, H_i = I - tau_i v_i v_i^H (H_i^H has conj(tau_i))."""
+    rows, k = A.shape[-2], tau.shape[-1]
     # Column i of `vectors` is v_i: zero above row i, 1 on it, A's entries below.
     vectors = A[..., :k].tril(-1) + eye(rows, k, dtype=A.dtype)
-    product = eye(rows, columns, dtype=A.dtype).expand(*A.shape)
-    for i in range(k - 1, -1, -1):      # Q = H_1 (H_2 (... (H_k I)))
-        v = vectors[..., i:i + 1]
-        product = product - (tau[..., i, None, None] * v) @ (v.mH @ product)
-    return _named(product, "LinalgHouseholderProductBackward0")
+    scales = tau.conj() if transpose else tau
+    # Q C = H_1 (... (H_k C)) and C Q^H = ((C H_k^H) ...) H_1^H run the reflectors from
+    # the last; Q^H C and C Q from the first.
+    order = range(k) if transpose == left else range(k - 1, -1, -1)
+    for i in order:
+        v, t = vectors[..., i:i + 1], scales[..., i, None, None]
+        C = C - (t * v) @ (v.mH @ C) if left else C - ((C @ v) * t) @ v.mH
+    return C
+
+
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
+          transpose: bool = False, *, out=None) -> Tensor:
+    """op(Q) @ other (left=True) or other @ op(Q), where Q is the product of the Householder
+    reflectors (input, tau) that geqrf returns and op is the conjugate transpose when
+    `transpose`, else nothing."""
+    if out is not None:
+        raise NotImplementedError("ormqr: the 'out' argument is not supported by ember")
+    if input.ndim < 2 or other.ndim < 2:
+        raise RuntimeError("torch.ormqr: input and other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other.shape[side] != input.shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to "
+                           f"input.shape[-2]")
+    if tau.shape[-1] != min(other.shape[side], input.shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to "
+                           f"min(other.shape[{side}], input.shape[-1])")
+    if other.dtype != input.dtype or tau.dtype != input.dtype:
+        wrong = other if other.dtype != input.dtype else tau
+        name = "other" if wrong is other else "tau"
+        raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, "
+                           f"but input has dtype{input.dtype.scalar_name} and {name} has "
+                           f"dtype {wrong.dtype.scalar_name}")
+    return _named(_apply_reflectors(input, tau, other, left, transpose), "OrmqrBackward0")
 
 
 def orgqr(input: Tensor, tau: Tensor) -> Tensor:

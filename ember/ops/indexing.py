@@ -7,6 +7,8 @@ the other's backward. The named ops translate their arguments into a NumPy key.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._cpu.embedding import add_rows
@@ -38,6 +40,8 @@ def numpy_key(key):
         data = key._data
         if data.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if data.ndim == 0 and data.dtype.kind in "iu":
+            return int(data)          # as in torch, a 0-d integer tensor indexes like an int
         return data
     if isinstance(key, list) and any(isinstance(k, Tensor) for k in key):
         return [numpy_key(k) for k in key]
@@ -79,11 +83,22 @@ def _index_error(err: IndexError) -> IndexError:
     return IndexError(str(err).replace("axis", "dimension"))
 
 
+@functools.lru_cache(maxsize=None)
+def _node_class(cls: type, backward_name: str) -> type:
+    """A subclass of the node class `cls` named `backward_name` (nothing else changes)."""
+    return type(cls)(backward_name, (cls,), {"backward_name": backward_name,
+                                             "__module__": cls.__module__,
+                                             "__qualname__": cls.__qualname__})
+
+
 def _named(out: Tensor, backward_name: str) -> Tensor:
     """Give a generic graph node torch's name for the op the user called (e.g. the
-    SelectBackward0 of x.select(0, 1), which runs as an indexing node)."""
-    if out._grad_fn is not None:
-        out._grad_fn.backward_name = backward_name
+    SelectBackward0 of x.select(0, 1), which runs as an indexing node): its repr, name()
+    and type(out.grad_fn).__name__ all read `backward_name`. The op was recorded (by
+    the profiler, compiler or ONNX exporter) under its own class before the rename."""
+    node = out._grad_fn
+    if node is not None and type(node).backward_name != backward_name:
+        node.__class__ = _node_class(type(node), backward_name)
     return out
 
 
@@ -227,10 +242,9 @@ def getitem(input: Tensor, key) -> Tensor:
     split = _split_ints(key)
     if split is not None:
         return index(index(input, split[0]), split[1])
-    out = index(input, key)
-    if _last_step_selects(key):
-        _named(out, "SelectBackward0")
-    return out
+    if not is_basic(key):
+        return Index.apply(input, key)
+    return _named(BasicIndex.apply(input, key), _basic_node_name(key, input._data.shape))
 
 
 def _select(input: Tensor, i: int) -> Tensor:
@@ -246,15 +260,28 @@ def _select(input: Tensor, i: int) -> Tensor:
         raise _index_error(err) from None
 
 
-def _last_step_selects(key) -> bool:
-    """torch applies a basic index one component at a time (full slices and ... are no-ops),
-    so its last node is a SelectBackward0 when the last real step is an integer."""
-    steps = key if isinstance(key, tuple) else (key,)
-    for part in reversed(steps):
-        if part is Ellipsis or isinstance(part, slice) and part == slice(None):
+def _basic_node_name(key, shape) -> str:
+    """torch's node for a basic key. torch applies a key one component at a time and the
+    last step that did something names the node: an int selects, None unsqueezes, a slice
+    slices. A lone slice always slices; inside a tuple a slice over a whole dim and ... do
+    nothing, and a key with no step left is an alias of its input."""
+    names = {int: "SelectBackward0", slice: "SliceBackward0", type(None): "UnsqueezeBackward0"}
+    if not isinstance(key, tuple):
+        return "AliasBackward0" if key is Ellipsis else names[_kind(key)]
+    consuming = sum(p is not None and p is not Ellipsis for p in key)
+    last, dim = "AliasBackward0", 0
+    for part in key:
+        if part is Ellipsis:
+            dim += len(shape) - consuming
             continue
-        return isinstance(part, (int, np.integer)) and not isinstance(part, bool)
-    return False
+        if not (isinstance(part, slice) and part.indices(shape[dim]) == (0, shape[dim], 1)):
+            last = names[_kind(part)]
+        dim += part is not None
+    return last
+
+
+def _kind(part) -> type:
+    return int if isinstance(part, (int, np.integer)) else type(part)
 
 
 def _value_for(input: Tensor, key, value):

@@ -18,11 +18,12 @@ from .shape import _named, narrow, reshape, unsqueeze
 from ..amp.policy import PROMOTE, autocast_op
 
 METHODS = ["split", "tensor_split", "chunk", "unbind", "hsplit", "vsplit", "dsplit",
-           "split_with_sizes"]
+           "split_with_sizes", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes"]
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack",
            "column_stack", "split", "tensor_split", "chunk", "unbind", "atleast_1d",
            "atleast_2d", "atleast_3d", "hsplit", "vsplit", "dsplit", "split_with_sizes",
+           "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",
            "block_diag", "cartesian_prod", "combinations", "vander"]
 
 
@@ -180,6 +181,13 @@ class Split(Function):
         return cat(grads, ctx.dim), None, None
 
 
+class UnsafeSplit(Split):
+    """Split whose blocks are not tracked as views of the input (torch's unsafe_split and
+    unsafe_chunk): in-place changes to a block are not checked against its input."""
+    backward_name = "UnsafeSplitBackward0"
+    is_view = False
+
+
 class Unbind(Function):
     backward_name = "UnbindBackward0"
     is_view = True
@@ -195,17 +203,35 @@ class Unbind(Function):
         return stack(grads, ctx.dim), None
 
 
-def _split_by_sizes(input: Tensor, sizes, dim: int, name: str) -> tuple:
+def _split_by_sizes(input: Tensor, sizes, dim: int, name: str, unsafe: bool = False) -> tuple:
     bounds = np.cumsum([0] + list(sizes))
-    outs = Split.apply(input, dim, list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
+    node = UnsafeSplit if unsafe else Split
+    outs = node.apply(input, dim, list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
     if outs:
-        _named(outs[0], name)
+        _named(outs[0], "Unsafe" + name if unsafe else name)
     return outs
 
 
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     """Split a tensor along `dim` into chunks of split_size (the last may be smaller) or into the
     sizes listed; returns views."""
+    return _split(tensor, split_size_or_sections, dim)
+
+
+def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple:
+    """split into blocks of split_size that are not tracked as views of the input."""
+    if not isinstance(split_size, (int, np.integer)):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    return _split(tensor, split_size, dim, unsafe=True)
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """split_with_sizes whose blocks are not tracked as views of the input."""
+    return _split(input, list(split_sizes), dim, unsafe=True)
+
+
+def _split(tensor: Tensor, split_size_or_sections, dim: int, unsafe: bool = False) -> tuple:
     if tensor._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = tensor._wrap_dim(dim)
@@ -216,7 +242,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {dim}), but got "
                                f"split_sizes={sizes}")
-        return _split_by_sizes(tensor, sizes, dim, "SplitWithSizesBackward0")
+        return _split_by_sizes(tensor, sizes, dim, "SplitWithSizesBackward0", unsafe)
     size = int(split_size_or_sections)
     if size == 0 and n != 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
@@ -224,7 +250,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
     sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
-    return _split_by_sizes(tensor, sizes, dim, "SplitBackward0")
+    return _split_by_sizes(tensor, sizes, dim, "SplitBackward0", unsafe)
 
 
 def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
@@ -236,6 +262,15 @@ def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Split a tensor along `dim` into `chunks` views of equal size (the last may be smaller, and
     fewer may come back)."""
+    return _chunk(input, chunks, dim)
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """chunk into blocks that are not tracked as views of the input."""
+    return _chunk(input, chunks, dim, unsafe=True)
+
+
+def _chunk(input: Tensor, chunks: int, dim: int, unsafe: bool = False) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input._data.ndim == 0:
@@ -243,8 +278,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     dim = input._wrap_dim(dim)
     n = input._data.shape[dim]
     if n == 0:  # torch gives `chunks` empty pieces
-        return _split_by_sizes(input, [0] * chunks, dim, "SplitBackward0")
-    return split(input, -(-n // chunks), dim)
+        return _split_by_sizes(input, [0] * chunks, dim, "SplitBackward0", unsafe)
+    return _split(input, -(-n // chunks), dim, unsafe)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:

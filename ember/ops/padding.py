@@ -12,7 +12,7 @@ from .indexing import put_into_zeros
 
 __all__ = ["pad"]
 
-_NUMPY_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_MODES = ("reflect", "replicate", "circular")
 
 
 class ConstantPad(Function):
@@ -58,7 +58,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     pairs = _pairs(input, pad)
     if mode == "constant":
         return ConstantPad.apply(input, pairs, 0 if value is None else value)
-    if mode not in _NUMPY_MODES:
+    if mode not in _MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if mode != "circular":
         input = autocast_float32(input)     # torch's autocast pads reflect/replicate in float32
@@ -70,11 +70,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    for (lo, hi), n in zip(pairs, input.shape):
-        if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
-                               f"{pairs.index((lo, hi))} of input {list(input.shape)}")
+    _check_mode_pads(input, pairs, mode, padded_dims)
     # Index maps: for each padded dim, which source position each output position reads.
     key = []
     dims = input.ndim
@@ -82,11 +78,41 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
         if d < dims - padded_dims:
             key.append(slice(None))
             continue
-        idx = np.pad(np.arange(n), (lo, hi), mode=_NUMPY_MODES[mode])
         shape = [1] * padded_dims
         shape[d - (dims - padded_dims)] = -1
-        key.append(idx.reshape(shape))
+        key.append(_source_positions(mode, n, lo, hi).reshape(shape))
     return _MODE_PADS[mode, padded_dims].apply(input, tuple(key), pairs)
+
+
+def _check_mode_pads(input: Tensor, pairs: tuple, mode: str, padded_dims: int) -> None:
+    """torch's errors for reflect/replicate/circular pads the input cannot supply."""
+    first_padded = input.ndim - padded_dims
+    batch = 1 if first_padded == 2 else 0          # a leading batch dim may be empty
+    if mode != "circular" and 0 in input.shape[batch:]:
+        raise RuntimeError(f"Expected {padded_dims + 1}D or {padded_dims + 2}D (batch mode) "
+                           f"tensor with possibly 0 batch size and other non-zero dimensions "
+                           f"for input, but got: {list(input.shape)}")
+    for d in range(first_padded, input.ndim):
+        (lo, hi), n = pairs[d], input.shape[d]
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
+                               f"{d} of input {list(input.shape)}")
+        kept = n - max(-lo, 0) - max(-hi, 0)       # circular wraps around what is kept
+        if mode == "circular" and (lo > kept or hi > kept):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+
+
+def _source_positions(mode: str, n: int, lo: int, hi: int) -> np.ndarray:
+    """For each output position along a dim of n values padded by (lo, hi) (negative pads
+    crop), the input position it reads."""
+    offsets = np.arange(-lo, n + hi)             # output position - lo
+    if mode == "replicate":
+        return np.clip(offsets, 0, n - 1)
+    if mode == "circular":     # wraps around what is left after cropping, as torch does
+        start, kept = max(-lo, 0), n - max(-lo, 0) - max(-hi, 0)
+        return start + (np.arange(-max(lo, 0), kept + max(hi, 0)) % kept)
+    return (n - 1) - np.abs((n - 1) - np.abs(offsets))    # reflect once at each end
 
 
 class ModePad(Function):

@@ -20,7 +20,7 @@ from ._return_types import return_types
 from .._recorded_call import replayed_call
 from .indexing import index as _index
 from .pointwise import to_float
-from .shape import _named
+from .shape import _named, int_list_argument
 from ..amp.policy import FP32, autocast_op
 
 METHODS = ["sum", "mean", "sum_to_size", "prod", "var", "std", "max", "min", "amax", "amin",
@@ -204,11 +204,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     return _named(out, "MeanBackward0") if axes is None and not keepdim else out
 
 
-def sum_to_size(input: Tensor, *size) -> Tensor:
-    """Sum `input` down to `size` (the inverse of broadcasting `size` up to input's shape)."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = size[0]
-    size = tuple(size)
+def sum_to_size(input: Tensor, *sizes, size=None) -> Tensor:
+    """Sum `input` down to `size` (the inverse of broadcasting `size` up to input's shape),
+    given as ints, one sequence or size=."""
+    size = int_list_argument("sum_to_size", "size", sizes, size)
     shape = input._data.shape
     if shape == size:
         return input

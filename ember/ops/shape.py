@@ -25,6 +25,7 @@ METHODS = ["as_strided_", "view", "reshape", "view_as", "reshape_as", "expand", 
            "unflatten", "contiguous", "narrow", "select", "movedim", "moveaxis", "flip",
            "fliplr", "flipud", "roll", "rot90", "repeat", "tile", "repeat_interleave",
            "diagonal", "diag_embed", "tril", "triu", "as_strided", "unfold", "broadcast_to",
+           "as_strided_scatter",
            "ravel", "adjoint", "narrow_copy", "diagflat", "select_scatter", "slice_scatter",
            "diagonal_scatter", "unsqueeze_", "squeeze_", "t_", "transpose_", "swapaxes_",
            "swapdims_", "detach"]
@@ -34,8 +35,23 @@ __all__ = ["view", "reshape", "expand", "permute", "transpose", "swapaxes", "swa
            "squeeze", "unsqueeze", "flatten", "unflatten", "narrow", "select", "movedim",
            "moveaxis", "flip", "fliplr", "flipud", "roll", "rot90", "repeat_interleave", "tile",
            "diagonal", "diag_embed", "tril", "triu", "as_strided", "broadcast_to",
+           "as_strided_scatter", "resize_as_",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "ravel", "adjoint", "narrow_copy",
            "diagflat", "select_scatter", "slice_scatter", "diagonal_scatter"]
+
+
+def int_list_argument(op: str, name: str, positional: tuple, keyword=None) -> tuple:
+    """The int list of an op that torch lets users write three ways: as separate ints
+    (x.view(2, 3)), as one sequence (x.view((2, 3))) or by keyword (x.view(size=(2, 3)))."""
+    if keyword is not None:
+        if positional:
+            raise TypeError(f"{op}() got multiple values for argument '{name}'")
+        positional = (keyword,)
+    if not positional:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"')
+    if len(positional) == 1 and isinstance(positional[0], (tuple, list)):
+        return tuple(positional[0])
+    return tuple(positional)
 
 
 def infer_shape(shape, numel: int) -> tuple:
@@ -89,17 +105,45 @@ class CopyReshape(Function):
         return grad.reshape(ctx.in_shape), None
 
 
-def view(input: Tensor, *shape) -> Tensor:
+def view(input: Tensor, *shape, size=None, dtype=None) -> Tensor:
     """A view of input with another shape and the same elements (one size may be -1); raises when
-    the strides do not allow a view. view(dtype) reinterprets the bytes."""
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
-        return input.to(shape[0])  # view(dtype) with an equal itemsize is not supported
+    the strides do not allow a view (shape as ints, one sequence or size=). view(dtype)
+    reinterprets the bytes."""
+    if dtype is None and size is None and len(shape) == 1 and \
+            not isinstance(shape[0], (int, tuple, list)):
+        dtype, shape = shape[0], ()
+    if dtype is not None and not shape and size is None:
+        return _view_as_dtype(input, dtype)
+    if not shape and size is None:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)")
+    shape = int_list_argument("view", "size", shape, size)
     return View.apply(input, infer_shape(shape, input._data.size))
 
 
-def reshape(input: Tensor, *shape) -> Tensor:
-    """input with another shape (one size may be -1): a view when possible, else a copy."""
-    shape = infer_shape(shape, input._data.size)
+def _view_as_dtype(input: Tensor, dtype) -> Tensor:
+    """view(dtype): the same bytes read as `dtype`, outside autograd as in torch. With another
+    element size the last dimension (contiguous) shrinks or grows by the size ratio."""
+    old = input.dtype
+    if dtype.itemsize != old.itemsize:
+        what = f"to view {old.scalar_name} as {dtype.scalar_name} (different element sizes)"
+        data = input._data
+        if data.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if data.shape[-1] != 1 and data.strides[-1] != old.itemsize:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got "
+                               f"{data.strides[-1] // old.itemsize}")
+        ratio = dtype.itemsize // old.itemsize
+        if ratio > 1 and data.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got "
+                               f"{data.shape[-1]}")
+    return input._make_view(input._data.view(dtype.numpy))
+
+
+def reshape(input: Tensor, *sizes, shape=None) -> Tensor:
+    """input with another shape (one size may be -1): a view when possible, else a copy. The
+    shape is given as ints, one sequence or shape=."""
+    shape = infer_shape(int_list_argument("reshape", "shape", sizes, shape), input._data.size)
     if shape == input._data.shape:
         return View.apply(input, shape)
     try:
@@ -133,11 +177,11 @@ class Expand(Function):
         return grad.sum_to_size(ctx.in_shape), None
 
 
-def expand(input: Tensor, *sizes) -> Tensor:
-    """A view of input with size-1 dimensions repeated (stride 0) to the given sizes; -1 keeps a
-    dimension, new dimensions go in front."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = sizes[0]
+def expand(input: Tensor, *sizes, size=None, implicit: bool = False) -> Tensor:
+    """A view of input with size-1 dimensions repeated (stride 0) to the given sizes (ints, one
+    sequence or size=); -1 keeps a dimension, new dimensions go in front. `implicit` is
+    torch's internal marker of broadcasting and changes nothing."""
+    sizes = int_list_argument("expand", "size", sizes, size)
     shape = input._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the "
@@ -179,10 +223,9 @@ class Permute(Function):
         return grad.permute(tuple(np.argsort(ctx.dims))), None
 
 
-def permute(input: Tensor, *dims) -> Tensor:
-    """A view of input with its dimensions reordered as `dims`."""
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = dims[0]
+def permute(input: Tensor, *order, dims=None) -> Tensor:
+    """A view of input with its dimensions reordered as `dims` (ints, one sequence or dims=)."""
+    dims = int_list_argument("permute", "dims", order, dims)
     n = input._data.ndim
     if len(dims) != n:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
@@ -422,10 +465,10 @@ class Flip(Function):
         return Flip.apply(grad, ctx.dims), None
 
 
-def flip(input: Tensor, *dims) -> Tensor:
-    """Copy of input with the order of elements reversed along the dimensions `dims`."""
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = dims[0]
+def flip(input: Tensor, *order, dims=None) -> Tensor:
+    """Copy of input with the order of elements reversed along the dimensions `dims` (ints, one
+    sequence or dims=)."""
+    dims = int_list_argument("flip", "dims", order, dims)
     return Flip.apply(input, _dims_list(input, dims) if input._data.ndim else ())
 
 
@@ -521,12 +564,10 @@ class Repeat(Function):
         return summed.reshape(shape), None
 
 
-def repeat(input: Tensor, *sizes) -> Tensor:
-    """Copy of self tiled `sizes[i]` times along each dimension (extra sizes add leading
-    dimensions)."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)):
-        sizes = sizes[0]
-    sizes = tuple(int(s) for s in sizes)
+def repeat(input: Tensor, *sizes, repeats=None) -> Tensor:
+    """Copy of self tiled `repeats[i]` times along each dimension (extra counts add leading
+    dimensions); the counts are given as ints, one sequence or repeats=."""
+    sizes = tuple(int(s) for s in int_list_argument("repeat", "repeats", sizes, repeats))
     if len(sizes) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -536,10 +577,10 @@ def repeat(input: Tensor, *sizes) -> Tensor:
     return Repeat.apply(input, sizes)
 
 
-def tile(input: Tensor, dims) -> Tensor:
-    """input repeated along each dimension as `dims` says; like repeat, padding dims with ones in
-    front when shorter."""
-    dims = tuple(dims) if isinstance(dims, (tuple, list, Size)) else (dims,)
+def tile(input: Tensor, *counts, dims=None) -> Tensor:
+    """input repeated along each dimension as `dims` says (ints, one sequence or dims=); like
+    repeat, padding dims with ones in front when shorter."""
+    dims = int_list_argument("tile", "dims", counts, dims)
     return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
 
 
@@ -735,15 +776,58 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
                                   "(e.g. from_numpy of a transposed array)")
     own_offset = input.storage_offset()
     offset = own_offset if storage_offset is None else int(storage_offset)
-    item = input._data.itemsize
-    needed = (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))) * item \
-        if all(size) else 0
-    if needed > root._data.nbytes:
-        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
-                           f"offset {offset}, and itemsize {item} requiring a storage size of "
-                           f"{needed} are out of bounds for storage of size {root._data.nbytes}")
+    _check_storage_bounds(size, stride, offset, input._data.itemsize, root._data.nbytes)
     in_geometry = (input._data.shape, input.stride(), own_offset)
     return AsStrided.apply(input, size, stride, offset, root._data.reshape(-1), in_geometry)
+
+
+def _check_storage_bounds(size: tuple, stride: tuple, offset: int, item: int,
+                          nbytes: int) -> None:
+    needed = (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))) * item \
+        if all(size) else 0
+    if needed > nbytes:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset}, and itemsize {item} requiring a storage size of "
+                           f"{needed} are out of bounds for storage of size {nbytes}")
+
+
+def _elements_in_memory_order(input: Tensor) -> np.ndarray:
+    """The flat (row-major) index of the element in each memory slot of a copy of input: a
+    copy keeps a dense input's layout (a transpose, channels-last), else it is row-major."""
+    shape, strides = input._data.shape, input.stride()
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])     # outermost first
+    expected, dense = 1, True
+    for d in reversed(order):
+        if shape[d] != 1 and strides[d] != expected:
+            dense = False
+        expected *= shape[d]
+    flat = np.arange(math.prod(shape)).reshape(shape)
+    return (flat.transpose(order) if dense else flat).reshape(-1)
+
+
+def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
+                       storage_offset: int | None = None) -> Tensor:
+    """Copy of input with src written into the copy's as_strided(size, stride, storage_offset)
+    view (strides and offset count memory slots of the copy)."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    offset = 0 if storage_offset is None else int(storage_offset)
+    elements = _elements_in_memory_order(input)
+    _check_storage_bounds(size, stride, offset, input._data.itemsize,
+                          elements.size * input._data.itemsize)
+    slots = np.lib.stride_tricks.as_strided(np.arange(elements.size)[offset:], size,
+                                            tuple(s * 8 for s in stride)) if all(size) else \
+        np.zeros(size, dtype=np.int64)
+    if np.unique(slots).size != slots.size:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    key = np.unravel_index(elements[slots], input._data.shape)
+    return _scatter_view(input, src, key, "AsStridedScatterBackward0")
+
+
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
+    """torch.resize_as_: resize `input` in place to the_template's shape (Tensor.resize_as_)."""
+    return input.resize_as_(the_template, memory_format=memory_format)
 
 
 def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:

@@ -8,6 +8,8 @@ chosen positions.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -204,7 +206,11 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False,
         rows = data.reshape(-1, 1)
     else:
         axis = input._wrap_dim(dim)
-        rows = np.moveaxis(data, axis, 0).reshape(data.shape[axis], -1)
+        if data.size == 0 and data.shape[axis] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                               "unique cannot be applied")
+        rows = np.moveaxis(data, axis, 0)
+        rows = rows.reshape(rows.shape[0], math.prod(rows.shape[1:]))
     n = rows.shape[0]
     new_run = np.ones(n, dtype=bool)
     new_run[1:] = (rows[1:] != rows[:-1]).any(axis=1)

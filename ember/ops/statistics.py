@@ -7,6 +7,7 @@ differentiate them). cov, corrcoef and the quantiles are composed of differentia
 """
 from __future__ import annotations
 
+import builtins
 import math
 import warnings
 
@@ -23,8 +24,8 @@ from .reduction import _isnan, take_along
 METHODS = ["bincount", "histc", "histogram", "cov", "corrcoef", "quantile", "nanquantile"]
 INPLACE: list = []
 
-__all__ = ["bincount", "histc", "histogram", "isin", "cov", "corrcoef", "quantile",
-           "nanquantile"]
+__all__ = ["bincount", "histc", "histogram", "histogramdd", "isin", "cov", "corrcoef",
+           "quantile", "nanquantile"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -71,9 +72,10 @@ def _bin_index_by_edges(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return np.minimum(index, len(edges) - 2)   # the last edge itself is in the last bin
 
 
-def _check_bin_count(bins: int) -> None:
+def _check_bin_count(bins: int, dim: int = 0) -> None:
     if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension "
+                           f"{dim}")
 
 
 @recorded("histc")
@@ -100,40 +102,38 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     return _with_out(Tensor._wrap(counts.astype(data.dtype)), out)
 
 
-def _histogram_edges(input: Tensor, bins, range) -> np.ndarray:
-    """The bin edges: a given 1-D tensor, or bins + 1 evenly spaced over range (default: the
-    data's min and max; a flat range is widened by 0.5 each way)."""
-    data = input._data
+def _histogram_edges(data: np.ndarray, bins, range, dim: int) -> np.ndarray:
+    """The bin edges of dimension `dim` (values `data`): a given 1-D tensor, or bins + 1
+    evenly spaced over range (default: the data's min and max; a flat range is widened by
+    0.5 each way)."""
     if isinstance(bins, Tensor):
         if range is not None:
             raise TypeError("histogram() received an invalid combination of arguments - got "
                             "(Tensor, Tensor, range=...): range only goes with an int bins")
         if bins.ndim != 1:
             raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
-                               f"{bins.ndim} dimensions in the bins tensor for dimension 0")
+                               f"{bins.ndim} dimensions in the bins tensor for dimension {dim}")
         if bins._data.dtype != data.dtype:
             raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the "
                                f"same dtype, but got input with dtype {_c_name(data.dtype)} and "
-                               f"bins for dimension 0 with dtype {_c_name(bins._data.dtype)}")
-        _check_bin_count(bins.shape[0] - 1)
+                               f"bins for dimension {dim} with dtype "
+                               f"{_c_name(bins._data.dtype)}")
+        _check_bin_count(bins.shape[0] - 1, dim)
         return bins._data.copy()
-    _check_bin_count(bins)
+    _check_bin_count(bins, dim)
     if range is None:
         low, high = (float(data.min()), float(data.max())) if data.size else (0.0, 1.0)
-    elif len(range) != 2:
-        raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should have 2 "
-                           f"elements, but got {len(range)}")
     else:
         low, high = float(range[0]), float(range[1])
     if low > high:
         raise RuntimeError("torch.histogramdd: min should not exceed max, but got min "
-                           f"{low:g} max {high:g} for dimension 0")
+                           f"{low:g} max {high:g} for dimension {dim}")
     if not (math.isfinite(low) and math.isfinite(high)):
-        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{low:g}, {high:g}] is not "
-                           "finite")
+        raise RuntimeError(f"torch.histogramdd: dimension {dim}'s range [{low:g}, {high:g}] is "
+                           "not finite")
     if low == high:
         low, high = low - 0.5, high + 0.5
-    return linspace(low, high, bins + 1, dtype=input.dtype)._data
+    return linspace(low, high, bins + 1, dtype=_dtype.from_numpy_dtype(data.dtype))._data
 
 
 def _c_name(dtype: np.dtype) -> str:
@@ -142,39 +142,76 @@ def _c_name(dtype: np.dtype) -> str:
             "int32": "int"}.get(np.dtype(dtype).name, np.dtype(dtype).name)
 
 
-def _check_histogram_weight(input: Tensor, weight: Tensor) -> None:
-    if weight._data.dtype != input._data.dtype:
-        raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and "
-                           "weight tensor should have the same dtype, but got "
-                           f"input({_c_name(input._data.dtype)}), and "
-                           f"weight({_c_name(weight._data.dtype)})")
-    if weight.numel() != input.numel():
-        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the "
-                           "same shape as the input tensor excluding its innermost dimension, "
-                           f"but got input with shape [{input.numel()}, 1] and weight with shape "
-                           f"{list(weight.shape)}")
-
-
 @recorded("histogram", return_types.histogram)
 def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,
               density: bool = False):
     """(hist, bin_edges): how many elements (or how much `weight`) fall in each bin. `bins` is
     a count of equal bins over `range` or a 1-D tensor of edges. With density, hist is scaled
     to integrate to 1 over the edges."""
+    if weight is not None and weight.numel() == input.numel():
+        weight = weight.reshape(-1)          # one weight per element, in any shape
+    hist, edges = histogramdd(input.reshape(-1, 1), [bins], range=range, weight=weight,
+                              density=density)
+    return return_types.histogram(hist, edges[0])
+
+
+def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,
+                density: bool = False):
+    """(hist, bin_edges) of the points in the rows of `input` (..., D): a D-dimensional
+    histogram. `bins` is one count for every dimension, a count per dimension, or a 1-D
+    tensor of edges per dimension; `range` is (min, max) per dimension, flattened."""
+    hist, *edges = _histogramdd(input, bins, range=range, weight=weight, density=density)
+    return return_types.histogramdd(hist, tuple(edges))
+
+
+@recorded("histogramdd")
+def _histogramdd(input: Tensor, bins, *, range, weight, density) -> tuple:
+    """histogramdd's (hist, *bin_edges), flat (so that the ONNX exporter refuses it by name)."""
     if input._data.dtype not in (_F32, _F64):
         raise _unsupported("histogramdd", input._data.dtype)
-    edges = _histogram_edges(input, bins, range)
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    dims = input.shape[-1]
+    points = input._data.reshape(-1, dims)
+    bins = [bins] * dims if isinstance(bins, (int, np.integer)) else list(bins)
+    if len(bins) != dims:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range should "
+                           f"have {2 * dims} elements, but got {len(range)}")
+    edges = [_histogram_edges(points[:, d], bins[d], None if range is None else
+                              range[2 * d:2 * d + 2], d) for d in builtins.range(dims)]
     if weight is not None:
         _check_histogram_weight(input, weight)
-    values = input._data.reshape(-1)
-    inside = (values >= edges[0]) & (values <= edges[-1])
-    index = _bin_index_by_edges(values[inside], edges)
+    inside = np.ones(len(points), dtype=bool)
+    for d, e in enumerate(edges):
+        inside &= (points[:, d] >= e[0]) & (points[:, d] <= e[-1])
+    shape = tuple(len(e) - 1 for e in edges)
+    index = np.ravel_multi_index([_bin_index_by_edges(points[inside, d], e)
+                                  for d, e in enumerate(edges)], shape) if dims else \
+        np.zeros(int(inside.sum()), dtype=np.int64)
     mass = None if weight is None else weight._data.reshape(-1)[inside]
-    hist = np.bincount(index, weights=mass, minlength=len(edges) - 1).astype(values.dtype)
+    hist = np.bincount(index, weights=mass, minlength=math.prod(shape)).astype(points.dtype)
+    hist = hist.reshape(shape)
     if density:
+        volume = math.prod(np.ix_(*[np.diff(e) for e in edges])) if dims else 1.0
         with np.errstate(invalid="ignore", divide="ignore"):
-            hist = hist / hist.sum() / np.diff(edges)
-    return return_types.histogram(Tensor._wrap(hist), Tensor._wrap(edges))
+            hist = hist / hist.sum() / volume
+    return (Tensor._wrap(hist.astype(points.dtype)), *(Tensor._wrap(e) for e in edges))
+
+
+def _check_histogram_weight(input: Tensor, weight: Tensor) -> None:
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and "
+                           "weight tensor should have the same dtype, but got "
+                           f"input({_c_name(input._data.dtype)}), and "
+                           f"weight({_c_name(weight._data.dtype)})")
+    if tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the "
+                           "same shape as the input tensor excluding its innermost dimension, "
+                           f"but got input with shape {list(input.shape)} and weight with shape "
+                           f"{list(weight.shape)}")
 
 
 # ---------------------------------------------------------------- isin

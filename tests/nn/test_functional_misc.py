@@ -50,6 +50,43 @@ def test_pad(pad, mode):
     check(lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode), shape)
 
 
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("pad", [(-1, 2), (2, -3), (-1, -1), (3, 3), (-4, 1), (1, -1), (-2, 1),
+                                 (-1, 1, -2, 1), (0, 2, 1, -1), (-1, 0, 2, 1, 1, -1)])
+def test_pad_modes_with_negative_pads(pad, mode):
+    """Negative pads crop; replicate and reflect read the original input, circular wraps
+    around what is left after cropping (as torch does)."""
+    shape = {1: (2, 3, 4), 2: (1, 3, 4, 4), 3: (1, 2, 3, 4, 4)}[len(pad) // 2]
+    if mode == "circular" and pad in ((2, -3), (-4, 1)):
+        # more padding than what the crop leaves: torch reads uninitialised memory, ember
+        # raises torch's error for wrapping around more than once
+        with pytest.raises(RuntimeError, match="Padding value causes wrapping around more"):
+            ember.nn.functional.pad(ember.ones(shape), pad, mode=mode)
+        return
+    check(lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode), shape)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_pad_modes_on_an_empty_batch(mode):
+    check(lambda lib, x: lib.nn.functional.pad(x, (0, 2, 0, 1), mode=mode), (0, 3, 3, 3))
+
+
+@pytest.mark.parametrize("shape, pad, mode, match", [
+    ((1, 3, 4), (4, 0), "reflect", r"Argument #4: Padding size should be less than the "
+     r"corresponding input dimension, but got: padding \(4, 0\) at dimension 2 of input "
+     r"\[1, 3, 4\]"),
+    ((1, 3, 4, 4), (1, 1, 0, 4), "reflect", r"padding \(0, 4\) at dimension 2 of input"),
+    ((1, 3, 4), (0, 5), "circular", r"Padding value causes wrapping around more than once"),
+    ((1, 0, 3), (1, 1), "reflect", r"Expected 2D or 3D \(batch mode\) tensor with possibly 0 "
+     r"batch size and other non-zero dimensions for input, but got: \[1, 0, 3\]"),
+    ((3, 0), (1, 1), "replicate", r"Expected 2D or 3D \(batch mode\) tensor"),
+    ((2, 0, 3), (1, 1, 1, 1), "replicate", r"Expected 3D or 4D \(batch mode\) tensor"),
+])
+def test_pad_mode_errors(shape, pad, mode, match):
+    check_error(lambda lib: lib.nn.functional.pad(lib.ones(shape), pad, mode=mode),
+                RuntimeError, match)
+
+
 def test_pad_value_and_errors():
     check(lambda lib, x: lib.nn.functional.pad(x, (1, 1), value=2.5), (3, 4))
     check_error(lambda lib: lib.nn.functional.pad(lib.ones(2, 3), (1,)), RuntimeError,
@@ -87,6 +124,26 @@ def test_embedding_bag(mode):
           idx, off, grad_inputs=[0])
     check(lambda lib, w, i: lib.nn.functional.embedding_bag(i, w, mode=mode), (5, 3),
           np.array([[1, 2], [4, 3]]), grad_inputs=[0])
+
+
+@pytest.mark.parametrize("padding_idx", [-1, 4, -5, 0])
+@pytest.mark.parametrize("mode, weighted", [("sum", True), ("sum", False), ("mean", False),
+                                            ("max", False)])
+def test_embedding_bag_padding_idx(padding_idx, mode, weighted):
+    """padding_idx (negative counts from the end) drops its rows from every bag, also with
+    per_sample_weights; a bag of padding only is zeros."""
+    idx, off = np.array([1, 4, 4, 0, 3, 4]), np.array([0, 2, 3])
+
+    def bag(lib, w, i, o, p):
+        return lib.nn.functional.embedding_bag(i, w, o, mode=mode, padding_idx=padding_idx,
+                                               per_sample_weights=p if weighted else None)
+    check(bag, (5, 3), idx, off, (6,), grad_inputs=[0, 3])
+
+
+def test_embedding_bag_padding_idx_out_of_range():
+    check_error(lambda lib: lib.nn.functional.embedding_bag(lib.tensor([[0, 1]]), lib.ones(3, 2),
+                                                            padding_idx=5), RuntimeError,
+                r"padding_idx must be within the number of embeddings, -3 through 2, but got 5")
 
 
 def test_one_hot():

@@ -60,6 +60,25 @@ def test_group_and_instance_norm():
           (2, 3, 6), (3,), (3,))
 
 
+@pytest.mark.parametrize("shape", [(0, 2), (0, 4, 3), (2, 4)])
+def test_group_norm_input_forms(shape):
+    """2-D input (no spatial dims) and empty batches, with and without affine."""
+    check(lambda lib, x, w, b: lib.nn.functional.group_norm(x, 2, w, b, eps=1e-5), shape,
+          (shape[1],), (shape[1],))
+    check(lambda lib, x: lib.nn.functional.group_norm(x, 1), shape)
+
+
+@pytest.mark.parametrize("training", [False, True])
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (0, 3, 4)])
+def test_batch_norm_empty_batch_keeps_running_stats(shape, training):
+    def norm(lib, x):
+        channels = shape[1] if len(shape) > 1 else 0
+        mean, var = lib.zeros(channels) + 0.5, lib.ones(channels) * 2
+        out = lib.nn.functional.batch_norm(x, mean, var, training=training)
+        return [out, mean, var]
+    check(norm, shape)
+
+
 def test_norm_errors():
     check_error(lambda lib: lib.nn.functional.batch_norm(lib.ones(1, 3), lib.zeros(3),
                                                          lib.ones(3), training=True),
@@ -68,3 +87,8 @@ def test_norm_errors():
                 r"Given normalized_shape=\[4\], expected input with shape \[\*, 4\]")
     check_error(lambda lib: lib.nn.functional.group_norm(lib.ones(2, 3, 4), 2), RuntimeError,
                 r"Expected number of channels in input to be divisible by num_groups")
+    check_error(lambda lib: lib.nn.functional.group_norm(lib.ones(3), 1), RuntimeError,
+                r"Expected at least 2 dimensions for input tensor but received 1")
+    check_error(lambda lib: lib.nn.functional.batch_norm(lib.ones(3), lib.zeros(0),
+                                                         lib.ones(0)), IndexError,
+                r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 1\)")

@@ -77,6 +77,61 @@ def test_max_unpool():
     check(roundtrip, (2, 3, 6, 8))
 
 
+# max_unpool{1,2,3}d: overlapping windows (repeated indices: torch's CPU keeps the last
+# write, and every input reads its gradient at its index), output_size, stride, padding.
+UNPOOL = [
+    (1, (2, 3, 7), dict(kernel_size=3, stride=2, padding=1)),
+    (1, (3, 7), dict(kernel_size=2, output_size=(7,))),
+    (2, (2, 2, 7, 6), dict(kernel_size=3, stride=1)),
+    (2, (1, 2, 9, 7), dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0),
+                           output_size=(1, 2, 10, 7))),
+    (2, (2, 8, 8), dict(kernel_size=2, output_size=(9, 8))),
+    (3, (1, 2, 5, 6, 4), dict(kernel_size=2, stride=1)),
+    (3, (2, 6, 5, 6), dict(kernel_size=3, stride=2, padding=1, output_size=(6, 5, 6))),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n, shape, kw", UNPOOL)
+def test_max_unpool_overlapping_and_sizes(n, shape, kw, dtype):
+    pool_kw = {k: v for k, v in kw.items() if k != "output_size"}
+
+    def unpool(lib, x, v):
+        F = lib.nn.functional
+        _, idx = getattr(F, f"max_pool{n}d")(x.detach(), return_indices=True, **pool_kw)
+        return getattr(F, f"max_unpool{n}d")(v, idx, **kw)
+    x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    pooled = torch.nn.functional.__dict__[f"max_pool{n}d"](torch.from_numpy(x), **pool_kw)
+    check(unpool, x, tuple(pooled.shape), dtype=dtype, grad_inputs=[1])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_max_unpool_repeated_indices_keep_last_write(n):
+    shape = (1, 2) + (1,) * (n - 1) + (4,)
+    idx = np.array([[0, 2, 2, 0], [1, 1, 3, 3]]).reshape(shape)
+    check(lambda lib, v, i: getattr(lib.nn.functional, f"max_unpool{n}d")(v, i, 2),
+          shape, idx, grad_inputs=[0])
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda F, x, i: F.max_unpool2d(x, i, 2, output_size=(9, 9)), ValueError,
+     r'invalid output_size "\(9, 9\)" \(dim 0 must be between 2 and 6\)'),
+    (lambda F, x, i: F.max_unpool2d(x, i, 2, output_size=(1, 4, 4)), ValueError,
+     r"output_size should be a sequence containing 2 or 4 elements"),
+    (lambda F, x, i: F.max_unpool2d(x, i.int(), 2), RuntimeError,
+     r"elements in indices should be type int64 but got: Int"),
+    (lambda F, x, i: F.max_unpool2d(x, i[..., :1], 2), RuntimeError,
+     r"Expected shape of indices to be same as that of the input tensor \(\[1, 2, 2, 2\]\)"),
+    (lambda F, x, i: F.max_unpool2d(x, i + 14, 2), RuntimeError,
+     r"Found an invalid max index: 16 \(output volumes are of size 4x4"),
+    (lambda F, x, i: F.max_unpool1d(x.flatten(2), i.flatten(2) - 1, 2), RuntimeError,
+     r"Found an invalid max index: -1 \(output volumes are of size 8x1"),
+])
+def test_max_unpool_errors(call, error, match):
+    check_error(lambda lib: call(lib.nn.functional, lib.ones(1, 2, 2, 2),
+                                 lib.arange(8).reshape(1, 2, 2, 2) % 3), error, match)
+
+
 def test_pool_double_backward():
     def second(lib, x):
         y = lib.nn.functional.max_pool2d(x, 3, stride=2, padding=1) + \

@@ -26,17 +26,22 @@ def test_affine_grid(dtype, align_corners, size):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("mode, size", [("bilinear", (2, 3, 5, 6)), ("nearest", (2, 3, 5, 6)),
+                                        ("bicubic", (2, 3, 5, 6)), ("bicubic", (1, 2, 1, 3)),
+                                        ("bilinear", (2, 3, 4, 5, 6)),
+                                        ("nearest", (2, 3, 4, 5, 6)),
+                                        ("bilinear", (1, 2, 1, 3, 2))])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
-def test_grid_sample(dtype, mode, padding_mode, align_corners):
-    # points inside, on and beyond the edges (scaled past +-1)
-    grid = (1.4 * np.random.default_rng(1).uniform(-1, 1, (2, 4, 7, 2))).astype(dtype)
+def test_grid_sample(dtype, mode, size, padding_mode, align_corners):
+    # points inside, on and beyond the edges (scaled past +-1), in 2-D and 3-D
+    out = (size[0], 4, 7) if len(size) == 4 else (size[0], 3, 4, 5)
+    grid = 1.4 * np.random.default_rng(1).uniform(-1, 1, out + (len(size) - 2,))
 
     def sample(lib, x, g):
         return lib.nn.functional.grid_sample(x, g, mode=mode, padding_mode=padding_mode,
                                              align_corners=align_corners)
-    check(sample, (2, 3, 5, 6), grid, dtype=dtype)
+    check(sample, size, grid.astype(dtype), dtype=dtype)
 
 
 def test_spatial_transformer_gradients_reach_theta():
@@ -84,6 +89,12 @@ def test_names_warnings_and_errors():
                     r"but got: \[2, 3\]")
         check_error(lambda lib: lib.nn.functional.affine_grid(lib.zeros(2, 2, 3), (2, 3, 4)),
                     NotImplementedError, r"affine_grid only supports 4D and 5D sizes")
-    with pytest.raises(NotImplementedError, match="bicubic"):
-        ember.nn.functional.grid_sample(ember.ones(1, 1, 2, 2), ember.zeros(1, 2, 2, 2),
-                                        mode="bicubic", align_corners=False)
+        check_error(lambda lib: lib.nn.functional.grid_sample(
+            lib.ones(1, 1, 2, 2, 2), lib.zeros(1, 2, 2, 2, 3), mode="bicubic"), RuntimeError,
+            r"grid_sampler\(\): bicubic interpolation only supports 4D input")
+        check_error(lambda lib: lib.nn.functional.grid_sample(
+            lib.ones(1, 1, 2, 2, 2), lib.zeros(1, 2, 2, 2)), RuntimeError,
+            r"grid_sampler\(\): expected grid to have size 3 in last dimension")
+    out = ember.nn.functional.grid_sample(ember.ones(1, 1, 2, 2, 2, requires_grad=True),
+                                          ember.zeros(1, 1, 1, 1, 3), align_corners=False)
+    assert type(out.grad_fn).__name__ == "GridSampler3DBackward0"

@@ -22,6 +22,10 @@ CASES = [
     (lambda lib, x, p: lib.diff(x, 2, 0, prepend=p), (3, 4), (2, 4)),
     (lambda lib, x, a: lib.diff(x, 1, -1, append=a), (3, 0), (3, 2)),
     (lambda lib, x: lib.diff(x), (0, 3)),
+    (lambda lib, x, p, a: lib.diff(x, 0, 0, p, a), (5, 5), (1, 5), (2, 5)),  # n=0: no extension
+    (lambda lib, x, p, a: lib.diff(x, 3, 1, prepend=p, append=a), (3, 3, 3), (3, 1, 3), (3, 2, 3)),
+    (lambda lib, x, a: lib.diff(x, 4, 0, append=a), (2, 3), (3, 3)),
+    (lambda lib, x, p: lib.diff(x, 9, -1, prepend=p), (2, 3), (2, 2)),
     (lambda lib, x: lib.diff(x.detach(), out=lib.empty(0, dtype=x.dtype)), (3, 4)),
     (lambda lib, x: lib.diff(x, dim=1), (3, 0)),
     # gradient

@@ -37,6 +37,43 @@ def test_getitem(dtype, key):
     check(lambda lib, x: (x * 1)[key(lib)] * 2, (3, 4), dtype=dtype, non_contiguous=True)
 
 
+# Every basic-indexing form (and the 0-d integer tensor, which indexes like an int): the
+# node torch records, by type name and name(), on leaves and non-leaves, plus values/grads.
+BASIC_FORMS = [
+    lambda lib: 0, lambda lib: -1, lambda lib: (0, 1), lambda lib: (slice(None), 0),
+    lambda lib: (0, slice(None, 2)), lambda lib: (None, 0), lambda lib: (Ellipsis, 0),
+    lambda lib: slice(1, 3), lambda lib: slice(None, None, 2), lambda lib: None,
+    lambda lib: Ellipsis, lambda lib: (), lambda lib: True, lambda lib: False,
+    lambda lib: (0, None, Ellipsis), lambda lib: (slice(None), None, 1), lambda lib: slice(None),
+    lambda lib: lib.tensor(1), lambda lib: (0, lib.tensor(1)), lambda lib: lib.tensor(True),
+    lambda lib: (Ellipsis, None), lambda lib: (slice(1, 3), 0), lambda lib: (True, 0),
+    lambda lib: (None, True), lambda lib: np.int64(1), lambda lib: (Ellipsis, slice(1, 2), 0),
+    lambda lib: (slice(None), slice(None), -1), lambda lib: (1, Ellipsis, slice(None, None, 2)),
+    lambda lib: (slice(-3, -1), 1), lambda lib: slice(5, None), lambda lib: (0, slice(0, 0)),
+    lambda lib: (slice(None), slice(None)), lambda lib: (slice(None), slice(0, 3)),
+    lambda lib: (1, slice(None)), lambda lib: slice(0, 4), lambda lib: (slice(0, 4),),
+    lambda lib: (None, Ellipsis, None), lambda lib: (slice(0, 2), None),
+    lambda lib: (lib.tensor(1), None), lambda lib: (0, slice(None, None, 1)),
+]
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+@pytest.mark.parametrize("key", BASIC_FORMS)
+def test_basic_index_node_names(key, leaf):
+    def node(lib, x):
+        y = (x if leaf else x * 1)[key(lib)]
+        return [type(y.grad_fn).__name__, y.grad_fn.name(), y]
+    check(node, (4, 3, 2), dtype="float64")
+
+
+def test_select_node_of_a_loss_vector():
+    """The seed's case: one element of a per-sample loss is a SelectBackward0."""
+    def first(lib, x):
+        losses = lib.nn.functional.cross_entropy(x, lib.tensor([0, 2, 1]), reduction="none")
+        return [type(losses[0].grad_fn).__name__, losses[0]]
+    check(first, (3, 4))
+
+
 def test_getitem_3d_mixed():
     check(lambda lib, x: x[lib.tensor([0, 1]), :, lib.tensor([2, 0])], (2, 3, 4))
     check(lambda lib, x: x[:, lib.tensor([0, 2]), 1:3], (2, 3, 4))

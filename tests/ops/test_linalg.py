@@ -310,6 +310,25 @@ def test_decompositions_forward(fn):
     check(fn, (4, 3), dtype="float64", grad=False)
 
 
+@pytest.mark.parametrize("full_matrices", [True, False])
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (2, 0, 4), (4, 3), (3, 5), (2, 3, 3),
+                                   (1, 1), (5, 1)])
+def test_svd_invariants(shape, full_matrices):
+    """Singular vectors' signs are not unique: compare torch's documented invariants (shapes,
+    singular values, U diag(S) Vh = A, orthonormal U and Vh), not U and Vh themselves."""
+    a = np.random.default_rng(0).standard_normal(shape)
+    expected = torch.linalg.svd(torch.tensor(a), full_matrices=full_matrices)
+    U, S, Vh = (t.numpy() for t in ember.linalg.svd(ember.tensor(a), full_matrices=full_matrices))
+    assert [U.shape, S.shape, Vh.shape] == [tuple(t.shape) for t in expected]
+    np.testing.assert_allclose(S, expected.S.numpy(), atol=1e-12)
+    k = min(shape[-2:])
+    np.testing.assert_allclose((U[..., :k] * S[..., None, :]) @ Vh[..., :k, :], a, atol=1e-12)
+    np.testing.assert_allclose(U.swapaxes(-1, -2) @ U, np.eye(U.shape[-1]) + 0 * U[..., :1, :1],
+                               atol=1e-12)
+    np.testing.assert_allclose(Vh @ Vh.swapaxes(-1, -2), np.eye(Vh.shape[-2]) + 0 * Vh[..., :1, :1],
+                               atol=1e-12)
+
+
 def test_svd_reconstructs():
     a = ember.randn(2, 4, 3, dtype=ember.float64)
     U, S, Vh = ember.linalg.svd(a, full_matrices=False)
@@ -325,6 +344,26 @@ def test_svd_reconstructs():
 ])
 def test_matrix_rank(a, kwargs):
     check(lambda L, a: L.linalg.matrix_rank(a, **kwargs), a, dtype="float64", grad=False)
+
+
+# tensor tolerances broadcast against the batch; rtol's default applies where atol <= 0
+RANK_BATCH = np.stack([np.diag([1.0, 0.1, 0.01]), np.diag([2.0, 0.5, 1e-20]),
+                       np.diag([3.0, 0.0, 0.0])])
+
+
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("tolerances", [
+    lambda L: {"atol": L.tensor([0.05, 0.0, -1.0], dtype=L.float64)},
+    lambda L: {"rtol": L.tensor(0.2, dtype=L.float64)},
+    lambda L: {"atol": L.tensor([0.2], dtype=L.float64), "rtol": L.tensor([0.0, 0.3, 0.0],
+                                                                         dtype=L.float64)},
+    lambda L: {"atol": L.tensor(0.5, dtype=L.float64), "rtol": 0.01},
+])
+def test_matrix_rank_and_pinv_tensor_tolerances(tolerances, hermitian):
+    check(lambda L, a: L.linalg.matrix_rank(a, hermitian=hermitian, **tolerances(L)), RANK_BATCH,
+          dtype="float64", grad=False)
+    check(lambda L, a: L.linalg.pinv(a, hermitian=hermitian, **tolerances(L)),
+          RANK_BATCH + 0.01 * np.eye(3), dtype="float64", grad=not hermitian)
 
 
 # ---------------------------------------------------------------- errors
@@ -1083,3 +1122,48 @@ def test_complex_values(name, fn):
     a = r.standard_normal((2, 4, 4)) + 1j * r.standard_normal((2, 4, 4))
     b = r.standard_normal((2, 4, 2)) + 1j * r.standard_normal((2, 4, 2))
     check(fn, a, b, dtype="float64", grad=False)
+
+
+# ---------------------------------------------------------------- LDL^T (Bunch-Kaufman)
+def _symmetric(seed, shape, diagonal_scale=1.0):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    a = a + np.swapaxes(a, -1, -2)
+    return a - (1 - diagonal_scale) * np.eye(shape[-1]) * np.diagonal(a, 0, -2, -1)[..., None]
+
+
+LDL_MATRICES = [
+    np.array([[0.0, 1.0], [1.0, 0.0]]),                        # a 2x2 pivot block
+    np.array([[1.0, 2.0, 0.0], [2.0, 0.1, 3.0], [0.0, 3.0, -1.0]]),
+    np.array([[0.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 0.0, 0.0]]),
+    _symmetric(0, (5, 5)), _symmetric(1, (7, 7), diagonal_scale=0.05),   # small diagonals
+    _symmetric(2, (3, 6, 6), diagonal_scale=0.0), _symmetric(3, (2, 4, 4)),
+    np.zeros((0, 0)), np.array([[0.0, 0.0], [0.0, 1.0]]),      # singular: info = 1
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("a", LDL_MATRICES)
+def test_ldl_factor_and_solve(a, dtype):
+    """LD, pivots (LAPACK's, 1-based, negative for 2x2 blocks) and info as torch's; the
+    solve of A X = B from them."""
+    a = a.astype(dtype)
+    check(lambda L, m: list(L.linalg.ldl_factor_ex(m)), a, dtype=dtype, grad=False,
+          atol=1e-4 if dtype == "float32" else 1e-10)
+    if a.size and np.linalg.matrix_rank(a[0] if a.ndim == 3 else a) == a.shape[-1]:
+        b = np.random.default_rng(9).standard_normal(a.shape[:-1] + (2,)).astype(dtype)
+        check(lambda L, m, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(m), b), a, b,
+              dtype=dtype, grad=False, atol=1e-3 if dtype == "float32" else 1e-9)
+
+
+def test_ldl_errors():
+    check_error(lambda L: L.linalg.ldl_factor_ex(L.ones(3, 4)), RuntimeError,
+                r"torch.linalg.ldl_factor_ex: A must be batches of square matrices, but they "
+                r"are 3 by 4 matrices")
+    with pytest.raises(RuntimeError, match=r"ldl_factor_ex: The factorization could not be "):
+        ember.linalg.ldl_factor(ember.zeros(3, 3))
+    check_error(lambda L: L.linalg.ldl_solve(L.eye(2), L.ones(2, dtype=L.float32), L.ones(2, 1)),
+                RuntimeError, r"torch.linalg.ldl_solve: Expected pivots to be integers. Got "
+                              r"Float")
+    check_error(lambda L: L.linalg.ldl_solve(L.eye(2), L.ones(2, dtype=L.int32), L.ones(3, 1)),
+                RuntimeError, r"Incompatible matrix sizes for torch.linalg.ldl_solve: each A "
+                              r"matrix is 2 by 2 but each b matrix is 3 by 1")

@@ -140,3 +140,43 @@ def test_householder_product_errors(shapes, match):
     check_error(lambda L: L.linalg.householder_product(L.ones(4, 3, dtype=L.float64),
                                                        L.ones(2)),
                 RuntimeError, "tau dtype Float does not match input dtype Double$")
+
+
+# ---------------------------------------------------------------- ormqr
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("shape, k, other", [((5, 3), 3, (5, 2)), ((5, 3), 3, (5, 4)),
+                                             ((4, 4), 4, (4, 4)), ((4, 2), 2, (4, 3)),
+                                             ((2, 6, 3), 3, (2, 6, 2)), ((0, 0), 0, (0, 2))])
+def test_ormqr(shape, k, other, left, transpose, dtype):
+    """op(Q) @ C or C @ op(Q) for the reflectors (a, tau): values and gradients of all three."""
+    tau = rng(7).uniform(0.2, 1.8, shape[:-2] + (k,)).astype(dtype)
+    if not left:
+        other = other[:-2] + other[-2:][::-1]
+    check(lambda L, a, t, c: L.ormqr(a, t, c, left, transpose), shape, tau, other, dtype=dtype)
+    check(lambda L, a, t, c: a.ormqr(t, c, left=left, transpose=transpose), shape, tau, other,
+          dtype=dtype, grad=False)
+
+
+def test_ormqr_applies_geqrf_q():
+    def apply(L, a, c):
+        compact, tau = L.geqrf(a)
+        return [L.ormqr(compact, tau, c), L.ormqr(compact, tau, c.mT, left=False,
+                                                  transpose=True)]
+    check(apply, (5, 3), (5, 2), dtype="float64", grad=False)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda L: L.ormqr(L.ones(5, 3, dtype=L.float64), L.ones(3, dtype=L.float64),
+                       L.ones(4, 2, dtype=L.float64)),
+     r"torch.ormqr: other.shape\[-2\] must be equal to input.shape\[-2\]"),
+    (lambda L: L.ormqr(L.ones(5, 3, dtype=L.float64), L.ones(3, dtype=L.float64),
+                       L.ones(5, 2)),
+     r"torch.ormqr: Expected input and other to have the same dtype, but input has "
+     r"dtypeDouble and other has dtype Float"),
+    (lambda L: L.ormqr(L.ones(5, 3), L.ones(2), L.ones(5, 4)),
+     r"torch.ormqr: tau.shape\[-1\] must be equal to min\(other.shape\[-2\], input.shape\[-1\]\)"),
+])
+def test_ormqr_errors(call, match):
+    check_error(call, RuntimeError, match)

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import ember
+from oracle import check
 
 OPS = [lambda n, t: n - t, lambda n, t: n / t, lambda n, t: n ** t]
 
@@ -51,3 +52,14 @@ def test_rsub_of_two_tensors():
     names = [lib.rsub(lib.ones(2, requires_grad=True), lib.ones(2)).grad_fn.name()
              for lib in (torch, ember)]
     assert names[0] == names[1] == "RsubBackward0"
+
+
+@pytest.mark.parametrize("other", [2.0, 3, lambda lib: lib.tensor([3.0, -1.0, 2.0])])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_rdiv_is_reflected_true_division(other, dtype):
+    """Tensor.__rdiv__ (Python 2's name, kept by torch) is __rtruediv__."""
+    def rdiv(lib, x):
+        operand = other(lib) if callable(other) else other
+        out = x.to(getattr(lib, dtype)).__rdiv__(operand)
+        return [out, x.__rdiv__(operand).grad_fn.name()] if dtype == "float32" else out
+    check(rdiv, np.array([1.0, 4.0, -0.5]))

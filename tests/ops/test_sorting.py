@@ -121,6 +121,25 @@ def test_unique(fn):
     check(fn, np.array([[1, 1, 2, 2], [1, 1, 2, 2], [3, 1, 1, 2], [1, 1, 2, 2]]), grad=False)
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_unique_consecutive_dim_3d(dim):
+    x = np.array([[[1, 1, 2], [1, 1, 2], [0, 0, 2]], [[1, 1, 2], [1, 1, 2], [0, 3, 2]]])
+    check(lambda lib, x: lib.unique_consecutive(x, return_inverse=True, return_counts=True,
+                                                dim=dim), x, grad=False)
+
+
+@pytest.mark.parametrize("dim", [1, None])
+def test_unique_consecutive_empty(dim):
+    check(lambda lib, x: lib.unique_consecutive(x, return_inverse=True, return_counts=True,
+                                                dim=dim), np.zeros((5, 0, 5)), grad=False)
+
+
+def test_unique_consecutive_empty_unselected_dim():
+    check_error(lambda lib: lib.unique_consecutive(lib.zeros(5, 0, 5), dim=2), RuntimeError,
+                r"There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                r"applied")
+
+
 def test_unique_floats_keeps_nans_distinct():
     check(lambda lib, x: lib.unique(x, return_counts=True), np.array([1., np.nan, 1., np.nan]),
           grad=False)

@@ -400,3 +400,41 @@ ERRORS = [
 @pytest.mark.parametrize("fn, error, match", ERRORS)
 def test_errors(fn, error, match):
     check_error(fn, error, match)
+
+
+# ---------------------------------------------------------------- histogramdd
+HISTOGRAMDD_POINTS = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.5], [0.5, 3.0], [1.5, -1.0]])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kwargs", [
+    lambda lib: {"bins": [2, 3]}, lambda lib: {"bins": 2, "range": [0.0, 1.0, 0.0, 2.0]},
+    lambda lib: {"bins": 3, "density": True},
+    lambda lib: {"bins": [lib.tensor([0.0, 1.0, 3.0]), lib.tensor([-1.0, 2.0, 4.0])],
+                 "weight": lib.tensor([1.0, 2.0, 3.0, 4.0, 5.0])},
+    lambda lib: {"bins": [4, 1], "density": True, "weight": lib.arange(5.0)},
+])
+def test_histogramdd(kwargs, dtype):
+    def hist(lib, x):
+        kw = {k: (v.to(x.dtype) if isinstance(v, lib.Tensor) else
+                  [b.to(x.dtype) if isinstance(b, lib.Tensor) else b for b in v]
+                  if isinstance(v, list) else v) for k, v in kwargs(lib).items()}
+        out = lib.histogramdd(x, **kw)
+        return [out.hist, *out.bin_edges]
+    check(hist, HISTOGRAMDD_POINTS.astype(dtype), grad=False)
+
+
+def test_histogramdd_batched_points_and_errors():
+    check(lambda lib, x: list(lib.histogramdd(x, bins=3)), (2, 3, 2), grad=False)
+    check(lambda lib, x: lib.histogramdd(x, bins=(2, 2, 2)).hist, (4, 3), grad=False)
+    check_error(lambda lib: lib.histogramdd(lib.ones(4, 2), bins=2, range=[0.0, 1.0]),
+                RuntimeError, r"torch.histogramdd: for a 2-dimensional histogram range should "
+                              r"have 4 elements, but got 2")
+    check_error(lambda lib: lib.histogramdd(lib.ones(4, 2), bins=[2, 2, 2]), RuntimeError,
+                r"histogramdd: The size of bins must be equal to the innermost dimension")
+    check_error(lambda lib: lib.histogramdd(lib.ones(5), bins=2), RuntimeError,
+                r"torch.histogramdd: input tensor should have at least 2 dimensions")
+    check_error(lambda lib: lib.histogramdd(lib.ones(4, 2), bins=2, weight=lib.ones(4, 2)),
+                RuntimeError, r"should have the same shape as the input tensor excluding its "
+                              r"innermost dimension, but got input with shape \[4, 2\] and "
+                              r"weight with shape \[4, 2\]")

@@ -3,6 +3,7 @@ worker processes (info, sharding, seeding, errors, crashes, timeout, shutdown)."
 import gc
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -522,3 +523,24 @@ def test_spawn_context():
                                          multiprocessing_context="spawn")
     assert plain(list(loader)) == plain(list(ember.utils.data.DataLoader(
         tensor_dataset(ember), batch_size=4)))
+
+
+@pytest.mark.parametrize("num_workers", [0, 1])
+def test_python2_next_keeps_torch_error_and_teaches(num_workers):
+    """iter(loader).next() (Python 2 style, in old tutorials): torch's AttributeError and
+    its words, then a hint to write next(it); other missing attributes are untouched."""
+    iterators = [iter(lib.utils.data.DataLoader([1, 2, 3], num_workers=num_workers))
+                 for lib in (torch, ember)]
+    try:
+        for name in ("next", "nxt"):
+            with pytest.raises(AttributeError) as torch_error:
+                getattr(iterators[0], name)
+            with pytest.raises(AttributeError, match=re.escape(str(torch_error.value))) as err:
+                getattr(iterators[1], name)
+            assert err.value.name == name
+        with pytest.raises(AttributeError, match=r"Python 2 iterator method.*next\(it\)"):
+            iterators[1].next()
+        assert not hasattr(iterators[1], "nxt") and next(iterators[1]).tolist() == [1]
+    finally:
+        for it in iterators:
+            getattr(it, "_shutdown_workers", lambda: None)()

@@ -25,6 +25,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
 from ...ops import pointwise
+from ...ops.indexing import _named
 from ...ops.pointwise import float_math, where
 from ...ops.softmax import LogSoftmax, Softmax, softmax_like as _softmax_like
 from ...ops.pointwise.unary import relu_array
@@ -194,9 +195,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     require_floating(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
     out = _scale_by(input, _rrelu_noise(input, lower, upper, training), None, inplace)
-    if out._grad_fn is not None:
-        out._grad_fn.backward_name = "RreluWithNoiseBackward" + ("1" if inplace else "0")
-    return out
+    return _named(out, "RreluWithNoiseBackward" + ("1" if inplace else "0"))
 
 
 @replayed_call

@@ -4,13 +4,15 @@ transformer networks).
 A grid holds, for every output pixel, the (x, y) point to read in the input, in
 normalized coordinates: -1 and 1 are the input's edges (the centres of its corner
 pixels with align_corners=True, their outer edges with align_corners=False).
-grid_sample reads the input there, interpolating bilinearly between the four
-neighbouring pixels (or taking the nearest one); affine_grid makes the grid of an affine
-map. Both are written with differentiable ember ops, so the gradients with respect to
+grid_sample reads the input there, interpolating linearly between the 2^d neighbouring
+pixels (bilinear, trilinear for volumes), cubically between the 4x4 around the point
+(bicubic), or taking the nearest one; affine_grid makes the grid of an affine map. Both are written with differentiable ember ops, so the gradients with respect to
 the input, the grid and the affine matrices (and higher-order ones) come from autograd.
 """
 from __future__ import annotations
 
+import itertools
+import math
 import warnings
 
 import numpy as np
@@ -104,57 +106,115 @@ def _source_coordinates(coord: Tensor, size: int, padding_mode: str,
     return coord
 
 
-def _taps(input: Tensor, batch: Tensor, ys: Tensor, xs: Tensor) -> Tensor:
-    """input[n, :, y, x] at integer positions (N, Ho, Wo), zero outside the image, as
-    (N, C, Ho, Wo)."""
-    height, width = input.shape[2:]
-    inside = ((xs >= 0) & (xs < width) & (ys >= 0) & (ys < height))
-    values = input[batch, :, ys.clamp(0, height - 1), xs.clamp(0, width - 1)]   # (N,Ho,Wo,C)
-    return (values * inside.unsqueeze(-1).to(input.dtype)).permute(0, 3, 1, 2)
+def _taps(input: Tensor, batch: Tensor, positions: list) -> Tensor:
+    """input[n, :, *position] at integer positions (one (N, *out) tensor per spatial dim,
+    outermost first), zero outside the input, as (N, C, *out)."""
+    sizes = input.shape[2:]
+    inside = None
+    for pos, size in zip(positions, sizes):
+        ok = (pos >= 0) & (pos < size)
+        inside = ok if inside is None else inside & ok
+    clamped = [pos.clamp(0, size - 1) for pos, size in zip(positions, sizes)]
+    values = input[(batch, slice(None), *clamped)]                    # (N, *out, C)
+    values = values * inside.unsqueeze(-1).to(input.dtype)
+    return values.movedim(-1, 1)
 
 
-def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
-                padding_mode: str = "zeros", align_corners=None) -> Tensor:
-    """input (N, C, H, W) read at the points of grid (N, Ho, Wo, 2) (x, y in [-1, 1]):
-    (N, C, Ho, Wo). mode 'bilinear' or 'nearest'; padding_mode says what lies outside the
-    input: 'zeros', the 'border' pixels, or the input's 'reflection'."""
+def _check_grid_sample(input: Tensor, grid: Tensor, mode: str, padding_mode: str) -> None:
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
-    align = _align_corners(align_corners)
-    if input.ndim == 5 or mode == "bicubic":
-        raise NotImplementedError("grid_sample: ember supports 4-D inputs with mode "
-                                  "'bilinear' or 'nearest' (no volumetric or bicubic "
-                                  "sampling)")
-    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, "
-                           f"but got grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last "
+                           f"dimension, but got grid with sizes {list(grid.shape)}")
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim:
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {list(input.shape)} and "
+                           f"grid with sizes {list(grid.shape)}")
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch "
                            f"size, but got input with sizes {list(input.shape)} and grid with "
                            f"sizes {list(grid.shape)}")
-    height, width = input.shape[2:]
-    x = _source_coordinates(grid[..., 0], width, padding_mode, align)
-    y = _source_coordinates(grid[..., 1], height, padding_mode, align)
-    batch = Tensor._wrap(np.arange(input.shape[0]).reshape(-1, 1, 1))
+    if mode == "bicubic" and input.ndim == 5:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners=None) -> Tensor:
+    """input (N, C, H, W) read at the points of grid (N, Ho, Wo, 2) (x, y in [-1, 1]), giving
+    (N, C, Ho, Wo); or volumetric input (N, C, D, H, W) at grid (N, Do, Ho, Wo, 3) (x, y, z).
+    mode 'bilinear' (trilinear in 3-D), 'nearest' or 'bicubic' (4-D only); padding_mode says
+    what lies outside the input: 'zeros', the 'border' values, or the input's 'reflection'."""
+    _check_grid_sample(input, grid, mode, padding_mode)
+    align = _align_corners(align_corners)
+    sizes = input.shape[2:]
+    name = f"GridSampler{len(sizes)}DBackward0"
+    # grid's last dim lists x (the innermost dim) first; positions go outermost first
+    coords = [grid[..., len(sizes) - 1 - d] for d in range(len(sizes))]
+    batch = Tensor._wrap(np.arange(input.shape[0]).reshape((-1,) + (1,) * (grid.ndim - 2)))
+    if mode == "bicubic":
+        return _named(_bicubic(input, batch, coords, padding_mode, align), name)
+    coords = [_source_coordinates(c, size, padding_mode, align) for c, size in zip(coords, sizes)]
     if mode == "nearest":
         # The output depends on the grid only through rounding: torch gives the grid a
-        # zero gradient, which a factor of exactly 1 (x - x.detach() is 0) keeps.
-        one = 1 + 0 * (x + y - (x + y).detach())
-        out = _taps(input, batch, _round_half_even(y), _round_half_even(x)) * one.unsqueeze(1)
-        return _named(out, "GridSampler2DBackward0")
-    x0, y0 = x.detach().floor(), y.detach().floor()
-    wx1, wy1 = x - x0, y - y0                        # the gradient flows through these
-    wx0, wy0 = 1 - wx1, 1 - wy1
-    x0, y0 = x0.long(), y0.long()
+        # zero gradient, which a factor of exactly 1 (c - c.detach() is 0) keeps.
+        total = sum(coords)
+        one = 1 + 0 * (total - total.detach())
+        out = _taps(input, batch, [_round_half_even(c) for c in coords]) * one.unsqueeze(1)
+        return _named(out, name)
+    lows = [c.detach().floor() for c in coords]
+    highs = [c - low for c, low in zip(coords, lows)]      # the gradient flows through these
+    weights = [(1 - high, high) for high in highs]         # of the low and the high neighbour
+    lows = [low.long() for low in lows]
     out = 0
-    for ys, wy in ((y0, wy0), (y0 + 1, wy1)):
-        for xs, wx in ((x0, wx0), (x0 + 1, wx1)):
-            out = out + _taps(input, batch, ys, xs) * (wy * wx).unsqueeze(1)
-    return _named(out, "GridSampler2DBackward0")
+    for corner in itertools.product((0, 1), repeat=len(sizes)):
+        weight = math.prod(w[side] for w, side in zip(weights, corner))
+        out = out + _taps(input, batch, [low + side for low, side in zip(lows, corner)]) * \
+            weight.unsqueeze(1)
+    return _named(out, name)
+
+
+CUBIC_A = -0.75      # the cubic convolution parameter torch uses (as OpenCV and PIL)
+
+
+def _cubic_weights(t: Tensor) -> list:
+    """Weights of the four taps at offsets -1, 0, 1, 2 for fractional position t."""
+    def near(x):       # |x| <= 1
+        return ((CUBIC_A + 2) * x - (CUBIC_A + 3)) * x * x + 1
+
+    def far(x):        # 1 < |x| < 2
+        return ((CUBIC_A * x - 5 * CUBIC_A) * x + 8 * CUBIC_A) * x - 4 * CUBIC_A
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _bicubic(input: Tensor, batch: Tensor, coords: list, padding_mode: str,
+             align: bool) -> Tensor:
+    """Bicubic sampling: the 4x4 taps around each point, each tap's integer position moved
+    inside by the padding mode (the weights come from the unmoved point, as in torch)."""
+    (y, x), (height, width) = [_unnormalize(c, size, align) for c, size in
+                               zip(coords, input.shape[2:])], input.shape[2:]
+    y0, x0 = y.detach().floor(), x.detach().floor()
+    wy, wx = _cubic_weights(y - y0), _cubic_weights(x - x0)
+    out = 0
+    for i in range(4):
+        ys = _tap_position(y0 + (i - 1), height, padding_mode, align)
+        for j in range(4):
+            xs = _tap_position(x0 + (j - 1), width, padding_mode, align)
+            out = out + _taps(input, batch, [ys, xs]) * (wy[i] * wx[j]).unsqueeze(1)
+    return out
+
+
+def _tap_position(coord: Tensor, size: int, padding_mode: str, align: bool) -> Tensor:
+    """An integer tap position after the padding mode's clipping or reflection."""
+    if padding_mode == "border":
+        coord = coord.clamp(0, size - 1)
+    elif padding_mode == "reflection":
+        coord = _reflect(coord, 0, 2 * (size - 1)) if align else _reflect(coord, -1, 2 * size - 1)
+        coord = coord.clamp(0, size - 1)
+    return coord.long()
 
 
 def _round_half_even(coord: Tensor) -> Tensor:

@@ -9,6 +9,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
 from ...amp.policy import KEEP, LOWER, autocast_op
+from ...ops.indexing import _named
 from ._bias_grad import bias_grad
 
 __all__ = ["linear", "bilinear"]
@@ -129,18 +130,14 @@ def _check_dtypes(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) ->
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = input @ weight.T + bias (weight has shape (out_features, in_features))."""
     out = _LinearFn.apply(input, weight, bias)
-    node = out.grad_fn
-    if node is not None:
-        # torch's grad_fn names: addmm / mm for 2-D input, a view of them otherwise.
-        if input.ndim == 2:
-            node.backward_name = "AddmmBackward0" if bias is not None else "MmBackward0"
-        elif input.ndim == 1 and bias is None:
-            node.backward_name = "SqueezeBackward4"
-        elif bias is None:
-            node.backward_name = "UnsafeViewBackward0"
-        else:
-            node.backward_name = "ViewBackward0"
-    return out
+    if out._grad_fn is None:
+        return out
+    # torch's grad_fn names: addmm / mm for 2-D input, a view of them otherwise.
+    if input.ndim == 2:
+        return _named(out, "AddmmBackward0" if bias is not None else "MmBackward0")
+    if input.ndim == 1 and bias is None:
+        return _named(out, "SqueezeBackward4")
+    return _named(out, "UnsafeViewBackward0" if bias is None else "ViewBackward0")
 
 
 @autocast_op(KEEP)

@@ -194,8 +194,12 @@ def _channel_shape(x: Tensor) -> tuple:
 def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel over the batch (training) or with the running stats (eval)."""
+    if input.numel() == 0:
+        # an empty batch: torch returns it empty and leaves the running stats alone
+        return input.clone()
     if input.ndim < 2:
-        raise ValueError(f"Expected 2D or 3D input (got {input.ndim}D input)")
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[-{max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], but got 1)")
     if training:
         count = input.numel() // input.shape[1]
         if count <= 1:
@@ -322,12 +326,16 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None,
 def group_norm(input: Tensor, num_groups: int, weight=None, bias=None,
                eps: float = 1e-5) -> Tensor:
     """Normalise each sample over groups of channels, then apply a per-channel affine."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
     n, c = input.shape[:2]
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
-    grouped = input.reshape(n, num_groups, -1)           # each group a row of layer norm
+    group_size = c // num_groups * math.prod(input.shape[2:])
+    grouped = input.reshape(n, num_groups, group_size)   # each group a row of layer norm
     y = _named(LayerNorm.apply(grouped, None, None, 1, eps), "NativeGroupNormBackward0")
     # The groups are rows of the row-major input; the result keeps the input's layout.
     y = y.reshape(input.shape).contiguous(memory_format=format_of(input.numpy(force=True)))

@@ -21,6 +21,7 @@ from ..._memory_format import as_format, contiguous_format, format_of
 from ..._recorded_call import recorded_call, replayed_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...ops.indexing import _named
 from ._checks import require_floating
 from .conv import _tuple
 from ...amp.policy import FP32, autocast_op
@@ -81,9 +82,7 @@ def _picked(x: Tensor, indices: np.ndarray, backward_name: str, unbatched: bool,
     """A max pool's result from the flat spatial `indices` of its maxima: the gathered
     values (differentiable), with the indices when asked; unbatched input loses its batch
     dim again."""
-    y = Gather.apply(x, indices, tuple(x.shape[:2]) + indices.shape[2:])
-    if y._grad_fn is not None:
-        y._grad_fn.backward_name = backward_name
+    y = _named(Gather.apply(x, indices, tuple(x.shape[:2]) + indices.shape[2:]), backward_name)
     idx = Tensor._wrap(indices)
     if unbatched:
         y, idx = y.squeeze(0), idx.squeeze(0)
@@ -173,9 +172,7 @@ def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mod
     window = (kernel, stride, dilation, pads)
     arg, best = _max_pool_winners(x, window, out)
     y = WindowSelect.apply(x, arg, window, out, best)
-    if y._grad_fn is not None:
-        y._grad_fn.backward_name = f"MaxPool{n}DWithIndicesBackward0" if n > 1 \
-            else "SqueezeBackward1"
+    _named(y, f"MaxPool{n}DWithIndicesBackward0" if n > 1 else "SqueezeBackward1")
     if not return_indices:
         return y.squeeze(0) if unbatched else y
     idx = Tensor._wrap(_max_pool_indices(arg, tuple(x.shape[2:]), window, out))
@@ -241,18 +238,79 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+class Unpool(Function):
+    """Max unpooling: zeros of `out_shape` with out[n, c, indices[n, c, j]] = x[n, c, j] over
+    flattened spatial dims. Where indices repeat (overlapping windows) the last write wins,
+    as in torch on the CPU; every input still reads its gradient at its index (Gather)."""
+    backward_name = "MaxUnpool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, indices, out_shape):
+        ctx.x_shape = x.shape
+        ctx.indices = indices
+        n, c = out_shape[:2]
+        size = math.prod(out_shape[2:])
+        flat = (np.arange(n * c).reshape(n, c, 1) * size + _flat_spatial(indices)).ravel()
+        _, first_of_reversed = np.unique(flat[::-1], return_index=True)
+        last = flat.size - 1 - first_of_reversed        # the last write to each position
+        out = np.zeros(n * c * size, dtype=x.dtype)
+        out[flat[last]] = x.ravel()[last]
+        return out.reshape(out_shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Gather.apply(grad, ctx.indices, ctx.x_shape), None, None
+
+
+def _unpool_size(x, kernel, stride, padding, output_size) -> tuple:
+    """The unpooled spatial size: the pre-pooling size, or `output_size` (spatial dims, or
+    with N and C in front) when it is within a stride of it."""
+    n = len(kernel)
+    default = tuple((i - 1) * s - 2 * p + k for i, s, p, k in
+                    zip(x.shape[-n:], stride, padding, kernel))
+    if output_size is None:
+        return default
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, "
+                         f"but it has a length of '{len(output_size)}'")
+    for d, (size, step) in enumerate(zip(output_size, stride)):
+        if not default[d] - step < size < default[d] + step:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                             f"{default[d] - step} and {default[d] + step})")
+    return tuple(int(size) for size in output_size)
+
+
+def _check_unpool_indices(x: Tensor, indices: Tensor, spatial: tuple) -> np.ndarray:
+    if indices.dtype.numpy != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{indices.dtype.scalar_name}")
+    if tuple(indices.shape) != tuple(x.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(x.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    idx = indices.numpy(force=True)
+    bad = (idx < 0) | (idx >= math.prod(spatial))
+    if bad.any():
+        raise RuntimeError(f"Found an invalid max index: {idx[bad][0]} (output volumes are of "
+                           f"size {'x'.join(str(s) for s in spatial)}")
+    return idx
+
+
 def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
-    x, unbatched = _batched(input, n, f"max_unpool{n}d")
-    idx = indices.unsqueeze(0) if unbatched else indices
     kernel = _tuple(kernel_size, n, "kernel_size")
     stride = _tuple(stride if stride is not None else kernel_size, n, "stride")
     padding = _tuple(padding, n, "padding")
-    if output_size is None:
-        spatial = tuple((i - 1) * s - 2 * p + k for i, s, p, k in
-                        zip(x.shape[2:], stride, padding, kernel))
-    else:
-        spatial = tuple(output_size)[-n:]
-    y = Scatter.apply(x, idx.numpy(force=True), tuple(x.shape[:2]) + spatial)
+    spatial = _unpool_size(input, kernel, stride, padding, output_size)
+    # torch unpools one dim as two: its volume reads Lx1 and its node is a squeeze
+    idx = _check_unpool_indices(input, indices, spatial + (1,) * (n == 1))
+    x, unbatched = _batched(input, n, f"max_unpool{n}d")
+    if unbatched:
+        idx = idx[None]
+    y = Unpool.apply(x, idx, tuple(x.shape[:2]) + spatial)
+    if n != 2:
+        _named(y, "SqueezeBackward1" if n == 1 else "MaxUnpool3DBackward0")
     return y.squeeze(0) if unbatched else y
 
 
@@ -347,8 +405,7 @@ def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_i
         divisor = float(counts.flat[0]) if np.all(counts == counts.flat[0]) \
             else _as_constant(counts.astype(x.dtype.numpy))
     y = WindowSum.apply(x, (kernel, stride, pads), out) / divisor
-    if y._grad_fn is not None:
-        y._grad_fn.backward_name = f"AvgPool{n}DBackward0" if n > 1 else "SqueezeBackward1"
+    _named(y, f"AvgPool{n}DBackward0" if n > 1 else "SqueezeBackward1")
     return y.squeeze(0) if unbatched else y
 
 

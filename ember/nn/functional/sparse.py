@@ -142,6 +142,12 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None,
             starts = starts[:-1]
         bounds = list(zip(starts, ends))
         flat, weights = input, per_sample_weights
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, {-num} "
+                               f"through {num - 1}, but got {padding_idx}")
+        padding_idx %= num                 # -1 is the last row, as in torch
     rows = embedding(flat, weight, padding_idx, max_norm, norm_type)
     if weights is not None:
         rows = rows * weights.unsqueeze(-1)

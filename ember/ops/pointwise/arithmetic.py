@@ -317,9 +317,8 @@ def rsub(input, other, *, alpha=1) -> Tensor:
 
 
 def reflected_div(input: Tensor, other) -> Tensor:
-    """other / input for `number / tensor`: torch computes reciprocal(input) * number."""
-    if isinstance(other, Tensor):
-        return div(other, input)
+    """other / input, as Tensor.__rtruediv__/__rdiv__ (`number / tensor`): torch computes
+    reciprocal(input) * other, also when `other` is a tensor."""
     return mul(reciprocal(input), other)
 
 

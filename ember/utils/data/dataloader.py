@@ -239,6 +239,15 @@ class _BaseDataLoaderIter:
     def __len__(self) -> int:
         return len(self._index_sampler)
 
+    def __getattr__(self, name: str):
+        # Only reached for attributes that do not exist: torch's AttributeError, plus a
+        # hint for the Python 2 spelling that old tutorials use (iter(loader).next()).
+        message = f"'{type(self).__name__}' object has no attribute '{name}'"
+        if name == "next":
+            message += (". `it.next()` is the Python 2 iterator method; in Python 3 write "
+                        "`next(it)` (for example `images, labels = next(iter(loader))`)")
+        raise AttributeError(message, name=name, obj=self)
+
     def __getstate__(self):
         raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
 
