@@ -17,13 +17,7 @@ from ._modes import current as modes
 def recorded_call(fn):
     """Decorator: calls of `fn` go through the recorder's record_call(fn, args, kwargs)
     when it has one; the decorated function is the key of its symbolic."""
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        record = getattr(modes().recorder, "record_call", None)
-        if record is None:
-            return fn(*args, **kwargs)
-        return record(call, args, kwargs)
-    return call
+    return _handed_to("record_call", fn)
 
 
 def replayed_call(fn):
@@ -32,10 +26,16 @@ def replayed_call(fn):
     a call that changes Python state (an optimizer's step, zero_grad, a scheduler's step,
     batch norm's running statistics), or one that computes arrays outside the op layer
     which later ops take (a dropout mask, max pooling's winners)."""
+    return _handed_to("record_replayed_call", fn)
+
+
+def _handed_to(method: str, fn):
+    """fn, handed with its arguments to the recorder's `method` when the recorder has one
+    (as the decorated function: calling it with no such recorder calls fn)."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        record = getattr(modes().recorder, "record_replayed_call", None)
+        record = getattr(modes().recorder, method, None)
         if record is None:
             return fn(*args, **kwargs)
-        return record(fn, args, kwargs)
+        return record(call, args, kwargs)
     return call
