@@ -329,3 +329,20 @@ def test_explain_reports_plans_and_breaks():
     assert (report.graph_count, report.graph_break_count) == (0, 1)
     assert "Tensor.bool" in report.break_reasons[0].reason
     assert report.break_reasons[0].user_stack[0].lineno > 0
+
+
+def test_sparse_gradients_run_eagerly():
+    embed = ember.nn.Embedding(10, 3, sparse=True)
+    opt = ember.optim.SparseAdam(embed.parameters(), lr=0.1)
+
+    def step(idx):
+        opt.zero_grad()
+        embed(idx).sum().backward()
+        opt.step()
+    compiled = ember.compile(step)
+    before = embed.weight.detach().clone()
+    with pytest.warns(UserWarning, match="sparse gradient"):
+        for _ in range(3):
+            compiled(ember.tensor([1, 2]))
+    changed = (embed.weight.detach() != before).any(dim=1).tolist()
+    assert changed == [False, True, True] + [False] * 7
