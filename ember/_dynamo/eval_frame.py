@@ -97,7 +97,7 @@ class CompiledFunction:
         traces agree (a value that differs between them, such as an array an op made from
         the inputs outside its outputs, would otherwise be frozen into the plan)."""
         tracer, result = self._run_traced(tensors, args, kwargs)
-        plan = tracer.finish(result, self._fn)
+        plan = _finish(tracer, result, self._fn)
         if plan is None and self._fullgraph:
             raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
                               "breaks)")
@@ -127,7 +127,7 @@ class CompiledFunction:
 
     def _trace(self, tensors, key, args, kwargs):
         tracer, result = self._run_traced(tensors, args, kwargs)
-        plan = tracer.finish(result, self._fn)
+        plan = _finish(tracer, result, self._fn)
         if plan is None and self._fullgraph:
             raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
                               "breaks)")
@@ -165,6 +165,16 @@ class CompiledFunction:
 
     def __reduce__(self):
         return (_rebuild, (self._fn, self._fullgraph, self._recompile_limit, self._module))
+
+
+def _finish(tracer: Tracer, result, fn):
+    """The traced call's plan; a failure to build one (a case the tracer does not know)
+    is a graph break, never an error of the user's call, which has already run."""
+    try:
+        return tracer.finish(result, fn)
+    except Exception as error:      # noqa: BLE001  (any failure: run eagerly instead)
+        tracer.break_reason = f"ember could not build a plan ({type(error).__name__}: {error})"
+        return None
 
 
 def _rebuild(fn, fullgraph, recompile_limit, module):
