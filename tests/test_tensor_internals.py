@@ -37,6 +37,12 @@ DATA_USERS = {
     "nn/parameter.py": "an uninitialized parameter hides the array slot behind a property "
                        "that raises; it keeps the slot's descriptor to reach its placeholder",
     "utils/data/_utils/shared_memory.py": "moves a batch's arrays into shared memory",
+    "_dynamo/_tracer.py": "compile names the arrays ops read and produce (by identity) to "
+                          "write a plan of primitive forwards on arrays",
+    "_dynamo/_plan.py": "a plan runs primitives' forwards on arrays, as Function.apply does",
+    "_dynamo/eval_frame.py": "guards on the shapes, dtypes and strides of the arguments' arrays",
+    "sparse/_autograd.py": "a sparse node records its inputs' shapes and dtypes as Function.apply "
+                            "does (a sparse tensor's placeholder array carries the dense ones)",
 }
 # module -> why it sets a Tensor's version counter (sharing one, never counting by hand)
 VERSION_SHARERS = {

@@ -58,8 +58,8 @@ def check_module(make, *specs, dtype: str = "float32", train: bool = True, steps
     tmod, emod = build_pair(make, dtype)
     tmod.train(train)
     emod.train(train)
-    if grad:
-        check_compiled(copy.deepcopy(emod), specs, dtype, call)
+    if grad and dtype == "float32":     # compiled == eager does not depend on the dtype
+        check_compiled(copy.deepcopy(emod), specs, dtype, call, steps=3)
     for step in range(steps):
         tin, ein = _inputs(specs, dtype, seed=step)
         tout, eout = call(tmod, *tin), call(emod, *ein)
@@ -83,7 +83,7 @@ def check_module(make, *specs, dtype: str = "float32", train: bool = True, steps
     return tmod, emod
 
 
-def check_compiled(module, specs, dtype: str, call, steps: int = 4) -> None:
+def check_compiled(module, specs, dtype: str, call, steps: int = 3) -> None:
     """Train `module` eagerly and a copy through ember.compile side by side (forward,
     backward of a random gradient, an SGD step): outputs, gradients, weights and buffers
     stay bit-identical, and from the third call on the compiled step replays its plan."""

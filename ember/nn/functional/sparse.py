@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._cpu import kernels
+from ..._recorded_call import replayed_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
@@ -83,6 +84,7 @@ class EmbeddingGradient(Function):
         return rows, None, None, None, None
 
 
+@replayed_call
 def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
     """Rescale, in place, the looked-up rows whose norm exceeds max_norm (as torch does)."""
     with no_grad():
