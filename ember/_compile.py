@@ -82,7 +82,7 @@ def _module_compile(self, *args, **kwargs) -> None:
     replay plans, its state_dict keys keep their names (unlike torch.compile(module))."""
     compiled = compile(self._call_impl, *args, **kwargs)
     if isinstance(compiled, CompiledFunction):
-        compiled._module = self
+        compiled._module = self     # its guards cover the module's own state too
     self.__dict__["_compiled_call"] = compiled
 
 

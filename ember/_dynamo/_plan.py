@@ -7,7 +7,7 @@ a function of the input arrays that returns the output arrays:
         a2 = L0._data                                       # a parameter, read at the start
         c3 = new(_LinearFn); c3.needs_input_grad = K0
         a4 = _LinearFn.forward(c3, a0, a2, a5)              # aten::linear
-        ...
+        # (one statement per recorded event)
         return (a9,)
 
 Each op is its primitive's forward on arrays with a fresh ctx: no Tensor objects, no graph,

@@ -152,7 +152,9 @@ class Tracer:
             return
         self.break_reason = reason
         self.break_stack = _user_line()
-        own_modes().recorder = None     # the rest of the call runs untraced
+        modes = own_modes()
+        if modes.recorder is self:      # the rest of the call runs untraced
+            modes.recorder = None
         if self.fullgraph:
             raise GraphBreak(reason)
 
@@ -372,9 +374,6 @@ class Tracer:
             self._in_ctx[id(array)] = expression
             self._keep.append(array)
 
-    def plan_lines(self) -> list[str]:
-        return self._plan.lines
-
 
 def module_state(module) -> tuple:
     """What a trace depends on in a module: its training flag and other plain attributes
@@ -442,12 +441,16 @@ def _filled(cell) -> bool:
     return True
 
 
-def _has_hooks(module) -> bool:
+def global_module_hooks() -> bool:
+    """Whether hooks registered for every module (register_module_forward_hook ...) exist."""
     from ..nn.modules import module as m
+    return bool(m._global_forward_hooks or m._global_forward_pre_hooks or
+                m._global_backward_hooks or m._global_backward_pre_hooks)
+
+
+def _has_hooks(module) -> bool:
     return bool(module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
-                or module._backward_pre_hooks or m._global_forward_hooks or
-                m._global_forward_pre_hooks or m._global_backward_hooks or
-                m._global_backward_pre_hooks)
+                or module._backward_pre_hooks or global_module_hooks())
 
 
 def _user_line() -> str | None:

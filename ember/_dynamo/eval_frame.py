@@ -26,7 +26,7 @@ from .._tensor import Tensor
 from ..autograd.anomaly_mode import STATE as ANOMALY_STATE
 from ..nn.modules.module import Module
 from . import config
-from ._tracer import GraphBreak, Tracer, module_state
+from ._tracer import GraphBreak, Tracer, global_module_hooks, module_state
 from .exc import Unsupported
 
 _ALL = weakref.WeakSet()        # every CompiledFunction, for reset()
@@ -76,7 +76,7 @@ class CompiledFunction:
         tensors, key = [], []
         _flatten((args, kwargs), tensors, key)
         key = (modes.grad_enabled, modes.inference, modes.autocast_enabled,
-               modes.autocast_dtype, _global_hooks(), tuple(key))
+               modes.autocast_dtype, global_module_hooks(), tuple(key))
         for entry in self._entries:
             if entry.matches(key):
                 if entry.plan is None:
@@ -193,12 +193,6 @@ def _watching(modes):
     if ANOMALY_STATE.enabled:
         return "anomaly detection"
     return None
-
-
-def _global_hooks() -> bool:
-    from ..nn.modules import module as m
-    return bool(m._global_forward_hooks or m._global_forward_pre_hooks or
-                m._global_backward_hooks or m._global_backward_pre_hooks)
 
 
 def _flatten(value, tensors: list, key: list) -> None:

@@ -113,7 +113,8 @@ class MaskedTensor(Tensor):
         return cls._make(copy, mask.clone())
 
     def __init__(self, data, mask, requires_grad: bool = False):
-        pass                          # __new__ did the work
+        """Nothing left to do: __new__ built the tensor (the base's __init__ must not
+        see these arguments)."""
 
     @classmethod
     def _make(cls, data: Tensor, mask: Tensor) -> "MaskedTensor":
