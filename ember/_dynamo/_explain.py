@@ -73,5 +73,5 @@ def _guards(entry) -> list[str]:
               f"autocast == {autocast} ({autocast_dtype})", f"global module hooks: {global_hooks}"]
     guards += [f"argument {i}: {arg}" for i, arg in enumerate(arguments)]
     guards += [f"state of {type(module).__name__} (training={module.training}, "
-               f"{len(state)} attributes)" for module, state in entry.modules]
+               f"{len(state.key[0])} attributes held by identity)" for module, state in entry.modules]
     return guards

@@ -19,26 +19,35 @@ from __future__ import annotations
 
 import keyword
 import re
+import sys
 
 import numpy as np
 
-from .._memory_format import copy_with_layout, grad_layout_for
+from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from .._tensor import Tensor
 
 
-def accumulate(var: Tensor, grad: np.ndarray, kept: bool) -> np.ndarray:
+def accumulate(var: Tensor, grad: np.ndarray, kept: bool, last_use: bool) -> np.ndarray:
     """Add `grad` into `var.grad` as the engine does (AccumulateGrad): the first gradient
-    becomes .grad (kept as it is if the traced call kept it, else copied in the leaf's
-    layout), later ones are added in place. Returns .grad's array."""
+    becomes .grad, later ones are added in place. A first gradient is kept as it is if the
+    traced call kept it, or, as the engine decides, if nothing else holds it (the plan
+    uses it no more, it owns its memory and it is in the leaf's layout); otherwise it is
+    copied in the leaf's layout. Returns .grad's array."""
     if var._grad is None:
-        if kept:
+        layout = grad_layout_for(var._data)
+        if kept or last_use and sys.getrefcount(grad) <= _PLAN_REFERENCES and \
+                grad.base is None and grad.flags.writeable and follows_layout(grad, layout):
             var._grad = Tensor._wrap(grad)
         else:
-            var._grad = Tensor._wrap(copy_with_layout(grad, var._data,
-                                                      grad_layout_for(var._data)))
+            var._grad = Tensor._wrap(copy_with_layout(grad, var._data, layout))
     else:
         var._grad._data += grad
     return var._grad._data
+
+
+# References to a gradient array inside `accumulate` when only the plan's variable holds
+# it: that variable, the argument, and getrefcount's own.
+_PLAN_REFERENCES = 3
 
 
 def array_of(value):
@@ -116,13 +125,11 @@ class Plan:
             name, zero_dim = outs
             self.lines.append(f"{name} = {f'asarray({call})' if zero_dim else call}"
                               f"  # {comment}")
-        else:
-            self.lines.append(f"o = {call}  # {comment}")
-            for i, out in enumerate(outs):
-                if out is not None:
-                    name, zero_dim = out
-                    self.lines.append(f"{name} = asarray(o[{i}])" if zero_dim
-                                      else f"{name} = o[{i}]")
+        else:   # unpacked at once: no tuple keeps the outputs alive past their last use
+            names = [out[0] if out is not None else "_" for out in outs]
+            self.lines.append(f"{', '.join(names)}, = {call}  # {comment}")
+            self.lines += [f"{name} = asarray({name})" for name, zero_dim in
+                           filter(None, outs) if zero_dim]
 
     def add_op(self, cls, sources, kwargs, ctx, outs) -> str | None:
         """A primitive's forward on arrays; returns the name of its ctx if a recorded node
@@ -177,7 +184,7 @@ class Plan:
     def add_accumulate(self, var_source, grad: str, kept: bool) -> str:
         name = self.new_name()
         var, = self._args([var_source])
-        self.lines.append(f"{name} = accumulate({var}, {grad}, {kept})  # into .grad")
+        self.lines.append(_Accumulate(name, var, grad, kept))
         return name
 
     def add_call(self, fn, arg_sources, kwarg_sources, outs) -> None:
@@ -190,8 +197,8 @@ class Plan:
     def build(self, outputs, op_names: list) -> "BuiltPlan":
         returned = []
         _collect_arrays(outputs, returned)
-        defined = set(self.inputs) | {line.split(" = ", 1)[0] for line in
-                                      self.prologue + self.lines if " = " in line}
+        defined = set(self.inputs) | {line.split(" = ", 1)[0] for line in self.prologue} | \
+            {name for line in self.lines for name in _defines(line)}
         body = self.prologue + _freeing(self.lines, defined - set(returned)) + \
             [f"return ({''.join(n + ', ' for n in returned)})"]
         source = (f"def plan({', '.join(['T'] + self.inputs)}):\n" +
@@ -204,24 +211,46 @@ class Plan:
 _NAME = re.compile(r"\b[aco][0-9]*\b")
 
 
-def _freeing(lines: list[str], names: set) -> list[str]:
+class _Accumulate:
+    """A gradient added into a leaf's .grad: its text depends on whether the plan uses
+    the gradient after it (see `accumulate`), known once every line is written."""
+
+    def __init__(self, name: str, var: str, grad: str, kept: bool):
+        self.name, self.var, self.grad, self.kept = name, var, grad, kept
+
+    def text(self, last_use: bool = False) -> str:
+        return (f"{self.name} = accumulate({self.var}, {self.grad}, {self.kept}, "
+                f"{last_use})  # into .grad")
+
+
+def _freeing(lines: list, names: set) -> list[str]:
     """`lines` with each of `names` (arrays and ctxs) deleted after the last line that
     uses it, as eager code drops a temporary once no node holds it: memory is reused while
     the plan runs, instead of every intermediate array living until it returns."""
+    texts = [line if isinstance(line, str) else line.text() for line in lines]
     last = {}
-    for i, line in enumerate(lines):
-        for name in _NAME.findall(line.split("  #", 1)[0]):
+    for i, text in enumerate(texts):
+        for name in _NAME.findall(text.split("  #", 1)[0]):
             if name in names:
                 last[name] = i
     dead = {}
     for name, i in last.items():
         dead.setdefault(i, []).append(name)
     out = []
-    for i, line in enumerate(lines):
-        out.append(line)
+    for i, (line, text) in enumerate(zip(lines, texts)):
+        out.append(text if isinstance(line, str) else line.text(last.get(line.grad) == i))
         if i in dead:
             out.append(f"del {', '.join(sorted(dead[i]))}")
     return out
+
+
+def _defines(line) -> list[str]:
+    """The names a plan line assigns."""
+    if not isinstance(line, str):
+        return [line.name]
+    if " = " not in line:
+        return []
+    return [n.strip() for n in line.split(" = ", 1)[0].split(",") if n.strip() != "_"]
 
 
 def _literal(value) -> bool:

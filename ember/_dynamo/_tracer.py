@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import sys
 from collections.abc import Iterator
 
@@ -375,27 +376,37 @@ class Tracer:
             self._keep.append(array)
 
 
-def module_state(module) -> tuple:
-    """What a trace depends on in a module: its training flag and other plain attributes
-    by value, everything else it holds (parameters, buffers, submodules, hooks) by
-    identity."""
-    state = []
-    for key, value in vars(module).items():
-        if value is None or type(value) in (bool, int, float, str):
-            state.append((key, value))
-        elif isinstance(value, dict):       # parameters, buffers, submodules, hooks
-            state.append((key, id(value), tuple(_identity(v) for v in value.values())))
-        else:
-            state.append((key, id(value)))
-    return tuple(state)
+def module_state(module) -> "ModuleState":
+    """What a trace depends on in a module (see ModuleState)."""
+    attrs = vars(module)
+    values = tuple(attrs.values())
+    dicts = [v for v in values if isinstance(v, dict) and v]    # parameters, hooks ...
+    inner = tuple(itertools.chain.from_iterable(d.values() for d in dicts))
+    tensors = [t for t in (*module._parameters.values(), *module._buffers.values())
+               if t is not None]
+    key = (tuple(attrs), tuple(map(id, values)), tuple(map(id, dicts)),
+           tuple(itertools.chain.from_iterable(dicts)), tuple(map(id, inner)),
+           tuple((t._requires_grad, t._data.shape, t._data.dtype) for t in tensors))
+    return ModuleState(key, (values, inner))
 
 
-def _identity(value):
-    """A module's dict entry as module_state compares it: a tensor by identity and what
-    a plan takes as fixed (requires_grad, shape, dtype), anything else by identity."""
-    if isinstance(value, Tensor):
-        return id(value), value._requires_grad, value._data.shape, value._data.dtype
-    return id(value)
+class ModuleState:
+    """A module as a plan depends on it at one moment: which objects its attributes and its
+    dicts (parameters, buffers, submodules, hooks) hold, compared by identity, and each
+    parameter's and buffer's requires_grad, shape and dtype. Identity makes the guard a
+    few C-level tuple comparisons per module; an attribute reassigned to a new object of
+    equal value counts as a change (the call traces again). The state keeps the objects it
+    saw alive, so that no other object can take one of their ids meanwhile."""
+
+    __slots__ = ("key", "_held")
+
+    def __init__(self, key: tuple, held: tuple):
+        self.key, self._held = key, held
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ModuleState) and self.key == other.key
+
+    __hash__ = None
 
 
 def _tensors_held(fn, modules) -> set:
