@@ -25,6 +25,7 @@ import numpy as np
 
 from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from .._tensor import Tensor
+from ._fusion import Pointwise, fuse, fusing
 
 
 def accumulate(var: Tensor, grad: np.ndarray, kept: bool, last_use: bool) -> np.ndarray:
@@ -131,20 +132,29 @@ class Plan:
             self.lines += [f"{name} = asarray({name})" for name, zero_dim in
                            filter(None, outs) if zero_dim]
 
-    def add_op(self, cls, sources, kwargs, ctx, outs) -> str | None:
+    def add_op(self, cls, sources, kwargs, ctx, outs, pointwise=None) -> str | None:
         """A primitive's forward on arrays; returns the name of its ctx if a recorded node
-        (ctx) may be read later (its saved arrays)."""
+        (ctx) may be read later (its saved arrays). `pointwise`: the op's description for
+        fusion (`_fusion.describe`), if it may be fused."""
+        start = len(self.lines)
         klass = self._global(cls, cls.__qualname__)
         args = self._args(sources)
+        ctx_name = None
         if ctx is None:
             call = f"{klass}.forward(new({klass}), {', '.join(args + self._kwargs(kwargs))})"
-            self._assign(call, outs, cls.backward_name)
-            return None
-        ctx_name = self.new_name("c")
-        needs = self._const(tuple(ctx.needs_input_grad))
-        self.lines.append(f"{ctx_name} = new({klass}); {ctx_name}.needs_input_grad = {needs}")
-        call = f"{klass}.forward({', '.join([ctx_name] + args + self._kwargs(kwargs))})"
+        else:
+            ctx_name = self.new_name("c")
+            needs = self._const(tuple(ctx.needs_input_grad))
+            self.lines.append(f"{ctx_name} = new({klass}); "
+                              f"{ctx_name}.needs_input_grad = {needs}")
+            call = f"{klass}.forward({', '.join([ctx_name] + args + self._kwargs(kwargs))})"
         self._assign(call, outs, cls.backward_name)
+        if pointwise is not None and all(kind in ("array", "const") for kind, _ in sources):
+            rule, raw, shape, dtype = pointwise
+            operands = [(kind, value, getattr(arg, "shape", None))
+                        for (kind, value), arg in zip(sources, raw)]
+            self.lines[start:] = [Pointwise(self.lines[start:], outs[0], ctx_name, operands,
+                                            pointwise)]
         return ctx_name
 
     def add_tensor_op(self, cls, sources, kwargs, outs) -> None:
@@ -197,9 +207,14 @@ class Plan:
     def build(self, outputs, op_names: list) -> "BuiltPlan":
         returned = []
         _collect_arrays(outputs, returned)
+        lines = self.lines
+        if fusing():
+            lines = fuse(lines, set(returned), lambda kernel: self._global(kernel, "fused"))
+        lines = [line for item in lines for line in
+                 (item.lines if isinstance(item, Pointwise) else [item])]
         defined = set(self.inputs) | {line.split(" = ", 1)[0] for line in self.prologue} | \
-            {name for line in self.lines for name in _defines(line)}
-        body = self.prologue + _freeing(self.lines, defined - set(returned)) + \
+            {name for line in lines for name in _defines(line)}
+        body = self.prologue + _freeing(lines, defined - set(returned)) + \
             [f"return ({''.join(n + ', ' for n in returned)})"]
         source = (f"def plan({', '.join(['T'] + self.inputs)}):\n" +
                   "".join(f"    {line}\n" for line in body))

@@ -36,6 +36,7 @@ from .._modes import own as own_modes
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.graph import SavedTensor
+from ._fusion import describe
 from ._plan import Plan
 
 # ctx attributes the autograd machinery sets: never arrays an op's backward reads.
@@ -201,7 +202,8 @@ class Tracer:
             if isinstance(o, Tensor) and type(o._grad_fn) is cls:
                 ctx = o._grad_fn
                 break
-        ctx_name = self._plan.add_op(cls, sources, kwargs, ctx, self._out_names(result))
+        ctx_name = self._plan.add_op(cls, sources, kwargs, ctx, self._out_names(result),
+                                     describe(cls, args, kwargs, result))
         if ctx is not None:
             self._name(ctx, ctx_name)   # backward ops may take the node itself
             self._note_ctx_arrays(ctx, ctx_name)

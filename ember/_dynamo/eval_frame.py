@@ -21,6 +21,7 @@ import functools
 import warnings
 import weakref
 
+from .._cpu import kernels
 from .._modes import current as current_modes
 from .._tensor import Tensor
 from ..autograd.anomaly_mode import STATE as ANOMALY_STATE
@@ -76,7 +77,7 @@ class CompiledFunction:
         tensors, key = [], []
         _flatten((args, kwargs), tensors, key)
         key = (modes.grad_enabled, modes.inference, modes.autocast_enabled,
-               modes.autocast_dtype, global_module_hooks(), tuple(key))
+               modes.autocast_dtype, global_module_hooks(), tuple(key), kernels.current())
         for entry in self._entries:
             if entry.matches(key):
                 if entry.plan is None:
