@@ -114,7 +114,7 @@ def fuse(lines: list, returned: set, name_of) -> list:
     """`lines` with every run of two or more fusable ops of one shape and dtype replaced
     by a call of a generated kernel (Pointwise items not fused become their lines).
     `name_of(kernel)` gives the plan's name for a kernel function."""
-    read_elsewhere = set(_NAME.findall(" ".join(_text(line) for line in lines
+    read_elsewhere = set(_NAME.findall(" ".join(code(line) for line in lines
                                                  if not isinstance(line, Pointwise))))
     out, i = [], 0
     while i < len(lines):
@@ -125,7 +125,7 @@ def fuse(lines: list, returned: set, name_of) -> list:
             i += 1
             continue
         rest = lines[:i] + lines[i + len(group):]
-        used = set(_NAME.findall(" ".join(map(_text, rest)))) | returned
+        used = set(_NAME.findall(" ".join(map(code, rest)))) | returned
         if any(op.out in used for op in group):     # else nothing reads what it computes
             try:
                 out.append(_kernel_call(group, used, name_of))
@@ -138,7 +138,8 @@ def fuse(lines: list, returned: set, name_of) -> list:
 _NAME = re.compile(r"\b[ac][0-9]+\b")
 
 
-def _text(line) -> str:
+def code(line) -> str:
+    """A plan line's code without its comment (a Pointwise item: all its lines)."""
     if isinstance(line, Pointwise):
         return " ".join(text.split("  #", 1)[0] for text in line.lines)
     return (line if isinstance(line, str) else line.text()).split("  #", 1)[0]

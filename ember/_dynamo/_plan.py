@@ -25,7 +25,8 @@ import numpy as np
 
 from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from .._tensor import Tensor
-from ._fusion import Pointwise, fuse, fusing
+from ._aot import replay
+from ._fusion import Pointwise, code, fuse, fusing
 
 
 def accumulate(var: Tensor, grad: np.ndarray, kept: bool, last_use: bool) -> np.ndarray:
@@ -204,26 +205,65 @@ class Plan:
                                           zip(kwarg_sources, self._args(kwarg_sources.values()))]
         self._assign_tensors(f"{callee}({', '.join(args)})", outs, "replayed whole")
 
-    def build(self, outputs, op_names: list) -> "BuiltPlan":
+    def add_gradient_input(self) -> str:
+        """A gradient of a result, given to the plan's backward part (see `_aot.py`)."""
+        name = self.new_name("g")
+        return name
+
+    def build(self, outputs, op_names: list, backward=None) -> "BuiltPlan":
+        """The plan as a function of the input arrays that returns the output arrays.
+        `backward` (for a call whose backward was traced after it, `_aot.py`): (index of
+        its first line, the results' gradient input names, the names of the gradients it
+        finds (None: no gradient), the names of the outputs that take a gradient, and
+        where each differentiated tensor comes from)."""
         returned = []
         _collect_arrays(outputs, returned)
-        lines = self.lines
+        if backward is None:
+            source = self._function("plan", ["T"] + self.inputs,
+                                    self.prologue, self.lines, returned)
+            return BuiltPlan(self._exec(source)["plan"], source, outputs, op_names)
+        start, gradient_inputs, gradients, differentiable, targets = backward
+        differentiable = [returned.index(name) for name in differentiable]
+        forward_lines, backward_lines = self.lines[:start], self.lines[start:]
+        defined_later = {name for line in backward_lines for name in _defines(line)}
+        saved = list(dict.fromkeys(
+            name for line in backward_lines for name in _ARRAY_OR_CTX.findall(code(line))
+            if name not in defined_later and name not in gradient_inputs))
+        source = self._function("plan", ["T"] + self.inputs, self.prologue, forward_lines,
+                                returned + saved) + "\n" + \
+            self._function("backward", gradient_inputs + saved, [], backward_lines,
+                           [g or "None" for g in gradients])
+        namespace = self._exec(source)
+        built = BuiltPlan(namespace["plan"], source, outputs, op_names)
+        built.backward_function = namespace["backward"]
+        built.output_count, built.differentiable = len(returned), differentiable
+        built.saved_arrays = [name.startswith("a") for name in saved]
+        built.targets = targets
+        return built
+
+    def _function(self, name: str, parameters: list, prologue: list, lines: list,
+                  returned: list) -> str:
+        """The source of one function of the plan: fused where it can be, each array
+        deleted after its last use."""
         if fusing():
             lines = fuse(lines, set(returned), lambda kernel: self._global(kernel, "fused"))
         lines = [line for item in lines for line in
                  (item.lines if isinstance(item, Pointwise) else [item])]
-        defined = set(self.inputs) | {line.split(" = ", 1)[0] for line in self.prologue} | \
+        defined = set(parameters) | {line.split(" = ", 1)[0] for line in prologue} | \
             {name for line in lines for name in _defines(line)}
-        body = self.prologue + _freeing(lines, defined - set(returned)) + \
+        body = prologue + _freeing(lines, defined - set(returned)) + \
             [f"return ({''.join(n + ', ' for n in returned)})"]
-        source = (f"def plan({', '.join(['T'] + self.inputs)}):\n" +
-                  "".join(f"    {line}\n" for line in body))
+        return f"def {name}({', '.join(parameters)}):\n" + \
+            "".join(f"    {line}\n" for line in body)
+
+    def _exec(self, source: str) -> dict:
         namespace = dict(self.namespace)
         exec(compile(source, "<ember.compile plan>", "exec"), namespace)
-        return BuiltPlan(namespace["plan"], source, outputs, op_names)
+        return namespace
 
 
-_NAME = re.compile(r"\b[aco][0-9]*\b")
+_NAME = re.compile(r"\b[acog][0-9]*\b")
+_ARRAY_OR_CTX = re.compile(r"\b[ac][0-9]+\b")
 
 
 class _Accumulate:
@@ -261,6 +301,8 @@ def _freeing(lines: list, names: set) -> list[str]:
 
 def _defines(line) -> list[str]:
     """The names a plan line assigns."""
+    if isinstance(line, Pointwise):
+        return [name for text in line.lines for name in _defines(text)]
     if not isinstance(line, str):
         return [line.name]
     if " = " not in line:
@@ -298,8 +340,12 @@ class BuiltPlan:
         self.op_names = op_names        # the recorded ops and replayed calls, in order
         self._outputs = outputs
 
+    backward_function = None        # the backward part, for plans that have one (_aot.py)
+
     def run(self, tensors: list):
         """Replay on the call's input tensors (in argument order)."""
+        if self.backward_function is not None:
+            return _rebuild(self._outputs, iter(replay(self, tensors)), wrap=False)
         results = iter(self.function(tensors, *[t._data for t in tensors]))
         return _rebuild(self._outputs, results)
 
@@ -351,14 +397,17 @@ def _fields(obj) -> dict:
     return fields
 
 
-def _rebuild(description, results):
+def _rebuild(description, results, wrap: bool = True):
+    """The returned value from its description and the results (arrays to wrap, or
+    Tensors), in order."""
     kind = description[0]
     if kind == "array":
-        return Tensor._wrap(next(results))
+        return Tensor._wrap(next(results)) if wrap else next(results)
     if kind == "sequence":
-        parts = [_rebuild(p, results) for p in description[2]]
+        parts = [_rebuild(p, results, wrap) for p in description[2]]
         cls = description[1]
         return cls(parts) if cls in (tuple, list) else cls(*parts)
     if kind == "dict":
-        return description[1]((k, _rebuild(p, results)) for k, p in description[2].items())
+        return description[1]((k, _rebuild(p, results, wrap))
+                              for k, p in description[2].items())
     return description[1]

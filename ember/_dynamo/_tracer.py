@@ -67,6 +67,9 @@ class Tracer:
         self._live = set()              # names of arrays read from existing tensors
         self._keep = []                 # everything traced stays alive: ids stay unique
         self._inputs = {}               # id(input tensor) -> its position
+        self._input_tensors = []
+        self._live_tensors = {}         # name -> the existing tensor the plan reads it from
+        self._backward = None           # what build needs of a backward traced after the call
         self._unknown = []              # (tensor, op name): tensors no recorded op made
         self._reading = None            # the op whose arguments are being named
         self._claimed = False
@@ -74,6 +77,7 @@ class Tracer:
     # -- start and end --------------------------------------------------------------
     def add_input(self, tensor: Tensor) -> None:
         self._inputs[id(tensor)] = len(self._inputs)
+        self._input_tensors.append(tensor)
         self._keep.append(tensor)
         self._name(tensor._data, self._plan.add_input())
 
@@ -111,8 +115,43 @@ class Tracer:
         if self.break_reason is None:
             outputs = self._outputs(result)
             if self.break_reason is None:
-                return self._plan.build(outputs, self.op_names)
+                return self._plan.build(outputs, self.op_names, self._backward)
         return None
+
+    def trace_backward(self, result) -> None:
+        """Results that need their autograd graph after the call: trace their backward now
+        (see `_aot.py`), from one gradient input per such result to the gradients of the
+        call's inputs and of the existing tensors it read that require grad. The eager
+        graph the user gets from this call is kept (retain_graph)."""
+        outputs = [t for t in _tensors_in(result) if t._grad_fn is not None]
+        if self.break_reason is not None or self.backward_ran or not outputs:
+            return
+        targets = [t for t in self._input_tensors if t._requires_grad]
+        targets += [t for t in self._live_tensors.values()
+                    if t._requires_grad and all(t is not u for u in targets)]
+        for t in targets:
+            node = t._grad_fn if t._grad_fn is not None else t._accumulator
+            if node is not None and (node._pre_hooks or node._post_hooks or node._tensor_hooks):
+                self.graph_break("a hook on a gradient the call's backward computes")
+                return
+        from ..autograd import grad as autograd_grad
+        start = len(self._plan.lines)
+        gradient_inputs, seeds = [], []
+        for out in outputs:
+            seeds.append(Tensor._wrap(np.ones_like(out._data)))
+            gradient_inputs.append(self._plan.add_gradient_input())
+            self._name(seeds[-1]._data, gradient_inputs[-1])
+        found = autograd_grad(outputs, targets, seeds, retain_graph=True, allow_unused=True)
+        gradients = []
+        for g in found:
+            name = None if g is None else self._names.get(id(g._data))
+            if g is not None and (name is None or name in self._live):
+                self.graph_break("a gradient computed outside the ops compile records")
+                return
+            gradients.append(name)
+        self._backward = (start, gradient_inputs, gradients,
+                          [self._names.get(id(t._data)) for t in outputs],
+                          [self._inputs[id(t)] if id(t) in self._inputs else t for t in targets])
 
     def _check_unknown_tensors(self, fn) -> None:
         """Tensors the plan reads as they are must exist outside the call (parameters,
@@ -133,9 +172,9 @@ class Tracer:
     def _outputs(self, value):
         """The plan's description of the returned value: tensors as array names."""
         if isinstance(value, Tensor):
-            if value._requires_grad and not self.backward_ran:
-                self.graph_break("the result requires grad: its autograd graph would be "
-                                 "used after the call")
+            if value._grad_fn is not None and self._backward is None and not self.backward_ran:
+                self.graph_break("the result requires grad, and its backward could not be "
+                                 "traced")
                 return None
             name = self._names.get(id(value._data))
             if name is None or name in self._live:
@@ -312,6 +351,7 @@ class Tracer:
                                  "(compile replays its own graph only)")
             name = self._plan.add_live(tensor)
             self._live.add(name)
+            self._live_tensors[name] = tensor
             self._unknown.append((tensor, self._reading))
         self._name(array, name)
         return name
@@ -444,6 +484,17 @@ def _tensors_held(fn, modules) -> set:
                         if value._grad is not None:
                             found.add(id(value._grad))
     return found
+
+
+def _tensors_in(value) -> list:
+    """The tensors of a returned value, in the order `_outputs` describes them."""
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _tensors_in(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors_in(v)]
+    return []
 
 
 def _filled(cell) -> bool:

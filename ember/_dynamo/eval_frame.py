@@ -121,6 +121,7 @@ class CompiledFunction:
         try:
             with tracer.installed():
                 result = self._fn(*args, **kwargs)
+                tracer.trace_backward(result)
         except GraphBreak as error:
             raise Unsupported(f"{error} (fullgraph=True does not allow graph breaks; at "
                               f"{tracer.break_stack})") from None
