@@ -32,7 +32,11 @@ def _mnist_cnn(lib):
     return Net()
 
 
-def _train_step(lib, model, optimizer, loss_fn, x, y):
+def _train_step(lib, model, optimizer, loss_fn, x, y, wrap=None):
+    """One training step; `wrap(lib, model)` (e.g. compiling the model) is what the step
+    calls instead of the model itself."""
+    model = wrap(lib, model) if wrap else model
+
     def step():
         optimizer.zero_grad()
         loss = loss_fn(model(x), y)
@@ -48,22 +52,22 @@ def _data(lib, shape, classes, seed=0):
     return x, y
 
 
-def mnist_cnn(lib):
+def mnist_cnn(lib, wrap=None):
     lib.manual_seed(0)
     model = _mnist_cnn(lib)
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.5)
     x, y = _data(lib, (64, 1, 28, 28), 10)
-    return _train_step(lib, model, opt, lib.nn.functional.nll_loss, x, y), 1
+    return _train_step(lib, model, opt, lib.nn.functional.nll_loss, x, y, wrap), 1
 
 
-def mlp(lib):
+def mlp(lib, wrap=None):
     nn = lib.nn
     lib.manual_seed(0)
     model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
                           nn.Linear(256, 10))
     opt = lib.optim.Adam(model.parameters(), lr=1e-3)
     x, y = _data(lib, (128, 784), 10)
-    return _train_step(lib, model, opt, nn.CrossEntropyLoss(), x, y), 1
+    return _train_step(lib, model, opt, nn.CrossEntropyLoss(), x, y, wrap), 1
 
 
 def _resnet18(lib):
@@ -105,15 +109,15 @@ def _resnet18(lib):
     return ResNet18()
 
 
-def resnet18(lib):
+def resnet18(lib, wrap=None):
     lib.manual_seed(0)
     model = _resnet18(lib)
     opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=5e-4)
     x, y = _data(lib, (32, 3, 32, 32), 10)
-    return _train_step(lib, model, opt, lib.nn.CrossEntropyLoss(), x, y), 1
+    return _train_step(lib, model, opt, lib.nn.CrossEntropyLoss(), x, y, wrap), 1
 
 
-def lstm_lm(lib):
+def lstm_lm(lib, wrap=None):
     nn = lib.nn
     lib.manual_seed(0)
 
@@ -133,7 +137,7 @@ def lstm_lm(lib):
     rng = np.random.default_rng(0)
     tokens = lib.tensor(rng.integers(0, 1000, (35, 20)))
     targets = lib.tensor(rng.integers(0, 1000, 35 * 20))
-    return _train_step(lib, model, opt, nn.CrossEntropyLoss(), tokens, targets), 1
+    return _train_step(lib, model, opt, nn.CrossEntropyLoss(), tokens, targets, wrap), 1
 
 
 def _gpt(lib, n_layer=4, n_head=4, n_embd=128, block_size=64, vocab_size=65):
@@ -189,7 +193,7 @@ def _gpt(lib, n_layer=4, n_head=4, n_embd=128, block_size=64, vocab_size=65):
     return GPT()
 
 
-def gpt(lib):
+def gpt(lib, wrap=None):
     lib.manual_seed(0)
     model = _gpt(lib)
     opt = lib.optim.AdamW(model.parameters(), lr=6e-4, betas=(0.9, 0.95), weight_decay=0.1)
@@ -200,7 +204,7 @@ def gpt(lib):
     def loss_fn(logits, targets):
         return lib.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)),
                                                targets.reshape(-1))
-    return _train_step(lib, model, opt, loss_fn, x, y), 1
+    return _train_step(lib, model, opt, loss_fn, x, y, wrap), 1
 
 
 def run() -> None:
