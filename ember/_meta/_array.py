@@ -133,6 +133,7 @@ class MetaArray(NDArrayOperatorsMixin):
             return value[()]
         return value
 
+
     # ---------------------------------------------------------------- new arrays
     def _like(self, shape=None, dtype=None) -> MetaArray:
         """A fresh contiguous array (what a copying NumPy call returns)."""
@@ -184,10 +185,10 @@ class MetaArray(NDArrayOperatorsMixin):
         return MetaArray(shape, dt, contiguous_strides(shape, dt.itemsize))
 
     def transpose(self, *axes) -> MetaArray:
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = axes[0]
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list, np.ndarray)):
+            axes = tuple(axes[0])
         axes = tuple(range(self.ndim))[::-1] if not axes or axes[0] is None else \
-            tuple(a % max(self.ndim, 1) for a in axes)
+            tuple(int(a) % max(self.ndim, 1) for a in axes)
         return self._view(tuple(self.shape[a] for a in axes),
                           tuple(self.strides[a] for a in axes))
 
@@ -345,3 +346,12 @@ def _infer_size(shape: tuple, numel: int) -> tuple:
     if math.prod(shape) != numel:
         raise ValueError(f"cannot reshape array of size {numel} into shape {shape}")
     return shape
+
+
+def as_storage(value):
+    """An op's result as a tensor's storage: a MetaArray as it is (taken out of its box, see
+    MetaArray.__array__), anything else as a NumPy array."""
+    if type(value) is MetaArray:
+        return value
+    value = np.asarray(value)
+    return MetaArray.unbox(value) if value.dtype == object else value

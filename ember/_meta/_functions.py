@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ._array import MetaArray, MetaUnsupported, reduced_shape, result_dtype, shape_of
+from ._layout import with_new_dims
 
 HANDLERS: dict = {}
 
@@ -134,7 +135,7 @@ def _expand_dims(a, axis):
     for x in axes:
         shape.insert(x, 1)
         strides.insert(x, 0)
-    return MetaArray(shape, a.dtype, strides)
+    return MetaArray(shape, a.dtype, with_new_dims(shape, strides, axes, a.itemsize))
 
 
 @handles(np.moveaxis)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._array import MetaArray, MetaUnsupported
+from ._layout import with_new_dims
 
 
 def _is_int(k) -> bool:
@@ -44,9 +45,11 @@ def index_result(array: MetaArray, key) -> MetaArray:
     has_array = any(isinstance(k, (list, np.ndarray, MetaArray)) for k in key)
     shape, strides = [], []
     advanced, advanced_at, gaps = [], None, False
+    new_dims = []
     dim = 0
     for k in key:
         if k is None:
+            new_dims.append(len(shape))
             shape.append(1)
             strides.append(0)
             gaps = gaps or bool(advanced)
@@ -77,7 +80,8 @@ def index_result(array: MetaArray, key) -> MetaArray:
         advanced_at = _place(advanced, advanced_at, gaps, len(shape))
         advanced.append(index.shape)
     if not advanced:
-        return MetaArray(tuple(shape), array.dtype, tuple(strides))
+        return MetaArray(shape, array.dtype,
+                         with_new_dims(shape, strides, new_dims, array.itemsize))
     index_shape = np.broadcast_shapes(*advanced)
     shape[advanced_at:advanced_at] = index_shape
     return MetaArray(tuple(shape), array.dtype)

@@ -48,6 +48,15 @@ def layout_like(shape: tuple, itemsize: int, template_shape: tuple,
     return tuple(strides)
 
 
+def with_new_dims(shape: list, strides: list, new: list, itemsize: int) -> tuple:
+    """Strides with torch's values at the inserted size-1 dims `new` (unsqueeze, None in an
+    index): the span of the dim that follows, or one element for a new last dim."""
+    strides = list(strides)
+    for d in sorted(new, reverse=True):
+        strides[d] = shape[d + 1] * strides[d + 1] if d + 1 < len(shape) else itemsize
+    return tuple(strides)
+
+
 def view_strides(shape: tuple, strides: tuple, new_shape: tuple, itemsize: int) -> tuple | None:
     """The strides of `new_shape` as a view of an array with (shape, strides), or None when no
     view exists (the new dims would have to cut across a block that is not laid out evenly).

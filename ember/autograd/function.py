@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._meta import MetaArray
+from .._meta import MetaArray, as_storage
 from .._tensor import Tensor
 from .._modes import DEFAULT as DEFAULT_MODES, current as current_modes, own as own_modes
 from .anomaly_mode import STATE as ANOMALY_STATE
@@ -250,7 +250,7 @@ def _saved_inputs(values, args, arrays) -> tuple:
                     break
             else:
                 if not isinstance(v, Tensor):
-                    v = _wrap(_as_array(v))
+                    v = _wrap(as_storage(v))
             v = SavedTensor(v)
         saved.append(v)
     return tuple(saved)
@@ -270,7 +270,7 @@ def _wrap_outputs(out, ctx):
     single = not isinstance(out, tuple)
     outs = (out,) if single else out
     if ctx is None:
-        result = tuple(o if isinstance(o, Tensor) or o is None else Tensor._wrap(_as_array(o))
+        result = tuple(o if isinstance(o, Tensor) or o is None else Tensor._wrap(as_storage(o))
                        for o in outs)
         return result[0] if single else result
     dirty = getattr(ctx, "_dirty", ())
@@ -290,7 +290,7 @@ def _wrap_outputs(out, ctx):
                 t._base = o._base
             data = o._data
         else:
-            data = _as_array(o)
+            data = as_storage(o)
             t = Tensor._wrap(data)
         differentiable = data.dtype.kind in "fcV" and id(o) not in non_diff
         if differentiable:
@@ -308,11 +308,6 @@ def _wrap_outputs(out, ctx):
     if type(ctx).saves_outputs:
         ctx._outputs_saved = tuple(SavedTensor(t, output_of_node=True) for t in result)
     return result[0] if single else tuple(result)
-
-
-def _as_array(o):
-    """forward's output as a Tensor's storage: a meta array as it is, anything else as NumPy."""
-    return o if type(o) is MetaArray else np.asarray(o)
 
 
 def _as_output_save(saved, raw_outputs, wrapped):
