@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ._device import device, get_default_device, set_default_device
+from ._device import get_default_device, set_default_device  # noqa: F401 (in __all__)
 from ._random import numpy_generator
 from ._tensor import Tensor
 from .nn import functional as F
