@@ -1,9 +1,12 @@
-"""Device objects. ember computes on the CPU only; 'cuda' devices can be named
-(so code that builds them runs) but any attempt to put data there fails as a
-CPU-only PyTorch build does."""
+"""Device objects and the default device. ember computes on the CPU; its 'meta' tensors
+carry shape, dtype and strides without data (ember/_meta). 'cuda' devices can be named (so
+code that builds them runs) but any attempt to put data there fails as a CPU-only PyTorch
+build does."""
 from __future__ import annotations
 
 import builtins
+
+from ._modes import current as current_modes, own as own_modes
 
 
 class device:
@@ -58,16 +61,62 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self) -> "device":
+        """`with torch.device('meta'):` makes this the default device of factory functions
+        (and so of modules built inside) until the block ends."""
+        state = own_modes()
+        state.device_contexts = state.device_contexts + (self,)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        state = own_modes()
+        state.device_contexts = state.device_contexts[:-1]
+
 
 CPU = device("cpu")
+META = device("meta")
+
+
+def get_default_device() -> device:
+    """The device factory functions use when they are given none: the innermost open
+    `with torch.device(...)`, else the one set_default_device chose, else the CPU."""
+    state = current_modes()
+    if state.device_contexts:
+        return state.device_contexts[-1]
+    return state.default_device or CPU
+
+
+def set_default_device(device) -> None:
+    """Make `device` (a device or its name; None for the CPU again) the default device of
+    factory functions in this thread."""
+    if device is not None:
+        device = factory_device(device)
+    own_modes().default_device = device
+
+
+def factory_device(dev) -> device:
+    """The device a factory function creates on: `dev`, or the default device when it is None.
+    Only the CPU and the meta device hold tensors in ember."""
+    if dev is None:
+        return get_default_device()
+    if not isinstance(dev, device):
+        dev = device(dev)
+    if dev.type != "meta":
+        check_device(dev)
+    return dev
 
 
 def check_device(dev) -> None:
-    """Accept the CPU; refuse any other device with torch's CPU-build error."""
+    """Accept the CPU; refuse any other device with torch's CPU-build error (the meta device
+    only where the caller handles it, see factory_device)."""
     if dev is None:
         return
     if not isinstance(dev, device):
         dev = device(dev)
+    if dev.type == "meta":
+        raise NotImplementedError("this operation does not support the meta device in ember; "
+                                  "meta tensors come from factory functions, .to('meta') and "
+                                  "modules built under `with torch.device('meta'):`")
     if dev.type == "cuda":
         raise AssertionError(
             "Torch not compiled with CUDA enabled. ember runs on the CPU only: drop "

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ._device import check_device, device
+from ._device import get_default_device, set_default_device  # noqa: F401 (in __all__)
 from ._random import numpy_generator
 from ._tensor import Tensor
 from .nn import functional as F
@@ -398,16 +398,6 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0,
     """A 1-D tensor over a Python buffer's bytes (shared memory, as in torch)."""
     array = np.frombuffer(buffer, dtype=dtype.numpy, count=count, offset=offset)
     return Tensor._wrap(array).requires_grad_(requires_grad)
-
-
-def get_default_device() -> device:
-    """The device factories use when none is given: always the CPU in ember."""
-    return device("cpu")
-
-
-def set_default_device(device) -> None:
-    """Only the CPU (or None, its default) is accepted: ember has no other device."""
-    check_device(device)
 
 
 _MATMUL_PRECISION = ["highest"]

@@ -28,7 +28,7 @@ class ModeState:
 
     __slots__ = ("grad_enabled", "inference", "autocast_enabled", "autocast_dtype",
                  "autocast_cuda_dtype", "autocast_cache_enabled", "autocast_nesting",
-                 "autocast_cache", "recorder", "doctor")
+                 "autocast_cache", "recorder", "doctor", "default_device", "device_contexts")
 
     def __init__(self):
         self.grad_enabled = True
@@ -41,6 +41,8 @@ class ModeState:
         self.autocast_cache = {}                # id(weight) -> (weight, its cast)
         self.recorder = None                    # intercepts Function.apply when set
         self.doctor = None                      # ember.doctor's checks, when enabled
+        self.default_device = None              # set_default_device's device (None: the CPU)
+        self.device_contexts = ()               # devices of open `with torch.device(...)`
 
 
 DEFAULT = ModeState()

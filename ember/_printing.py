@@ -264,7 +264,13 @@ def tensor_repr(t, tensor_contents: str | None = None) -> str:
     indent = len(prefix)
     data = t._data
     suffixes = []
-    if data.size == 0:
+    if t.is_meta:
+        # No values to show: torch prints '...', the device, the size and a non-default dtype.
+        suffixes += ["device='meta'", f"size={tuple(data.shape)}"]
+        if t.dtype is not _dtype.get_default_dtype():
+            suffixes.append(f"dtype={t.dtype}")
+        body = "..." if tensor_contents is None else tensor_contents
+    elif data.size == 0:
         # No entries to tell int64 from float: always name a non-default dtype.
         if data.ndim != 1:
             suffixes.append(f"size={tuple(data.shape)}")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype, _layout, _memory_format
-from ._device import CPU, check_device, device as _device_cls
+from ._device import CPU, META, check_device, device as _device_cls
+from ._meta import MetaArray
 from ._size import Size
 from ._storage import StorageMethods, storage_bytes
 from ._modes import current as modes
@@ -132,12 +133,20 @@ class Tensor(StorageMethods):
 
     @property
     def device(self) -> _device_cls:
-        return CPU
+        return META if type(self._data) is MetaArray else CPU
 
-    # torch's device and layout predicates: a strided, dense CPU tensor, nothing else.
-    is_cpu = True
+    @property
+    def is_meta(self) -> bool:
+        """Whether the tensor is on the meta device: shape, dtype and strides, no data."""
+        return type(self._data) is MetaArray
+
+    @property
+    def is_cpu(self) -> bool:
+        return type(self._data) is not MetaArray
+
+    # torch's device and layout predicates: a strided, dense tensor on the CPU or meta device.
     is_cuda = is_xpu = is_mps = is_mtia = is_maia = is_ipu = is_xla = is_vulkan = False
-    is_meta = is_mkldnn = is_sparse = is_sparse_csr = is_quantized = is_nested = False
+    is_mkldnn = is_sparse = is_sparse_csr = is_quantized = is_nested = False
     layout = _layout.strided
 
     def is_distributed(self) -> bool:
@@ -186,7 +195,9 @@ class Tensor(StorageMethods):
         return _memory_format.is_contiguous_as(self._data, memory_format)
 
     def data_ptr(self) -> int:
-        """Address of the first element in memory."""
+        """Address of the first element in memory (0 for a meta tensor, which has none)."""
+        if type(self._data) is MetaArray:
+            return 0
         return self._data.__array_interface__["data"][0]
 
     def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
@@ -316,6 +327,8 @@ class Tensor(StorageMethods):
         # invisible to autograd (the reason .data is discouraged). It is no autograd view,
         # but it does sit in the same storage, at the same offset.
         t = Tensor._wrap(self._data)
+        if type(self._data) is MetaArray:
+            return t
         if self._base is not None or getattr(self, "_storage_buffer", None) is not None:
             t._storage_buffer = storage_bytes(self)
         return t
@@ -382,10 +395,23 @@ class Tensor(StorageMethods):
                                    "tensor.detach().numpy() instead.")
             if self._data.dtype == _dtype.bfloat16.numpy:
                 raise TypeError("Got unsupported ScalarType BFloat16")
+        self._refuse_meta_numpy()
         return self._data
+
+    def _refuse_meta_numpy(self) -> None:
+        if type(self._data) is MetaArray:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
+
+    def _refuse_meta_copy(self) -> None:
+        if type(self._data) is MetaArray:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data! A meta tensor "
+                                      "has only a shape and a dtype: materialise the module "
+                                      "with to_empty(device='cpu') and load its weights.")
 
     def __array__(self, dtype=None, copy=None):
         _python_value("__array__", "NumPy array", self)
+        self._refuse_meta_numpy()
         data = self._data
         return data if dtype is None else data.astype(dtype)
 
@@ -398,6 +424,8 @@ class Tensor(StorageMethods):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
+        if type(self._data) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         value = self._data.reshape(()).item() if self._data.dtype != _dtype.bfloat16.numpy \
             else float(self._data.reshape(()))
         return value
@@ -405,6 +433,7 @@ class Tensor(StorageMethods):
     def tolist(self):
         """The tensor's values as (nested) Python lists of Python numbers."""
         _python_value("tolist", "list", self)
+        self._refuse_meta_copy()
         data = self._data
         if data.dtype == _dtype.bfloat16.numpy:
             data = data.astype(np.float32)
@@ -482,7 +511,8 @@ class Tensor(StorageMethods):
         return new
 
     def cpu(self, memory_format=None) -> "Tensor":
-        """The tensor on the CPU: self, as every ember tensor lives there."""
+        """The tensor on the CPU: self for a CPU tensor; a meta tensor has no data to copy."""
+        self._refuse_meta_copy()
         return self
 
     def cuda(self, device=None, non_blocking: bool = False, memory_format=None):

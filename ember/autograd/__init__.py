@@ -42,7 +42,7 @@ def _root_grads(outputs, grad_outputs):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs. "
                                    "Hint: call .sum() or .mean() on the output first, or pass "
                                    "gradient=torch.ones_like(output).")
-            g = Tensor._wrap(np.ones(out._data.shape, dtype=out._data.dtype))
+            g = Tensor._wrap(np.ones_like(out._data))
         elif not isinstance(g, Tensor):
             g = Tensor._wrap(array_from_data(g, out.dtype))
         elif g.shape != out.shape:

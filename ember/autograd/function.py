@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._meta import MetaArray, as_storage
 from .._tensor import Tensor
 from .._modes import DEFAULT as DEFAULT_MODES, current as current_modes, own as own_modes
 from .anomaly_mode import STATE as ANOMALY_STATE
@@ -110,7 +111,11 @@ class Function(Node):
             # A plain loop: cheaper than a comprehension, which is a call of its own.
             inputs = []
             for a in args:
-                inputs.append(a._data if isinstance(a, Tensor) else a)
+                if isinstance(a, Tensor):
+                    a = a._data
+                    if type(a) is MetaArray:
+                        return _apply_on_meta(cls, ctx, args, kwargs)
+                inputs.append(a)
         else:
             inputs = args
         # Fast path: nothing to record. Forward still runs with grad mode off, so a user
@@ -134,9 +139,11 @@ class Function(Node):
     def _apply_recording(cls, ctx, args, kwargs, modes):
         """Run forward and record ctx as the graph node of the outputs."""
         edges, metas, needs, arrays = [], [], [], []
+        meta = False
         for a in args:
             if isinstance(a, Tensor):
                 data = a._data
+                meta = meta or type(data) is MetaArray
                 if arrays:
                     for earlier, array in zip(args, arrays):
                         if array is data and earlier is not a:
@@ -168,7 +175,10 @@ class Function(Node):
             modes = own_modes()
         modes.grad_enabled = False
         try:
-            out = cls.forward(ctx, *(arrays if cls._arrays_in else args), **kwargs)
+            if meta:
+                out = _forward_on_meta(cls, ctx, args, arrays, kwargs)
+            else:
+                out = cls.forward(ctx, *(arrays if cls._arrays_in else args), **kwargs)
         finally:
             modes.grad_enabled = True
         raw_saved = ctx._raw_saved      # the node keeps the Tensors, not forward's arrays
@@ -187,6 +197,46 @@ class Function(Node):
         return _mark_views(result, args[0]) if cls.is_view else result
 
 
+def _apply_on_meta(cls, ctx, args, kwargs):
+    """apply() without recording, for arguments that include meta tensors."""
+    modes = own_modes()
+    enabled, modes.grad_enabled = modes.grad_enabled, False
+    try:
+        out = _forward_on_meta(cls, ctx, args, [a._data if isinstance(a, Tensor) else a
+                                                for a in args], kwargs)
+    finally:
+        modes.grad_enabled = enabled
+    result = _wrap_outputs(out, None)
+    return _mark_views(result, args[0]) if cls.is_view else result
+
+
+def _forward_on_meta(cls, ctx, args, arrays, kwargs):
+    """Run forward on meta arrays (ember/_meta), which compute only shapes, dtypes and strides.
+
+    torch refuses to mix meta tensors with CPU tensors (a zero-dim CPU tensor may join in, as a
+    number would). A NumPy call that needs data raises MetaUnsupported (and a compiled kernel
+    handed a meta array fails its own way): both are reported as NotImplementedError naming
+    the op. np.asarray(meta array) gives a zero-dim object array
+    holding it (MetaArray.__array__); such outputs are unpacked here."""
+    for a in args:
+        if isinstance(a, Tensor) and type(a._data) is not MetaArray and a._data.ndim:
+            raise RuntimeError("Tensor on device cpu is not on the expected device meta!")
+    if not cls._is_primitive:
+        ctx.needs_input_grad = (False,) * len(args)
+    unsupported = f"{cls.__qualname__} is not supported on the meta device in ember"
+    try:
+        out = cls.forward(ctx, *(arrays if cls._arrays_in else args), **kwargs)
+    except (RuntimeError, IndexError):      # ember's own checks, with torch's messages
+        raise
+    except Exception as e:      # MetaUnsupported, or a kernel that was handed a meta array
+        raise NotImplementedError(f"{unsupported} ({type(e).__name__}: {e})") from None
+    outs = tuple(MetaArray.unbox(o) for o in (out if isinstance(out, tuple) else (out,)))
+    if any(isinstance(o, np.ndarray) for o in outs):
+        # forward made real arrays: never present values computed without data
+        raise NotImplementedError(f"{unsupported} (its forward computes on data)")
+    return outs if isinstance(out, tuple) else outs[0]
+
+
 def _saved_inputs(values, args, arrays) -> tuple:
     """What a primitive's forward saved, as SavedTensors: an input's own array stands for
     the input Tensor, so that backward computes on it with ember ops (differentiably) and
@@ -200,7 +250,7 @@ def _saved_inputs(values, args, arrays) -> tuple:
                     break
             else:
                 if not isinstance(v, Tensor):
-                    v = _wrap(np.asarray(v))
+                    v = _wrap(as_storage(v))
             v = SavedTensor(v)
         saved.append(v)
     return tuple(saved)
@@ -220,7 +270,7 @@ def _wrap_outputs(out, ctx):
     single = not isinstance(out, tuple)
     outs = (out,) if single else out
     if ctx is None:
-        result = tuple(o if isinstance(o, Tensor) or o is None else Tensor._wrap(np.asarray(o))
+        result = tuple(o if isinstance(o, Tensor) or o is None else Tensor._wrap(as_storage(o))
                        for o in outs)
         return result[0] if single else result
     dirty = getattr(ctx, "_dirty", ())
@@ -240,7 +290,7 @@ def _wrap_outputs(out, ctx):
                 t._base = o._base
             data = o._data
         else:
-            data = np.asarray(o)
+            data = as_storage(o)
             t = Tensor._wrap(data)
         differentiable = data.dtype.kind in "fcV" and id(o) not in non_diff
         if differentiable:

@@ -1,7 +1,8 @@
 """nn.init: fill a tensor in place with values from an initialisation scheme.
 
 Every function writes into the tensor's own memory without recording autograd
-history (as torch does under no_grad) and returns the tensor.
+history (as torch does under no_grad) and returns the tensor. A meta tensor has no
+memory: the functions check their arguments, draw nothing and return it.
 """
 from __future__ import annotations
 
@@ -70,11 +71,15 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill `tensor` in place with draws from the uniform distribution U(a, b); returns it."""
+    if tensor.is_meta:
+        return tensor
     return _write(tensor, numpy_generator(generator).uniform(a, b, tensor.shape))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill `tensor` in place with draws from N(mean, std**2); returns it."""
+    if tensor.is_meta:
+        return tensor
     return _write(tensor, mean + std * numpy_generator(generator).standard_normal(tensor.shape))
 
 
@@ -87,6 +92,8 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
+    if tensor.is_meta:
+        return tensor
     low, high = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
     u = numpy_generator(generator).uniform(2 * low - 1, 2 * high - 1, tensor.shape)
     values = erfinv(u) * (std * math.sqrt(2.0)) + mean
@@ -113,6 +120,8 @@ def eye_(tensor: Tensor) -> Tensor:
     for any rectangular shape); returns it."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
     return _write(tensor, np.eye(*tensor.shape))
 
 
@@ -124,6 +133,8 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     if sizes[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
     out_per_group = sizes[0] // groups
+    if tensor.is_meta:
+        return tensor
     n = min(out_per_group, sizes[1])
     values = np.zeros(sizes)
     centre = tuple(s // 2 for s in sizes[2:])
@@ -178,7 +189,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     """A (semi-)orthogonal matrix from the QR decomposition of a Gaussian matrix."""
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
@@ -198,6 +209,8 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
+    if tensor.is_meta:
+        return tensor
     rng = numpy_generator(generator)
     values = std * rng.standard_normal((rows, cols))
     # A random permutation of the rows of each column: its first num_zeros rows are zeroed.

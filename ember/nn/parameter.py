@@ -129,6 +129,10 @@ class UninitializedTensorMixin:
         self._data = _STORAGE.__get__(value)   # value may be uninitialized itself
         self._vc = value._vc
 
+    def cpu(self, memory_format=None):
+        """self: an uninitialized tensor is on the CPU and has no data to copy."""
+        return self
+
     @property
     def dtype(self):
         return self._placeholder().dtype

@@ -20,6 +20,7 @@ import functools
 
 import numpy as np
 
+from .._meta import as_storage
 from .._modes import current as modes
 from .._tensor import Tensor
 from ..autograd.function import Function
@@ -38,8 +39,8 @@ class NonDifferentiable(Function):
     @staticmethod
     def forward(ctx, *args, **kwargs):
         out = type(ctx).compute(*args, **kwargs)
-        outs = tuple(np.asarray(o) for o in out) if isinstance(out, tuple) else \
-            (np.asarray(out),)
+        outs = tuple(as_storage(o) for o in out) if isinstance(out, tuple) else \
+            (as_storage(out),)
         ctx.mark_non_differentiable(*outs)
         return outs if isinstance(out, tuple) else outs[0]
 
@@ -63,8 +64,8 @@ def run(cls: type, *args, **kwargs):
         return cls.apply(*args, **kwargs)
     out = cls.compute(*args, **kwargs)
     if isinstance(out, tuple):
-        return tuple(Tensor._wrap(np.asarray(o)) for o in out)
-    return Tensor._wrap(np.asarray(out))
+        return tuple(Tensor._wrap(as_storage(o)) for o in out)
+    return Tensor._wrap(as_storage(out))
 
 
 def _arrays(result):

@@ -1,4 +1,8 @@
-"""Tensor creation: tensor/as_tensor/from_numpy and the zeros/ones/arange family."""
+"""Tensor creation: tensor/as_tensor/from_numpy and the zeros/ones/arange family.
+
+Every factory takes device=: None means the default device (set_default_device, or an open
+`with torch.device(...)`), and on the meta device a factory computes only the shape and dtype
+of its result (see on_meta / meta_result)."""
 from __future__ import annotations
 
 import builtins
@@ -8,10 +12,11 @@ import warnings
 import numpy as np
 
 from .. import _dtype
-from .._device import check_device
+from .._device import factory_device
 from .._layout import check_layout
 from .._memory_format import contiguous_format, like_layout, new_layout, preserve_format
 from .._data_conversion import array_from_data
+from .._meta import MetaArray
 from .._size import size_from_args
 from .._tensor import Tensor
 from ._nondifferentiable import recorded
@@ -22,6 +27,25 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "scalar_tensor", "zeros", "ones"
            "logspace", "eye", "tril_indices", "triu_indices", "empty_strided",
            "empty_permuted"]
 METHODS = ["new_zeros", "new_ones", "new_empty", "new_full", "new_empty_strided"]
+
+
+def on_meta(device) -> bool:
+    """Whether a factory given device= `device` creates a meta tensor (None: the default
+    device); refuses devices ember has no memory on."""
+    return factory_device(device).type == "meta"
+
+
+def meta_result(shape, dtype, requires_grad: bool = False) -> Tensor:
+    """A factory's result on the meta device: a contiguous tensor of `shape` and `dtype` (an
+    ember or NumPy dtype) without data."""
+    return _finish(MetaArray(shape, getattr(dtype, "numpy", dtype)), requires_grad)
+
+
+def _placed(data: np.ndarray, device, requires_grad: bool) -> Tensor:
+    """A factory's computed array as a tensor on `device` (meta keeps its shape and dtype)."""
+    if on_meta(device):
+        return meta_result(data.shape, data.dtype, requires_grad)
+    return _finish(data, requires_grad)
 
 
 def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
@@ -39,18 +63,19 @@ def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of `data`."""
-    check_device(device)
+    factory_device(device)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-    return _finish(array_from_data(data, dtype), requires_grad)
+    return _placed(array_from_data(data, dtype), device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like tensor(), but shares memory with a Tensor or NumPy array when no cast is needed."""
-    check_device(device)
+    if on_meta(device):
+        return _placed(array_from_data(data, dtype), device, False)
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
     if isinstance(data, np.ndarray):
@@ -75,8 +100,8 @@ def scalar_tensor_like(value, like) -> Tensor:
 @recorded("scalar_tensor")
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A zero-dimensional tensor holding the number `s` (default dtype float32)."""
-    check_device(device)
-    return _finish(np.array(s, dtype=(dtype or _dtype.get_default_dtype()).numpy), requires_grad)
+    return _placed(np.array(s, dtype=(dtype or _dtype.get_default_dtype()).numpy), device,
+                   requires_grad)
 
 
 def size_argument(sizes: tuple, size, name: str) -> tuple:
@@ -94,8 +119,9 @@ def size_argument(sizes: tuple, size, name: str) -> tuple:
 
 
 def _filled(size, fill, dtype, device, requires_grad) -> Tensor:
-    check_device(device)
     dt = (dtype or _dtype.get_default_dtype()).numpy
+    if on_meta(device):
+        return meta_result(size, dt, requires_grad)
     if fill is None:
         data = np.empty(size, dtype=dt)
     elif fill == 0:
@@ -173,6 +199,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
 
 def _like(input: Tensor, fill, dtype, device, requires_grad, memory_format,
           function: str, layout=None) -> Tensor:
+    # A *_like factory creates on input's device unless told otherwise.
+    device = input.device if device is None else device
     t = _filled(input._data.shape, fill, dtype or input.dtype, device, requires_grad)
     return laid_out_like(t, input, memory_format, function, layout)
 
@@ -182,7 +210,10 @@ def laid_out_like(t: Tensor, input: Tensor, memory_format, function: str,
     """t, a *_like factory's row-major result, given the layout that factory promises:
     memory_format's, or for preserve_format the order of input's strides."""
     check_layout(layout, function)
-    t._data = like_layout(t._data, memory_format, input._data, function)
+    like = input._data
+    if t.is_meta and not input.is_meta:     # the layout of input's metadata, without its data
+        like = MetaArray(like.shape, like.dtype, like.strides)
+    t._data = like_layout(t._data, memory_format, like, function)
     return t
 
 
@@ -219,7 +250,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False) -> Tensor:
     """Values start, start+step, ... below end; int64 unless an argument is a float."""
-    check_device(device)
+    meta = on_meta(device)
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -239,6 +270,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         count = max(0, -((start - end) // step))        # exact for large integers
     else:
         count = max(0, math.ceil((end - start) / step))
+    if meta:
+        return meta_result((count,), dtype, requires_grad)
     if dtype in (_dtype.float32, _dtype.float64):
         data = _arange_like_torch(start, step, count, dtype.numpy)
     elif dtype.is_floating_point:
@@ -275,8 +308,11 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
     count = int((end - start) // step) + 1
+    dt = dtype or _dtype.get_default_dtype()
+    if on_meta(device):
+        return meta_result((count,), dt, requires_grad)
     data = start + np.arange(count, dtype=np.float64) * step
-    return _finish(data.astype((dtype or _dtype.get_default_dtype()).numpy), requires_grad)
+    return _finish(data.astype(dt.numpy), requires_grad)
 
 
 def _cast_to_integer(value, dt: _dtype.dtype) -> int:
@@ -295,13 +331,17 @@ def _integer_spaced(start, end, steps: int, dt: _dtype.dtype) -> np.ndarray:
     return np.where(idx < max(steps // 2, 1), lo + step * idx, hi - step * (steps - 1 - idx))
 
 
-def _spaced(start, end, steps: int, dt: _dtype.dtype) -> np.ndarray:
-    """torch's linspace values: the first half counted up from start, the second half
-    down from end, each element rounded once (torch's kernel fuses multiply and add)."""
+def _check_steps(steps) -> None:
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
         raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+
+
+def _spaced(start, end, steps: int, dt: _dtype.dtype) -> np.ndarray:
+    """torch's linspace values: the first half counted up from start, the second half
+    down from end, each element rounded once (torch's kernel fuses multiply and add)."""
+    _check_steps(steps)
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     idx = np.arange(steps)
     first = idx < max(steps // 2, 1)
@@ -328,16 +368,20 @@ def _spaced(start, end, steps: int, dt: _dtype.dtype) -> np.ndarray:
 def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     """`steps` evenly spaced values from start to end inclusive."""
-    check_device(device)
     dt = dtype or _dtype.get_default_dtype()
+    if on_meta(device):
+        _check_steps(steps)
+        return meta_result((steps,), dt, requires_grad)
     return _finish(_spaced(start, end, steps, dt), requires_grad)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None,
              layout=None, device=None, requires_grad=False) -> Tensor:
     """base ** linspace(start, end, steps)."""
-    check_device(device)
     dt = dtype or _dtype.get_default_dtype()
+    if on_meta(device):
+        _check_steps(steps)
+        return meta_result((steps,), dt, requires_grad)
     if not (dt.is_floating_point or dt.is_complex):
         if steps == 1:             # torch fills base ** start, checked against the range
             value = float(base) ** float(start.item() if isinstance(start, Tensor) else start)
@@ -360,12 +404,13 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
         requires_grad=False) -> Tensor:
     """2-D tensor with ones on the diagonal and zeros elsewhere, n rows and m (default n) columns.
     """
-    check_device(device)
     dt = dtype or _dtype.get_default_dtype()
+    if on_meta(device):
+        return meta_result((n, n if m is None else m), dt, requires_grad)
     return _finish(np.eye(n, n if m is None else m, dtype=dt.numpy), requires_grad)
 
 
-def _triangle_indices(row: int, col: int, offset: int, dtype, upper: bool) -> Tensor:
+def _triangle_indices(row: int, col: int, offset: int, dtype, upper: bool, device) -> Tensor:
     """2 x N (row, column) coordinates of a row x col matrix's lower or upper triangle."""
     name = "triu_indices" if upper else "tril_indices"
     for label, n in (("row", row), ("col", col)):
@@ -376,59 +421,63 @@ def _triangle_indices(row: int, col: int, offset: int, dtype, upper: bool) -> Te
         raise NotImplementedError(f'"{name}" not implemented for '
                                   f"'{scalar_type_name(dtype)}'")
     pick = np.triu_indices if upper else np.tril_indices
-    return Tensor._wrap(np.stack(pick(row, offset, col)).astype(dtype.numpy))
+    return _placed(np.stack(pick(row, offset, col)).astype(dtype.numpy), device, False)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_dtype.int64, device=None,
                  layout=None) -> Tensor:
     """2 x N tensor of the (row, column) coordinates of the lower triangle of a row x col matrix, on
     and below diagonal `offset`."""
-    check_device(device)
-    return _triangle_indices(row, col, offset, dtype, upper=False)
+    return _triangle_indices(row, col, offset, dtype, upper=False, device=device)
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_dtype.int64, device=None,
                  layout=None) -> Tensor:
     """2 x N tensor of the (row, column) coordinates of the upper triangle of a row x col matrix, on
     and above diagonal `offset`."""
-    check_device(device)
-    return _triangle_indices(row, col, offset, dtype, upper=True)
+    return _triangle_indices(row, col, offset, dtype, upper=True, device=device)
 
 
 # ---------------------------------------------------------------- Tensor.new_*
-# Same dtype (and device) as `self` unless dtype= says otherwise.
+# Same dtype and device as `self` unless dtype= / device= say otherwise.
 def new_zeros(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False) -> Tensor:
     """Tensor of the given size filled with 0, with self's dtype unless given."""
-    return zeros(*sizes, size=size, dtype=dtype or self.dtype, device=device,
+    return zeros(*sizes, size=size, dtype=dtype or self.dtype,
+                 device=self.device if device is None else device,
                  requires_grad=requires_grad)
 
 
 def new_ones(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False) -> Tensor:
     """Tensor of the given size filled with 1, with self's dtype unless given."""
-    return ones(*sizes, size=size, dtype=dtype or self.dtype, device=device,
-                requires_grad=requires_grad)
+    return ones(*sizes, size=size, dtype=dtype or self.dtype,
+                device=self.device if device is None else device, requires_grad=requires_grad)
 
 
 def new_empty(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False) -> Tensor:
     """Uninitialised tensor of the given size, with self's dtype unless given."""
-    return empty(*sizes, size=size, dtype=dtype or self.dtype, device=device,
+    return empty(*sizes, size=size, dtype=dtype or self.dtype,
+                 device=self.device if device is None else device,
                  requires_grad=requires_grad)
 
 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False) -> Tensor:
     """Tensor of shape `size` filled with fill_value, with self's dtype unless given."""
-    return full(size, fill_value, dtype=dtype or self.dtype, device=device,
-                requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype or self.dtype,
+                device=self.device if device is None else device, requires_grad=requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Uninitialised memory seen with the given strides (a view of a fresh buffer)."""
     size, stride = tuple(size), tuple(stride)
+    if on_meta(device):
+        dt = (dtype or _dtype.get_default_dtype()).numpy
+        return _finish(MetaArray(size, dt, tuple(s * dt.itemsize for s in stride)),
+                       requires_grad)
     span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     base = empty(span, dtype=dtype, device=device)
     return as_strided(base, size, stride).requires_grad_(requires_grad)
@@ -444,5 +493,6 @@ def new_empty_strided(self: Tensor, size, stride, *, dtype=None, layout=None, de
     if any(s < 0 for s in stride):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} "
                            f"and strides={list(stride)}")
-    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device,
+    return empty_strided(size, stride, dtype=dtype or self.dtype,
+                         device=self.device if device is None else device,
                          requires_grad=requires_grad)

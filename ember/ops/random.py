@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from .._device import check_device
 from .._layout import check_layout
 from .._memory_format import preserve_format
 from .._random import numpy_generator
 from .._tensor import Tensor
 from ._nondifferentiable import recorded
-from .creation import _finish, laid_out_like, size_argument, size_from_args
+from .creation import _finish, laid_out_like, meta_result, on_meta, size_argument, size_from_args
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
            "rand_like", "randn_like", "randint_like", "poisson"]
@@ -40,10 +39,12 @@ def _make(data: np.ndarray, dtype: _dtype.dtype, requires_grad: bool) -> Tensor:
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
     """Tensor of the given size with values drawn uniformly from [0, 1)."""
-    check_device(device)
+    meta = on_meta(device)
     dt = _float_dtype(dtype)
     check_layout(layout, "rand")
     shape = size_argument(sizes, size, "rand")
+    if meta:
+        return meta_result(shape, dt, requires_grad)
     data = numpy_generator(generator).random(shape, dtype=np.float32 if dt.itemsize <= 4
                                               else np.float64)
     return _make(data, dt, requires_grad)
@@ -53,10 +54,12 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False) -> Tensor:
     """Tensor of the given size with values drawn from the standard normal distribution."""
-    check_device(device)
+    meta = on_meta(device)
     dt = _float_dtype(dtype, "normal_kernel_cpu")
     check_layout(layout, "randn")
     shape = size_argument(sizes, size, "randn")
+    if meta:
+        return meta_result(shape, dt, requires_grad)
     data = numpy_generator(generator).standard_normal(
         shape, dtype=np.float32 if dt.itemsize <= 4 else np.float64)
     return _make(data, dt, requires_grad)
@@ -66,7 +69,7 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
 def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
             device=None, requires_grad=False) -> Tensor:
     """randint(high, size) or randint(low, high, size): integers in [low, high)."""
-    check_device(device)
+    meta = on_meta(device)
     if size is None:
         if isinstance(high, (tuple, list)):
             low, high, size = 0, low, high
@@ -78,6 +81,8 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     shape = size_from_args((size,))
+    if meta:
+        return meta_result(shape, dtype or _dtype.int64, requires_grad)
     data = numpy_generator(generator).integers(low, high, shape, dtype=np.int64)
     return _make(data, dtype or _dtype.int64, requires_grad)
 
@@ -86,7 +91,8 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
 def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False) -> Tensor:
     """A random permutation of the integers 0 .. n-1 (int64 by default)."""
-    check_device(device)
+    if on_meta(device):
+        return meta_result((n,), dtype or _dtype.int64, requires_grad)
     return _make(numpy_generator(generator).permutation(n), dtype or _dtype.int64,
                  requires_grad)
 
@@ -112,6 +118,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     shape = size_from_args((size,))
     dt = _float_dtype(dtype)
+    if on_meta(device):
+        return meta_result(shape, dt, requires_grad)
     return _make(mean + std * rng.standard_normal(shape), dt, requires_grad)
 
 
@@ -164,7 +172,8 @@ def poisson(input: Tensor, generator=None) -> Tensor:
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
     """rand with input's shape (and dtype, unless given)."""
-    t = rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    t = rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad,
+             device=input.device if device is None else device)
     return laid_out_like(t, input, memory_format, "rand_like", layout)
 
 
@@ -172,7 +181,8 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
     """randn with input's shape (and dtype, unless given)."""
-    t = randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    t = randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad,
+             device=input.device if device is None else device)
     return laid_out_like(t, input, memory_format, "randn_like", layout)
 
 
@@ -183,15 +193,19 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
     is high."""
     if high is None:
         low, high = 0, low
-    t = randint(low, high, input.shape, dtype=dtype or input.dtype)
+    t = randint(low, high, input.shape, dtype=dtype or input.dtype,
+                device=input.device if device is None else device)
     return laid_out_like(t, input, memory_format, "randint_like", layout)
 
 
 # ---------------------------------------------------------------- in-place fillers
-def _fill(self: Tensor, data) -> Tensor:
-    """Write sampled values into self without recording autograd history."""
+def _fill(self: Tensor, generator, draw) -> Tensor:
+    """Write draw(rng, shape)'s samples into self without recording autograd history. A meta
+    tensor has nothing to write: nothing is drawn, and the generator's state stays."""
     self._check_inplace()
-    np.copyto(self._data, data, casting="unsafe")
+    if not self.is_meta:
+        np.copyto(self._data, draw(numpy_generator(generator), self._data.shape),
+                  casting="unsafe")
     self._bump_version()
     return self
 
@@ -199,7 +213,7 @@ def _fill(self: Tensor, data) -> Tensor:
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from U(a, b); returns self."""
     _require_float(self.dtype, "check_uniform_bounds")
-    return _fill(self, numpy_generator(generator).uniform(a, b, self._data.shape))
+    return _fill(self, generator, lambda rng, shape: rng.uniform(a, b, shape))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
@@ -207,14 +221,14 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     _require_float(self.dtype, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill(self, mean + std * numpy_generator(generator).standard_normal(self._data.shape))
+    return _fill(self, generator, lambda rng, shape: mean + std * rng.standard_normal(shape))
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     """Fill self in place with 0/1 draws that are 1 with probability p (a number or a tensor);
     returns self."""
     prob = p._data if isinstance(p, Tensor) else p
-    return _fill(self, numpy_generator(generator).random(self._data.shape) < prob)
+    return _fill(self, generator, lambda rng, shape: rng.random(shape) < prob)
 
 
 def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=None) -> Tensor:
@@ -222,27 +236,27 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=No
     range); returns self."""
     if to is None:
         to = 2 ** 24 if self.is_floating_point() else np.iinfo(self._data.dtype).max
-    return _fill(self, numpy_generator(generator).integers(from_, to, self._data.shape))
+    return _fill(self, generator, lambda rng, shape: rng.integers(from_, to, shape))
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from the exponential distribution of rate lambd."""
-    return _fill(self, numpy_generator(generator).exponential(1.0 / lambd, self._data.shape))
+    return _fill(self, generator, lambda rng, shape: rng.exponential(1.0 / lambd, shape))
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     """Fill self in place with draws from the geometric distribution of success probability p (the
     number of trials up to the first success)."""
-    return _fill(self, numpy_generator(generator).geometric(p, self._data.shape))
+    return _fill(self, generator, lambda rng, shape: rng.geometric(p, shape))
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
     """Fill self in place with exp(N(mean, std**2)) draws."""
-    return _fill(self, numpy_generator(generator).lognormal(mean, std, self._data.shape))
+    return _fill(self, generator, lambda rng, shape: rng.lognormal(mean, std, shape))
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from the Cauchy distribution (median, sigma)."""
-    return _fill(self, median + sigma * numpy_generator(generator).standard_cauchy(
-        self._data.shape))
+    return _fill(self, generator,
+                 lambda rng, shape: median + sigma * rng.standard_cauchy(shape))
 

@@ -14,7 +14,7 @@ import warnings
 from collections import OrderedDict, namedtuple
 
 from ... import _dtype
-from ..._device import check_device
+from ..._device import factory_device
 from ..._modes import current as _current_modes
 from ..._memory_format import preserve_format
 from ..._tensor import Tensor, parse_to_args
@@ -471,13 +471,20 @@ class Module:
 
     def to(self, *args, **kwargs) -> Module:
         """Move and/or cast parameters and buffers in place: to(dtype), to(device), to(tensor) or
-        to(device, dtype); only floating tensors change dtype. Returns self."""
+        to(device, dtype); only floating tensors change dtype. Returns self. A module on the
+        meta device has no data to move: use to_empty() to give it memory."""
         dtype, dev, fmt = parse_to_args(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
-        check_device(dev)
-        if dtype is None and fmt is preserve_format:
+        if dev is not None:
+            dev = factory_device(dev)
+            if dev.type != "meta" and any(t.is_meta for t in self._tensors()):
+                raise NotImplementedError(
+                    "Cannot copy out of meta tensor; no data! Please use "
+                    "torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving "
+                    "module from meta to a different device.")
+        if dtype is None and fmt is preserve_format and dev is None:
             return self
 
         def convert(t: Tensor) -> Tensor:
@@ -485,8 +492,13 @@ class Module:
             new_dtype = dtype if t.is_floating_point() or t.is_complex() else None
             new_fmt = fmt if fmt is not preserve_format and t.dim() in (4, 5) \
                 else preserve_format
-            return t.to(dtype=new_dtype, memory_format=new_fmt)
+            return t.to(device=dev, dtype=new_dtype, memory_format=new_fmt)
         return self._apply(convert)
+
+    def _tensors(self):
+        """Every parameter and buffer of self and its submodules."""
+        yield from self.parameters()
+        yield from self.buffers()
 
     def cuda(self, device=None) -> Module:
         """ember has no CUDA: raises, as torch does without a GPU."""
@@ -498,10 +510,11 @@ class Module:
 
     def to_empty(self, *, device, recurse: bool = True) -> Module:
         """Replace every parameter and buffer by an uninitialised one of its shape and
-        dtype on `device` (after building a module on torch's 'meta' device)."""
-        check_device(device)
+        dtype on `device`: how a module built on the meta device gets memory (then load a
+        state_dict or call reset_parameters() to fill it)."""
+        device = factory_device(device)
         from ...ops.creation import empty_like
-        return self._apply(lambda t: empty_like(t), recurse=recurse)
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def type(self, dst_type) -> Module:
         """Cast every parameter and buffer to `dst_type`; returns self."""

@@ -9,12 +9,11 @@ __all__ = ["skip_init"]
 
 
 def skip_init(module_cls, *args, **kwargs) -> Module:
-    """module_cls(*args, **kwargs) with uninitialised parameters and buffers. torch builds
-    it on the 'meta' device (no memory, no init) and then allocates it; ember builds it
-    normally and then swaps in uninitialised memory: the same result, more work."""
+    """module_cls(*args, **kwargs) with uninitialised parameters and buffers: built on the
+    meta device (no memory, no initialisation work), then given memory with to_empty()."""
     if not (isinstance(module_cls, type) and issubclass(module_cls, Module)):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     device = kwargs.pop("device", "cpu")
-    return module_cls(*args, device=device, **kwargs).to_empty(device=device)
+    return module_cls(*args, device="meta", **kwargs).to_empty(device=device)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
-from ..._device import check_device
+from ..._device import device as as_device, factory_device
+from ..._meta import MetaArray
+from ...autograd.grad_mode import is_grad_enabled
 from ..._memory_format import (check_format, in_format, memory_order, preserve_format,
                                suggested_format)
 from ..._tensor import Tensor, _python_value, parse_to_args
@@ -55,15 +57,28 @@ def to_dtype(x: Tensor, dtype: _dtype.dtype, memory_format=preserve_format) -> T
 
 
 def to(self: Tensor, *args, **kwargs) -> Tensor:
-    """to(dtype) / to(device[, dtype]) / to(other); returns self when nothing changes."""
+    """to(dtype) / to(device[, dtype]) / to(other); returns self when nothing changes. Moving
+    to the meta device keeps only shape, dtype and strides; a meta tensor has no data to move
+    to the CPU."""
     copy = kwargs.pop("copy", False)
     dtype, dev, fmt = parse_to_args(args, kwargs)
-    check_device(dev)
     memory_order(fmt, self.ndim)     # the channels-last formats' rank
+    if dev is not None and (factory_device(as_device(dev)).type == "meta") != self.is_meta:
+        return _to_other_device(self, dtype or self.dtype)
     same_layout = fmt is preserve_format or suggested_format(self._data) is fmt
     if (dtype is None or dtype is self.dtype) and same_layout and not copy:
         return self
     return to_dtype(self, dtype or self.dtype, fmt)
+
+
+def _to_other_device(self: Tensor, dtype: _dtype.dtype) -> Tensor:
+    """self moved between the CPU and the meta device: its metadata, no data."""
+    self._refuse_meta_copy()
+    if self.requires_grad and is_grad_enabled():
+        raise NotImplementedError("to('meta') of a tensor that requires grad (ember records no "
+                                  "graph across devices); detach() it first")
+    data = self._data
+    return Tensor._wrap(MetaArray(data.shape, data.dtype, data.strides).astype(dtype.numpy))
 
 
 class Clone(Function):
