@@ -125,7 +125,7 @@ def _users_within(start: int, end: int) -> list:
             data = obj._bytes
         else:
             continue
-        if data.size:
+        if type(data) is np.ndarray and data.size:     # (a meta tensor has no memory)
             low, high = np.lib.array_utils.byte_bounds(data)
             if start <= low and high <= end:
                 found.append(obj)

@@ -125,6 +125,16 @@ def tensor_cases(lib):
             lib.nn.Parameter(lib.ones(3))]
 
 
+def finish(child, seconds: float = 120) -> None:
+    """Wait for a child process; one still running after `seconds` (waiting for a queue
+    item that never came, say) is killed and fails the test instead of hanging the run."""
+    child.join(seconds)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        pytest.fail(f"the child process was still running after {seconds} s")
+
+
 def round_trip(obj):
     return ForkingPickler.loads(ForkingPickler.dumps(obj))
 
@@ -173,7 +183,7 @@ def test_fork_shares_only_shared_tensors(shared):
         t.share_memory_()
     child = mp.get_context("fork").Process(target=add_one, args=(t,))
     child.start()
-    child.join()
+    finish(child)
     assert t.tolist() == ([1, 1, 1] if shared else [0, 0, 0])
 
 
@@ -199,7 +209,7 @@ def test_queue_moves_a_tensor_to_shared_memory(strategy):
         child = context.Process(target=add_one_from_queue, args=(queue,))
         child.start()
         queue.put((t, t[2:]))
-        child.join()
+        finish(child)
     finally:
         mp.set_sharing_strategy("file_descriptor")
     assert child.exitcode == 0 and t.is_shared()
@@ -214,7 +224,7 @@ def test_views_sent_together_keep_their_storage():
     child.start()
     queue.put((t[1:], t[2:]))
     offsets = answers.get(timeout=30)
-    child.join()
+    finish(child)
     assert offsets == (1, 2, [1, 42, 3]) and t.tolist() == [0, 1, 42, 3]
 
 
@@ -224,7 +234,7 @@ def test_started_process_arguments_share_memory(start_method):
     parameter = ember.nn.Parameter(ember.zeros(2))
     child = mp.get_context(start_method).Process(target=add_one, args=(t,))
     child.start()
-    child.join()
+    finish(child)
     assert t.tolist() == [1, 1]
     assert type(ForkingPickler.loads(ForkingPickler.dumps(parameter))) is ember.nn.Parameter
 
@@ -370,3 +380,17 @@ def test_ember_run_with_spawn(tmp_path):
                             env={**os.environ, "PYTHONPATH": ROOT})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["ember.multiprocessing", "[1.0,", "1.0]"]
+
+
+def test_moving_to_shared_memory_skips_tensors_without_memory():
+    """share_memory_ looks for every tensor on the moved memory: sparse, masked and meta
+    tensors alive meanwhile have no dense memory and are passed over (one of them used to
+    fail the pickling in a queue's feeder thread, leaving the receiver waiting forever)."""
+    others = [ember.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3,)), ember.empty(3, device="meta")]
+    with pytest.warns(UserWarning, match="prototype"):
+        others.append(ember.masked.masked_tensor(ember.ones(2), ember.tensor([True, False])))
+    t = ember.zeros(3)
+    view = t[1:]                        # a second user: the move looks for every user
+    received = round_trip(t)
+    assert t.is_shared() and view.is_shared() and received.data_ptr() == t.data_ptr()
+    assert len(others) == 3

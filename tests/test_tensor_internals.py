@@ -40,6 +40,8 @@ DATA_USERS = {
     "_dynamo/_tracer.py": "compile names the arrays ops read and produce (by identity) to "
                           "write a plan of primitive forwards on arrays",
     "_dynamo/_plan.py": "a plan runs primitives' forwards on arrays, as Function.apply does",
+    "_dynamo/_aot.py": "a plan's autograd node hands arrays to its forward and backward parts",
+    "_dynamo/_fusion.py": "fusion reads the dtypes, shapes and layouts of the arrays ops made",
     "_dynamo/eval_frame.py": "guards on the shapes, dtypes and strides of the arguments' arrays",
     "sparse/_autograd.py": "a sparse node records its inputs' shapes and dtypes as Function.apply "
                             "does (a sparse tensor's placeholder array carries the dense ones)",
