@@ -19,19 +19,24 @@ from bench import core, nn
 from bench.runner import compare
 
 
+def _timed_first_calls(setup, step):
+    """Call ember's step twice (trace, confirm), noting the time for the ember column
+    (set up first), and return it."""
+    start = time.perf_counter()
+    step()
+    step()
+    if setup.first_calls is None:
+        setup.first_calls = time.perf_counter() - start
+    return step
+
+
 def _compiled(workload):
     """workload's step, compiled when the library is ember."""
     def setup(lib):
         step, units = workload(lib)
         if lib.__name__ != "ember":
             return step, units
-        compiled = lib.compile(step)
-        start = time.perf_counter()
-        compiled()
-        compiled()
-        if setup.first_calls is None:       # the ember column's (set up first)
-            setup.first_calls = time.perf_counter() - start
-        return compiled, units
+        return _timed_first_calls(setup, lib.compile(step)), units
     setup.first_calls = None
     return setup
 
@@ -40,15 +45,10 @@ def _compiled_model(workload):
     """workload with ember's model compiled and the training loop left eager (the plain
     `model = torch.compile(model)`); torch's column runs its eager step."""
     def setup(lib):
-        wrap = (lambda lib, model: lib.compile(model)) if lib.__name__ == "ember" else None
-        step, units = workload(lib, wrap=wrap)
-        if lib.__name__ == "ember":
-            start = time.perf_counter()
-            step()
-            step()
-            if setup.first_calls is None:   # the ember column's (set up first)
-                setup.first_calls = time.perf_counter() - start
-        return step, units
+        if lib.__name__ != "ember":
+            return workload(lib)
+        step, units = workload(lib, wrap=lambda lib, model: lib.compile(model))
+        return _timed_first_calls(setup, step), units
     setup.first_calls = None
     return setup
 

@@ -345,9 +345,9 @@ class BuiltPlan:
     def run(self, tensors: list):
         """Replay on the call's input tensors (in argument order)."""
         if self.backward_function is not None:
-            return _rebuild(self._outputs, iter(replay(self, tensors)), wrap=False)
+            return _rebuild(self._outputs, iter(replay(self, tensors)), tensors, wrap=False)
         results = iter(self.function(tensors, *[t._data for t in tensors]))
-        return _rebuild(self._outputs, results)
+        return _rebuild(self._outputs, results, tensors)
 
     def difference(self, other: "BuiltPlan") -> str | None:
         """How a second trace of the same signature differs from this one, or None. The
@@ -397,17 +397,19 @@ def _fields(obj) -> dict:
     return fields
 
 
-def _rebuild(description, results, wrap: bool = True):
-    """The returned value from its description and the results (arrays to wrap, or
-    Tensors), in order."""
+def _rebuild(description, results, tensors: list, wrap: bool = True):
+    """The returned value from its description, the results (arrays to wrap, or Tensors,
+    in order) and the call's input tensors (an argument returned as it is)."""
     kind = description[0]
     if kind == "array":
         return Tensor._wrap(next(results)) if wrap else next(results)
+    if kind == "input":
+        return tensors[description[1]]
     if kind == "sequence":
-        parts = [_rebuild(p, results, wrap) for p in description[2]]
+        parts = [_rebuild(p, results, tensors, wrap) for p in description[2]]
         cls = description[1]
         return cls(parts) if cls in (tuple, list) else cls(*parts)
     if kind == "dict":
-        return description[1]((k, _rebuild(p, results, wrap))
+        return description[1]((k, _rebuild(p, results, tensors, wrap))
                               for k, p in description[2].items())
     return description[1]

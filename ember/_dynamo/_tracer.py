@@ -123,7 +123,8 @@ class Tracer:
         (see `_aot.py`), from one gradient input per such result to the gradients of the
         call's inputs and of the existing tensors it read that require grad. The eager
         graph the user gets from this call is kept (retain_graph)."""
-        outputs = [t for t in _tensors_in(result) if t._grad_fn is not None]
+        outputs = [t for t in _tensors_in(result)
+                   if t._grad_fn is not None and id(t) not in self._inputs]
         if self.break_reason is not None or self.backward_ran or not outputs:
             return
         targets = [t for t in self._input_tensors if t._requires_grad]
@@ -172,6 +173,8 @@ class Tracer:
     def _outputs(self, value):
         """The plan's description of the returned value: tensors as array names."""
         if isinstance(value, Tensor):
+            if id(value) in self._inputs:       # an argument returned as it is
+                return ("input", self._inputs[id(value)])
             if value._grad_fn is not None and self._backward is None and not self.backward_ran:
                 self.graph_break("the result requires grad, and its backward could not be "
                                  "traced")

@@ -59,7 +59,8 @@ def check_module(make, *specs, dtype: str = "float32", train: bool = True, steps
     tmod.train(train)
     emod.train(train)
     if grad and dtype == "float32":     # compiled == eager does not depend on the dtype
-        check_compiled(copy.deepcopy(emod), specs, dtype, call, steps=3)
+        for whole_step in (True, False):
+            check_compiled(copy.deepcopy(emod), specs, dtype, call, whole_step)
     for step in range(steps):
         tin, ein = _inputs(specs, dtype, seed=step)
         tout, eout = call(tmod, *tin), call(emod, *ein)
@@ -83,16 +84,18 @@ def check_module(make, *specs, dtype: str = "float32", train: bool = True, steps
     return tmod, emod
 
 
-def check_compiled(module, specs, dtype: str, call, steps: int = 3) -> None:
+def check_compiled(module, specs, dtype: str, call, whole_step: bool, steps: int = 3) -> None:
     """Train `module` eagerly and a copy through ember.compile side by side (forward,
     backward of a random gradient, an SGD step): outputs, gradients, weights and buffers
-    stay bit-identical, and from the third call on the compiled step replays its plan."""
+    stay bit-identical, and from the third call on the compiled call replays its plan.
+    whole_step: compile the whole training step; else only the module's call, with the
+    backward and the step eager (the plain `model = torch.compile(model)`)."""
     call = call or (lambda m, *x: m(*x))
     twin = copy.deepcopy(module)
 
-    def train_step(mod, opt, *inputs):
+    def train_step(mod, opt, forward, *inputs):
         mod.zero_grad()
-        out = _first(call(mod, *inputs))
+        out = _first(forward(mod, *inputs))
         out.backward(ember.randn_like(out))
         if opt is not None:
             opt.step()
@@ -101,8 +104,14 @@ def check_compiled(module, specs, dtype: str, call, steps: int = 3) -> None:
     def sgd(mod):
         params = list(mod.parameters())
         return ember.optim.SGD(params, lr=0.1, momentum=0.9) if params else None
-    eager = functools.partial(train_step, module, sgd(module))
-    compiled = ember.compile(functools.partial(train_step, twin, sgd(twin)))
+    eager = functools.partial(train_step, module, sgd(module), call)
+    if whole_step:
+        compiled_call = ember.compile(functools.partial(train_step, twin, sgd(twin), call))
+        compiled = compiled_call
+    else:
+        compiled_call = ember.compile(lambda *inputs: call(twin, *inputs))
+        compiled = functools.partial(train_step, twin, sgd(twin),
+                                     lambda mod, *inputs: compiled_call(*inputs))
     for step in range(steps):
         results = []
         for run in (eager, compiled):
@@ -116,11 +125,11 @@ def check_compiled(module, specs, dtype: str, call, steps: int = 3) -> None:
             assert e is None or np.array_equal(c.numpy(), e.numpy(), equal_nan=True)
         for (name, e), (_, c) in zip(module.state_dict().items(), twin.state_dict().items()):
             assert np.array_equal(c.numpy(), e.numpy(), equal_nan=True), name
-    entry = compiled._entries[0]
+    entry = compiled_call._entries[0]
     # Only a module whose Python code reads tensor values (as torch's dynamo would break
     # there too) may run eagerly.
     assert entry.confirmed or "converted to a Python" in entry.reason, \
-        f"the compiled step did not replay: {entry.reason}"
+        f"the compiled call did not replay: {entry.reason}"
 
 
 def train_side_by_side(t_mod, e_mod, x: np.ndarray, steps: int = 3) -> None:
