@@ -239,3 +239,22 @@ def test_init_empty_weights_pattern():
             t.nn.Module.register_parameter = original
         assert layer.weight.is_meta and layer.bias.is_meta
 
+
+
+@pytest.mark.parametrize("kernels", ["numpy", "numba"])
+def test_ops_with_compiled_kernels_take_the_reference_path_on_meta(kernels):
+    """numba's kernels take NumPy arrays only: on meta storage the families use their
+    NumPy reference, which computes the metadata."""
+    from ember._cpu import kernels as choice
+    if kernels == "numba" and not choice.numba_available():
+        pytest.skip("numba is not installed")
+    F = {ember: ember.nn.functional, torch: torch.nn.functional}
+    with ember.backends.cpu.flags(kernels=kernels):
+        for name, op in [("gelu", lambda t, x: F[t].gelu(x)),
+                         ("silu", lambda t, x: F[t].silu(x)),
+                         ("softmax", lambda t, x: F[t].softmax(x, -1)),
+                         ("log_softmax", lambda t, x: F[t].log_softmax(x, 1)),
+                         ("layer_norm", lambda t, x: F[t].layer_norm(x, (8,)))]:
+            ours, theirs = (op(t, t.empty(2, 3, 8, device="meta")) for t in (ember, torch))
+            assert ours.is_meta and tuple(ours.shape) == tuple(theirs.shape), name
+            assert ours.stride() == theirs.stride() and str(ours.dtype) == str(theirs.dtype)

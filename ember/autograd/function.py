@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._meta import MetaArray, as_storage
+from .._meta import MetaArray, MetaUnsupported, as_storage
 from .._tensor import Tensor
 from .._modes import DEFAULT as DEFAULT_MODES, current as current_modes, own as own_modes
 from .anomaly_mode import STATE as ANOMALY_STATE
@@ -226,6 +226,8 @@ def _forward_on_meta(cls, ctx, args, arrays, kwargs):
     unsupported = f"{cls.__qualname__} is not supported on the meta device in ember"
     try:
         out = cls.forward(ctx, *(arrays if cls._arrays_in else args), **kwargs)
+    except MetaUnsupported as e:            # (a NotImplementedError, so a RuntimeError)
+        raise NotImplementedError(f"{unsupported} ({e})") from None
     except (RuntimeError, IndexError):      # ember's own checks, with torch's messages
         raise
     except Exception as e:      # MetaUnsupported, or a kernel that was handed a meta array

@@ -24,7 +24,14 @@ COMPILED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def compiled(*arrays) -> bool:
-    """Whether every array given (None entries skipped) has a dtype the kernels are
-    compiled for, all the same one."""
-    dtypes = {a.dtype for a in arrays if a is not None}
-    return len(dtypes) == 1 and dtypes.pop() in COMPILED_DTYPES
+    """Whether every array given (None entries skipped) is a NumPy array (a meta tensor's
+    storage is not: the NumPy reference computes its metadata) with a dtype the kernels
+    are compiled for, all the same one."""
+    dtype = None
+    for a in arrays:
+        if a is None:
+            continue
+        if type(a) is not np.ndarray or dtype is not None and a.dtype != dtype:
+            return False
+        dtype = a.dtype
+    return dtype in COMPILED_DTYPES

@@ -20,6 +20,7 @@ from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
+from ..._meta import MetaUnsupported
 from ... import _dtype
 from ..._cpu import conv as conv_kernels, kernels
 from ..._cpu.transpose import move_first_axes_last, move_last_axes_first
@@ -203,6 +204,8 @@ class Conv(Function):
 
     @staticmethod
     def forward(ctx, x, w, b, geo):
+        if type(x) is not np.ndarray:
+            raise MetaUnsupported("ember's convolution kernels compute on data")
         # Keep the columns for the weight gradient when recording and they are small enough.
         keep = ctx.needs_input_grad[1:2] == (True,) and \
             _columns_bytes(x, w, geo) <= CACHE_COLUMNS_BYTES
