@@ -258,3 +258,18 @@ def test_ops_with_compiled_kernels_take_the_reference_path_on_meta(kernels):
             ours, theirs = (op(t, t.empty(2, 3, 8, device="meta")) for t in (ember, torch))
             assert ours.is_meta and tuple(ours.shape) == tuple(theirs.shape), name
             assert ours.stride() == theirs.stride() and str(ours.dtype) == str(theirs.dtype)
+
+
+def test_embedding_on_meta_and_losses_refused_by_name():
+    """Embedding looks rows up without reading the indices (no range check on meta, as
+    torch's meta kernel); cross_entropy's kernel reads the targets: refused by name."""
+    for t in (ember, torch):
+        weight = t.empty(10, 4, device="meta", requires_grad=True)
+        out = t.nn.functional.embedding(t.empty(2, 3, dtype=t.long, device="meta"), weight)
+        module = t.nn.Embedding(100, 8, device="meta")
+        found = module(t.empty(5, dtype=t.long, device="meta"))
+        assert out.is_meta and (tuple(out.shape), out.stride()) == ((2, 3, 4), (12, 4, 1))
+        assert type(out.grad_fn).__name__ == "EmbeddingBackward0" and found.shape == (5, 8)
+    with pytest.raises(NotImplementedError, match="CrossEntropy is not supported on the meta"):
+        ember.nn.functional.cross_entropy(ember.empty(4, 5, device="meta"),
+                                          ember.empty(4, dtype=ember.long, device="meta"))

@@ -15,11 +15,13 @@ __all__ = ["embedding", "embedding_bag", "one_hot"]
 
 
 def _check_indices(input: Tensor, num: int) -> np.ndarray:
-    idx = input.numpy(force=True)
+    idx = input._data if input.is_meta else input.numpy(force=True)
     if idx.dtype.kind not in "iu":
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got "
                            f"{input.type()} instead (while checking arguments for embedding)")
+    if input.is_meta:               # no values to check (as torch's meta kernel)
+        return idx
     if idx.size and (idx.min() < -num or idx.max() >= num):
         bad = int(idx.max() if idx.max() >= num else idx.min())
         raise IndexError(f"index out of range in self. Hint: index {bad} but the embedding has "
@@ -108,7 +110,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None,
         padding_idx %= num
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)
-    return EmbeddingLookup.apply(weight, idx % num if idx.size and idx.min() < 0 else idx,
+    if not input.is_meta and idx.size and idx.min() < 0:
+        idx = idx % num
+    return EmbeddingLookup.apply(weight, idx,
                                  -1 if padding_idx is None else padding_idx,
                                  bool(scale_grad_by_freq), bool(sparse))
 
