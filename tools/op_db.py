@@ -1,0 +1,358 @@
+"""Run PyTorch's own op database (OpInfo samples) against ember and count what agrees.
+
+    python tools/op_db.py                      # every OpInfo
+    python tools/op_db.py add nn.functional.conv2d --verbose
+    python tools/op_db.py --json op_db.json    # also write the raw per-sample table
+
+For each OpInfo in `torch.testing._internal.common_methods_invocations.op_db`, the
+runner asks torch for its sample inputs on the CPU (float32 and float64; ops with no
+floating dtype use their first supported integer/bool/complex dtype), copies every
+tensor to ember (same values, same requires_grad), calls the ember op that matches the
+OpInfo's torch callable, and compares values, shapes and dtypes with torch's. For ops
+that support autograd, both sides then get the same grad_outputs and the input
+gradients are compared. Samples of random ops are skipped (see RANDOM_OPS); ops that
+return uninitialised memory are compared on shape and dtype only.
+
+A sample is `pass`, `fail` (a value, shape or dtype differs) or `error` (ember raised,
+or timed out). This is a developer tool, not a test: it needs real torch (test-only).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import json
+import signal
+import sys
+import types
+import unittest
+import warnings
+from collections import Counter, defaultdict
+
+import numpy as np
+
+# torch's testing helpers import `expecttest` (a test-runner package) at module level;
+# the op database itself never uses it, so a stand-in is enough.
+sys.modules.setdefault("expecttest", types.SimpleNamespace(TestCase=unittest.TestCase, ACCEPT=False))
+
+import torch  # noqa: E402
+from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
+
+import ember  # noqa: E402
+
+SAMPLE_TIMEOUT_S = 20
+
+# Results depend on the random stream (or are random by design): skipped, not compared.
+RANDOM_OPS = {
+    "bernoulli", "normal", "uniform", "multinomial", "cauchy", "exponential", "geometric",
+    "log_normal", "randn", "rand", "randint", "randn_like", "rand_like", "randint_like",
+    "nn.functional.dropout", "nn.functional.dropout1d", "nn.functional.dropout2d",
+    "nn.functional.dropout3d", "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout",
+    "nn.functional.rrelu", "nn.functional.gumbel_softmax", "nn.functional.fractional_max_pool2d",
+    "nn.functional.fractional_max_pool3d", "native_dropout_backward", "nn.functional.multi_head_attention_forward",
+    "torch.ops.aten._flash_attention_forward", "torch.ops.aten._efficient_attention_forward",
+}
+# Values are whatever memory held: compare shape and dtype only.
+UNINITIALISED_OPS = {"empty", "empty_like", "empty_strided", "empty_permuted", "new_empty",
+                     "new_empty_strided"}
+
+TOLERANCE = {  # dtype name -> (rtol, atol)
+    "float16": (1e-2, 1e-2), "bfloat16": (2e-2, 2e-2), "float32": (1e-4, 1e-5),
+    "float64": (1e-7, 1e-7), "complex64": (1e-4, 1e-5), "complex128": (1e-7, 1e-7),
+}
+FALLBACK_DTYPES = (torch.int64, torch.int32, torch.bool, torch.uint8, torch.complex64)
+
+
+class SampleTimeout(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- finding ember's op
+
+def torch_names() -> dict[int, tuple[str, str]]:
+    """id(torch callable) -> (namespace, attribute name) over torch's public namespaces."""
+    spaces = ["torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft",
+              "torch.masked", "torch.signal.windows", "torch.sparse"]
+    names = {}
+    for space in reversed(spaces):  # the plain `torch` namespace wins ties
+        module = importlib.import_module(space)
+        for attr in dir(module):
+            if callable(value := getattr(module, attr)):
+                names[id(value)] = (space, attr)
+    for cls in (torch.Tensor, torch._C.TensorBase):
+        for attr, value in vars(cls).items():
+            if callable(value):
+                names.setdefault(id(value), ("torch.Tensor", attr))
+    return names
+
+
+TORCH_NAMES = torch_names()
+
+
+def ember_space(space: str):
+    """ember's module or class standing where torch's `space` is."""
+    if space == "torch.Tensor":
+        return ember.Tensor
+    return importlib.import_module("ember" + space[len("torch"):])
+
+
+def ember_callable(fn):
+    """The ember counterpart of a torch callable (or a testing wrapper around one)."""
+    if id(fn) in TORCH_NAMES:
+        space, attr = TORCH_NAMES[id(fn)]
+        return getattr(ember_space(space), attr)
+    if isinstance(fn, functools.partial):
+        return functools.partial(ember_callable(fn.func), *convert(fn.args), **convert(fn.keywords))
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return getattr(ember, fn.__name__.split(".")[0])  # aten.X(.overload) -> ember.X
+    if isinstance(fn, types.FunctionType):
+        return rebound(fn)
+    raise NotImplementedError(f"no ember counterpart for {fn!r}")
+
+
+def rebound(fn: types.FunctionType) -> types.FunctionType:
+    """`fn` (a lambda or helper from torch's test code) with its torch globals and
+    captured torch callables replaced by ember's."""
+    scope = dict(fn.__globals__)
+    for name in fn.__code__.co_names:
+        value = scope.get(name)
+        if isinstance(value, types.ModuleType) and value.__name__.startswith("torch"):
+            scope[name] = ember_space(value.__name__)
+    cells = None
+    if fn.__closure__:
+        cells = tuple(types.CellType(ember_value(c.cell_contents)) for c in fn.__closure__)
+    return types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, cells)
+
+
+def ember_value(value):
+    """A value captured by a testing helper: torch callables become ember's."""
+    if id(value) in TORCH_NAMES or isinstance(value, (functools.partial, types.FunctionType)):
+        return ember_callable(value)
+    return convert(value)
+
+
+# ---------------------------------------------------------------- moving samples across
+
+def convert(value, leaves=None):
+    """A torch sample argument as ember sees it; `leaves` maps id(torch tensor) -> ember
+    tensor so a tensor used twice stays one ember tensor (and one gradient)."""
+    leaves = {} if leaves is None else leaves
+    if isinstance(value, torch.Tensor):
+        if id(value) not in leaves:
+            array = value.detach().resolve_conj().resolve_neg().numpy().copy()
+            leaves[id(value)] = ember.from_numpy(array).requires_grad_(value.requires_grad)
+        return leaves[id(value)]
+    if isinstance(value, torch.Size):
+        return ember.Size(value)
+    if isinstance(value, (torch.dtype, torch.layout, torch.memory_format)):
+        return getattr(ember, str(value).replace("torch.", ""))
+    if isinstance(value, torch.device):
+        return ember.device(str(value))
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(convert(v, leaves) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(convert(v, leaves) for v in value)
+    if isinstance(value, dict):
+        return {k: convert(v, leaves) for k, v in value.items()}
+    return value
+
+
+def flat_tensors(value) -> list:
+    """Every tensor in a (nested) output, in order."""
+    if isinstance(value, (torch.Tensor, ember.Tensor)):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in flat_tensors(v)]
+    return []
+
+
+def numpy_of(t) -> np.ndarray:
+    t = t.detach()
+    if t.dtype in (torch.bfloat16, ember.bfloat16):
+        t = t.float()
+    if isinstance(t, torch.Tensor):
+        t = t.resolve_conj().resolve_neg()
+    return t.numpy()
+
+
+def difference(expected, actual, values: bool = True) -> str | None:
+    """None when ember's `actual` matches torch's `expected`, else what differs."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(actual, ember.Tensor):
+            return f"expected a tensor, got {type(actual).__name__}"
+        if str(expected.dtype)[6:] != str(actual.dtype)[6:]:
+            return f"dtype {actual.dtype} != torch's {expected.dtype}"
+        if tuple(expected.shape) != tuple(actual.shape):
+            return f"shape {tuple(actual.shape)} != torch's {tuple(expected.shape)}"
+        if not values:
+            return None
+        want, got = numpy_of(expected), numpy_of(actual)
+        rtol, atol = TOLERANCE.get(str(expected.dtype)[6:], (0, 0))
+        if not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
+            error = np.abs(got.astype(np.complex128) - want)
+            return f"values differ (max abs error {np.nanmax(error, initial=0):.3g})"
+        return None
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
+            return f"expected a sequence of {len(expected)}, got {type(actual).__name__}"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            if (why := difference(e, a, values)) is not None:
+                return f"[{i}] {why}"
+        return None
+    if isinstance(expected, (bool, int, float, complex)) and not isinstance(actual, ember.Tensor):
+        if not np.allclose(actual, expected, rtol=1e-6, atol=1e-7, equal_nan=True):
+            return f"value {actual!r} != torch's {expected!r}"
+        return None
+    if expected != actual:
+        return f"{actual!r} != torch's {expected!r}"
+    return None
+
+
+# ---------------------------------------------------------------- running one sample
+
+def run_sample(opinfo, fn, sample, seed: int) -> tuple[str, str]:
+    """('pass'|'fail'|'error', reason) for one SampleInput."""
+    leaves = {}
+    args = convert([sample.input, *sample.args], leaves)
+    kwargs = convert(sample.kwargs, leaves)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = opinfo.op(sample.input, *sample.args, **sample.kwargs)
+        try:
+            actual = fn(*args, **kwargs)
+            # The sample's own projection of the outputs, e.g. |U| for svd, whose signs are
+            # not unique: gradients are taken through it, and values may agree only there.
+            process = sample.output_process_fn_grad
+            processed = (process(expected), ember_value(process)(actual))
+        except Exception as exc:  # noqa: BLE001 -- every ember error is a result
+            return "error", one_line(exc)
+    values = opinfo.name not in UNINITIALISED_OPS
+    if (why := difference(expected, actual, values)) and difference(*processed, values):
+        return "fail", why
+    return compare_gradients(opinfo, sample, *processed, leaves, seed)
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+def compare_gradients(opinfo, sample, expected, actual, leaves, seed) -> tuple[str, str]:
+    """Push the same random grad_outputs through torch and ember and compare input grads."""
+    torch_inputs = [t for t in flat_tensors([sample.input, *sample.args, *sample.kwargs.values()])
+                    if t.requires_grad]
+    expected_out = [t for t in flat_tensors(expected) if t.requires_grad]
+    if not opinfo.supports_autograd or not torch_inputs or not expected_out:
+        return "pass", ""
+    actual_out = [t for t in flat_tensors(actual) if t.dtype.is_floating_point or t.dtype.is_complex]
+    if len(actual_out) != len(expected_out) or any(not t.requires_grad for t in actual_out):
+        return "fail", "gradient: ember's outputs do not require grad like torch's"
+    generator = torch.Generator().manual_seed(seed)
+    grad_outputs = [torch.randn(t.shape, dtype=t.dtype, generator=generator) for t in expected_out]
+    want = torch.autograd.grad(expected_out, torch_inputs, grad_outputs, allow_unused=True)
+    try:
+        got = ember.autograd.grad(actual_out, [leaves[id(t)] for t in torch_inputs],
+                                  convert(grad_outputs), allow_unused=True)
+    except Exception as exc:  # noqa: BLE001
+        return "error", "backward: " + one_line(exc)
+    for i, (w, g) in enumerate(zip(want, got)):
+        if w is None or g is None:  # unused on one side: fine when the other grad is zero
+            if (w is None) != (g is None) and (w if g is None else g).abs().sum() != 0:
+                return "fail", f"gradient {i}: one side is None"
+            continue
+        if why := difference(w, g):
+            return "fail", f"gradient {i}: {why}"
+    return "pass", ""
+
+
+def _alarm(signum, frame):
+    raise SampleTimeout(f"sample took over {SAMPLE_TIMEOUT_S} s")
+
+
+def sample_dtypes(opinfo) -> list:
+    """float32 and float64 where the op takes them, else its first other supported dtype."""
+    supported = opinfo.supported_dtypes("cpu")
+    floats = [d for d in (torch.float32, torch.float64) if d in supported]
+    return floats or [d for d in FALLBACK_DTYPES if d in supported][:1]
+
+
+def run_op(opinfo, verbose: bool = False) -> list[dict]:
+    """One row per sample: op, dtype, index, result, reason."""
+    rows = []
+    name = opinfo.name + (f".{opinfo.variant_test_name}" if opinfo.variant_test_name else "")
+
+    def row(dtype, index, result, reason):
+        rows.append(dict(op=name, dtype=str(dtype)[6:], sample=index, result=result, reason=reason))
+        if verbose and result != "pass":
+            print(f"  {name} {str(dtype)[6:]} #{index}: {result}: {reason}")
+
+    if opinfo.name in RANDOM_OPS:
+        return [dict(op=name, dtype="", sample=0, result="skip", reason="random")]
+    try:
+        fn = ember_callable(opinfo.op)
+    except (AttributeError, NotImplementedError, ModuleNotFoundError) as exc:
+        return [dict(op=name, dtype="", sample=0, result="error", reason=f"missing: {exc}")]
+    for dtype in sample_dtypes(opinfo):
+        torch.manual_seed(0)
+        grad = opinfo.supports_autograd and (dtype.is_floating_point or dtype.is_complex)
+        try:
+            samples = list(opinfo.sample_inputs("cpu", dtype, requires_grad=grad))
+        except Exception as exc:  # noqa: BLE001 -- torch's own sample generator failed
+            row(dtype, 0, "skip", f"torch's samples: {type(exc).__name__}: {exc}")
+            continue
+        for index, sample in enumerate(samples):
+            signal.setitimer(signal.ITIMER_REAL, SAMPLE_TIMEOUT_S)
+            try:
+                result, reason = run_sample(opinfo, fn, sample, seed=index)
+            except SampleTimeout as exc:
+                result, reason = "error", str(exc)
+            except Exception as exc:  # noqa: BLE001 -- torch itself rejected the sample
+                result, reason = "skip", f"torch: {type(exc).__name__}: {exc}"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            row(dtype, index, result, reason)
+    return rows
+
+
+# ---------------------------------------------------------------- report
+
+def summarise(rows: list[dict]) -> None:
+    per_op = defaultdict(Counter)
+    first_problem = {}
+    for r in rows:
+        per_op[r["op"]][r["result"]] += 1
+        if r["result"] in ("fail", "error"):
+            first_problem.setdefault(r["op"], f"{r['result']} ({r['dtype']} #{r['sample']}): {r['reason']}")
+    print(f"{'op':45} {'pass':>5} {'fail':>5} {'error':>5} {'skip':>5}  first problem")
+    for op, counts in sorted(per_op.items()):
+        if counts["fail"] or counts["error"]:
+            print(f"{op:45} {counts['pass']:5} {counts['fail']:5} {counts['error']:5} {counts['skip']:5}"
+                  f"  {first_problem[op][:150]}")
+    total = Counter(r["result"] for r in rows)
+    run = total["pass"] + total["fail"] + total["error"]
+    passing_ops = sum(1 for c in per_op.values() if c["pass"])
+    print(f"\n{run} samples run ({total['skip']} skipped): {total['pass']} pass "
+          f"({100 * total['pass'] / max(run, 1):.1f}%), {total['fail']} fail, {total['error']} error; "
+          f"{passing_ops} of {len(per_op)} OpInfos pass at least one sample; "
+          f"{sum(1 for c in per_op.values() if c['pass'] and not c['fail'] and not c['error'])} pass all.")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("ops", nargs="*", help="OpInfo names (default: all), e.g. add nn.functional.pad")
+    parser.add_argument("--json", help="write every sample's result to this file")
+    parser.add_argument("--verbose", action="store_true", help="print every failing sample")
+    options = parser.parse_args(argv)
+    signal.signal(signal.SIGALRM, _alarm)
+    chosen = [o for o in op_db if not options.ops or o.name in options.ops]
+    rows = []
+    for opinfo in chosen:
+        rows += run_op(opinfo, options.verbose)
+    summarise(rows)
+    if options.json:
+        with open(options.json, "w") as f:
+            json.dump(rows, f, indent=0)
+
+
+if __name__ == "__main__":
+    main()
