@@ -38,6 +38,12 @@ F_CONV_T = [
     (2, (2, 4, 5, 6), (4, 2, 3, 2), dict(stride=2, padding=1, output_padding=1, groups=2)),
     (2, (1, 3, 4, 4), (3, 2, 3, 3), dict(dilation=2, stride=2)),
     (1, (2, 3, 7), (3, 5, 4), dict(stride=3, padding=1, output_padding=2)),
+    # output_padding at or past the stride (allowed below the dilation), with groups
+    (2, (2, 2, 4, 4), (2, 2, 4, 5), dict(stride=(3, 2), padding=(1, 2), output_padding=(2, 3),
+                                         groups=2, dilation=(4, 4))),
+    (3, (2, 4, 3, 3), (2, 2, 4, 3, 2), dict(stride=(3, 2, 1), padding=(1, 2, 0),
+                                            output_padding=(2, 3, 1), groups=2, dilation=4)),
+    (1, (4, 5), (4, 1, 3), dict(stride=1, output_padding=1, dilation=2, groups=4)),  # unbatched
 ]
 
 
