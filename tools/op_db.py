@@ -210,59 +210,118 @@ def difference(expected, actual, values: bool = True) -> str | None:
 
 # ---------------------------------------------------------------- running one sample
 
-def run_sample(opinfo, fn, sample, seed: int) -> tuple[str, str]:
-    """('pass'|'fail'|'error', reason) for one SampleInput."""
+class Result:
+    """One side's outputs, their projection by the sample's output_process_fn_grad (e.g.
+    |U| for svd, whose signs are not unique), and the input gradients through it."""
+
+    def __init__(self, outputs, processed, grads=None):
+        self.outputs, self.processed, self.grads = outputs, processed, grads
+
+
+def torch_result(opinfo, sample, grad_outputs=None) -> tuple[Result, list]:
+    """torch's Result for `sample`, and the grad_outputs used (random unless given)."""
+    outputs = opinfo.op(sample.input, *sample.args, **sample.kwargs)
+    processed = sample.output_process_fn_grad(outputs)
+    inputs, differentiable = grad_pairs(opinfo, sample, processed)
+    if not differentiable:
+        return Result(outputs, processed), []
+    if grad_outputs is None:
+        grad_outputs = [torch.randn(t.shape, dtype=t.dtype) for t in differentiable]
+    grad_outputs = [g.to(t.dtype) for g, t in zip(grad_outputs, differentiable)]
+    grads = torch.autograd.grad(differentiable, inputs, grad_outputs, allow_unused=True)
+    return Result(outputs, processed, grads), grad_outputs
+
+
+def grad_pairs(opinfo, sample, processed) -> tuple[list, list]:
+    """(inputs that require grad, processed outputs that require grad) of a torch sample."""
+    if not opinfo.supports_autograd:
+        return [], []
+    inputs = [t for t in flat_tensors([sample.input, *sample.args, *sample.kwargs.values()])
+              if t.requires_grad]
+    return inputs, [t for t in flat_tensors(processed) if t.requires_grad] if inputs else []
+
+
+def ember_result(opinfo, fn, sample, grad_outputs) -> Result:
+    """ember's Result for the same sample and grad_outputs; raises what ember raises."""
     leaves = {}
     args = convert([sample.input, *sample.args], leaves)
-    kwargs = convert(sample.kwargs, leaves)
+    outputs = fn(*args, **convert(sample.kwargs, leaves))
+    processed = ember_value(sample.output_process_fn_grad)(outputs)
+    if not grad_outputs:
+        return Result(outputs, processed)
+    inputs, _ = grad_pairs(opinfo, sample, ())
+    differentiable = [t for t in flat_tensors(processed) if t.dtype.is_floating_point
+                      or t.dtype.is_complex]
+    if len(differentiable) != len(grad_outputs) or any(not t.requires_grad for t in differentiable):
+        raise RuntimeError("ember's outputs do not require grad like torch's")
+    try:
+        grads = ember.autograd.grad(differentiable, [leaves[id(t)] for t in inputs],
+                                    convert(grad_outputs), allow_unused=True)
+    except Exception as exc:
+        raise RuntimeError("backward: " + one_line(exc)) from exc
+    return Result(outputs, processed, grads)
+
+
+def mismatch(opinfo, want: Result, got: Result) -> str | None:
+    """What differs between torch's and ember's results, or None."""
+    values = opinfo.name not in UNINITIALISED_OPS
+    if (why := difference(want.outputs, got.outputs, values)) and \
+            difference(want.processed, got.processed, values):
+        return why
+    for i, (w, g) in enumerate(zip(want.grads or (), got.grads or ())):
+        if w is None or g is None:  # unused on one side: fine when the other grad is zero
+            if (w is None) != (g is None) and (w if g is None else g).abs().sum() != 0:
+                return f"gradient {i}: one side is None"
+        elif why := difference(w, g):
+            return f"gradient {i}: {why}"
+    return None
+
+
+def run_sample(opinfo, fn, sample) -> tuple[str, str]:
+    """('pass'|'fail'|'error', reason) for one SampleInput."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = opinfo.op(sample.input, *sample.args, **sample.kwargs)
+        want, grad_outputs = torch_result(opinfo, sample)
         try:
-            actual = fn(*args, **kwargs)
-            # The sample's own projection of the outputs, e.g. |U| for svd, whose signs are
-            # not unique: gradients are taken through it, and values may agree only there.
-            process = sample.output_process_fn_grad
-            processed = (process(expected), ember_value(process)(actual))
+            got = ember_result(opinfo, fn, sample, grad_outputs)
         except Exception as exc:  # noqa: BLE001 -- every ember error is a result
             return "error", one_line(exc)
-    values = opinfo.name not in UNINITIALISED_OPS
-    if (why := difference(expected, actual, values)) and difference(*processed, values):
-        return "fail", why
-    return compare_gradients(opinfo, sample, *processed, leaves, seed)
+        why = mismatch(opinfo, want, got)
+        if why and float32_inputs(sample):
+            # torch's float32 kernels round too: ember passes if it is as close to torch's
+            # float64 result (cast back to float32) as float32 allows.
+            want64, _ = torch_result(opinfo, sample.transform(to_float64), grad_outputs)
+            if not mismatch(opinfo, to_float32(want64), got):
+                return "pass", ""
+    return ("fail", why) if why else ("pass", "")
+
+
+def float32_inputs(sample) -> bool:
+    return any(t.dtype == torch.float32 for t in flat_tensors([sample.input, *sample.args]))
+
+
+def to_float64(value):
+    """A float32 tensor or dtype of a sample in float64 (a leaf, keeping requires_grad)."""
+    if value is torch.float32:
+        return torch.float64
+    if isinstance(value, torch.Tensor) and value.dtype == torch.float32:
+        return value.detach().double().requires_grad_(value.requires_grad)
+    return value
+
+
+def to_float32(result: Result) -> Result:
+    def cast(value):
+        if isinstance(value, torch.Tensor) and value.dtype == torch.float64:
+            return value.detach().float()
+        if isinstance(value, (list, tuple)):
+            return [cast(v) for v in value]
+        return value
+    return Result(cast(result.outputs), cast(result.processed), result.grads and cast(result.grads))
 
 
 def one_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
-
-
-def compare_gradients(opinfo, sample, expected, actual, leaves, seed) -> tuple[str, str]:
-    """Push the same random grad_outputs through torch and ember and compare input grads."""
-    torch_inputs = [t for t in flat_tensors([sample.input, *sample.args, *sample.kwargs.values()])
-                    if t.requires_grad]
-    expected_out = [t for t in flat_tensors(expected) if t.requires_grad]
-    if not opinfo.supports_autograd or not torch_inputs or not expected_out:
-        return "pass", ""
-    actual_out = [t for t in flat_tensors(actual) if t.dtype.is_floating_point or t.dtype.is_complex]
-    if len(actual_out) != len(expected_out) or any(not t.requires_grad for t in actual_out):
-        return "fail", "gradient: ember's outputs do not require grad like torch's"
-    generator = torch.Generator().manual_seed(seed)
-    grad_outputs = [torch.randn(t.shape, dtype=t.dtype, generator=generator) for t in expected_out]
-    want = torch.autograd.grad(expected_out, torch_inputs, grad_outputs, allow_unused=True)
-    try:
-        got = ember.autograd.grad(actual_out, [leaves[id(t)] for t in torch_inputs],
-                                  convert(grad_outputs), allow_unused=True)
-    except Exception as exc:  # noqa: BLE001
-        return "error", "backward: " + one_line(exc)
-    for i, (w, g) in enumerate(zip(want, got)):
-        if w is None or g is None:  # unused on one side: fine when the other grad is zero
-            if (w is None) != (g is None) and (w if g is None else g).abs().sum() != 0:
-                return "fail", f"gradient {i}: one side is None"
-            continue
-        if why := difference(w, g):
-            return "fail", f"gradient {i}: {why}"
-    return "pass", ""
 
 
 def _alarm(signum, frame):
@@ -303,7 +362,7 @@ def run_op(opinfo, verbose: bool = False) -> list[dict]:
         for index, sample in enumerate(samples):
             signal.setitimer(signal.ITIMER_REAL, SAMPLE_TIMEOUT_S)
             try:
-                result, reason = run_sample(opinfo, fn, sample, seed=index)
+                result, reason = run_sample(opinfo, fn, sample)
             except SampleTimeout as exc:
                 result, reason = "error", str(exc)
             except Exception as exc:  # noqa: BLE001 -- torch itself rejected the sample
@@ -346,8 +405,9 @@ def main(argv=None) -> None:
     signal.signal(signal.SIGALRM, _alarm)
     chosen = [o for o in op_db if not options.ops or o.name in options.ops]
     rows = []
-    for opinfo in chosen:
+    for done, opinfo in enumerate(chosen, 1):
         rows += run_op(opinfo, options.verbose)
+        print(f"[{done}/{len(chosen)}] {opinfo.name}", file=sys.stderr, flush=True)
     summarise(rows)
     if options.json:
         with open(options.json, "w") as f:
