@@ -19,6 +19,7 @@ or timed out). This is a developer tool, not a test: it needs real torch (test-o
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import importlib
 import json
@@ -148,6 +149,9 @@ def convert(value, leaves=None):
         return getattr(ember, str(value).replace("torch.", ""))
     if isinstance(value, torch.device):
         return ember.device(str(value))
+    if dataclasses.is_dataclass(value) and type(value).__module__.startswith("torch"):
+        ember_class = getattr(ember_space(type(value).__module__), type(value).__name__)
+        return ember_class(**{f.name: convert(getattr(value, f.name)) for f in dataclasses.fields(value)})
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(convert(v, leaves) for v in value))
     if isinstance(value, (list, tuple)):
