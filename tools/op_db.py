@@ -50,8 +50,13 @@ RANDOM_OPS = {
     "nn.functional.dropout", "nn.functional.dropout1d", "nn.functional.dropout2d",
     "nn.functional.dropout3d", "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout",
     "nn.functional.rrelu", "nn.functional.gumbel_softmax", "nn.functional.fractional_max_pool2d",
-    "nn.functional.fractional_max_pool3d", "native_dropout_backward", "nn.functional.multi_head_attention_forward",
+    "nn.functional.fractional_max_pool3d", "native_dropout_backward", "pca_lowrank", "svd_lowrank",
     "torch.ops.aten._flash_attention_forward", "torch.ops.aten._efficient_attention_forward",
+}
+# Ops whose samples are random only with some arguments (attention with dropout).
+RANDOM_SAMPLES = {
+    "nn.functional.scaled_dot_product_attention": lambda s: s.kwargs.get("dropout_p", 0) > 0,
+    "nn.functional.multi_head_attention_forward": lambda s: s.kwargs.get("training", False),
 }
 # Values are whatever memory held: compare shape and dtype only.
 UNINITIALISED_OPS = {"empty", "empty_like", "empty_strided", "empty_permuted", "new_empty",
@@ -117,7 +122,8 @@ def rebound(fn: types.FunctionType) -> types.FunctionType:
     scope = dict(fn.__globals__)
     for name in fn.__code__.co_names:
         value = scope.get(name)
-        if isinstance(value, types.ModuleType) and value.__name__.startswith("torch"):
+        if isinstance(value, types.ModuleType) and value.__name__.startswith("torch") \
+                and value.__name__ != "torch.ops":  # aten's internal ops have no ember twin
             scope[name] = ember_space(value.__name__)
     cells = None
     if fn.__closure__:
@@ -140,9 +146,16 @@ def convert(value, leaves=None):
     leaves = {} if leaves is None else leaves
     if isinstance(value, torch.Tensor):
         if id(value) not in leaves:
-            array = value.detach().resolve_conj().resolve_neg().numpy().copy()
-            leaves[id(value)] = ember.from_numpy(array).requires_grad_(value.requires_grad)
+            leaves[id(value)] = ember_tensor(value).requires_grad_(value.requires_grad)
         return leaves[id(value)]
+    if id(value) in TORCH_NAMES:  # e.g. distance_function=F.pairwise_distance
+        return ember_callable(value)
+    if isinstance(value, torch.nn.Module) and not list(value.parameters()):
+        # a parameter-free module used as a function (distance_function=PairwiseDistance()):
+        # ember's namesake with the same settings
+        module = getattr(ember.nn, type(value).__name__)()
+        vars(module).update({k: v for k, v in vars(value).items() if not k.startswith("_")})
+        return module
     if isinstance(value, torch.Size):
         return ember.Size(value)
     if isinstance(value, (torch.dtype, torch.layout, torch.memory_format)):
@@ -161,6 +174,19 @@ def convert(value, leaves=None):
     return value
 
 
+def ember_tensor(t: torch.Tensor):
+    """A copy of a (strided or sparse COO) torch tensor's values as an ember tensor."""
+    t = t.detach()
+    if t.layout == torch.sparse_coo:
+        return ember.sparse_coo_tensor(ember_tensor(t._indices()), ember_tensor(t._values()),
+                                       tuple(t.shape), is_coalesced=t.is_coalesced())
+    if t.layout != torch.strided:
+        raise NotImplementedError(f"the runner does not convert {t.layout} tensors")
+    if t.dtype == torch.bfloat16:
+        return ember.from_numpy(t.float().numpy().copy()).to(ember.bfloat16)
+    return ember.from_numpy(t.resolve_conj().resolve_neg().numpy().copy())
+
+
 def flat_tensors(value) -> list:
     """Every tensor in a (nested) output, in order."""
     if isinstance(value, (torch.Tensor, ember.Tensor)):
@@ -172,9 +198,13 @@ def flat_tensors(value) -> list:
 
 def numpy_of(t) -> np.ndarray:
     t = t.detach()
+    if t.layout != (torch.strided if isinstance(t, torch.Tensor) else ember.strided):
+        t = t.to_dense()
     if t.dtype in (torch.bfloat16, ember.bfloat16):
         t = t.float()
     if isinstance(t, torch.Tensor):
+        if t._is_zerotensor():  # torch's symbolic zeros (some gradients)
+            return np.zeros(tuple(t.shape), dtype=str(t.dtype)[6:])
         t = t.resolve_conj().resolve_neg()
     return t.numpy()
 
@@ -351,6 +381,8 @@ def run_op(opinfo, verbose: bool = False) -> list[dict]:
 
     if opinfo.name in RANDOM_OPS:
         return [dict(op=name, dtype="", sample=0, result="skip", reason="random")]
+    if opinfo.name.startswith("jiterator_"):
+        return [dict(op=name, dtype="", sample=0, result="skip", reason="CUDA only")]
     try:
         fn = ember_callable(opinfo.op)
     except (AttributeError, NotImplementedError, ModuleNotFoundError) as exc:
@@ -364,6 +396,9 @@ def run_op(opinfo, verbose: bool = False) -> list[dict]:
             row(dtype, 0, "skip", f"torch's samples: {type(exc).__name__}: {exc}")
             continue
         for index, sample in enumerate(samples):
+            if RANDOM_SAMPLES.get(opinfo.name, lambda s: False)(sample):
+                row(dtype, index, "skip", "random")
+                continue
             signal.setitimer(signal.ITIMER_REAL, SAMPLE_TIMEOUT_S)
             try:
                 result, reason = run_sample(opinfo, fn, sample)
