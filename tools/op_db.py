@@ -321,13 +321,30 @@ def run_sample(opinfo, fn, sample) -> tuple[str, str]:
         except Exception as exc:  # noqa: BLE001 -- every ember error is a result
             return "error", one_line(exc)
         why = mismatch(opinfo, want, got)
-        if why and float32_inputs(sample):
-            # torch's float32 kernels round too: ember passes if it is as close to torch's
-            # float64 result (cast back to float32) as float32 allows.
+        if why and "values differ" in why and float32_inputs(sample):
+            # torch's float32 kernels round too (sums in another order, other formulas):
+            # ember passes when it is about as close to torch's float64 result as torch is.
             want64, _ = torch_result(opinfo, sample.transform(to_float64), grad_outputs)
-            if not mismatch(opinfo, to_float32(want64), got):
+            if as_accurate_as_torch(want, want64, got):
                 return "pass", ""
     return ("fail", why) if why else ("pass", "")
+
+
+def as_accurate_as_torch(want: Result, want64: Result, got: Result) -> bool:
+    """Per tensor, ember's largest error against torch's float64 result is at most twice
+    torch's own float32 error, plus float32's tolerance on the tensor's scale."""
+    rtol, atol = TOLERANCE["float32"]
+    triples = zip(*(flat_tensors([r.processed, list(r.grads or ())]) for r in (want, want64, got)))
+    for w32, w64, g in triples:
+        w32, w64, g = numpy_of(w32), numpy_of(w64), numpy_of(g)
+        if g.shape != w64.shape or not (np.array_equal(np.isnan(g), np.isnan(w64))
+                                        or np.array_equal(np.isnan(g), np.isnan(w32))):
+            return False
+        torch_error = np.nanmax(np.abs(w32 - w64), initial=0)
+        ember_error = np.nanmax(np.abs(g - w64), initial=0)
+        if not ember_error <= 2 * torch_error + atol + rtol * np.nanmax(np.abs(w64), initial=0):
+            return False
+    return True
 
 
 def float32_inputs(sample) -> bool:
@@ -341,16 +358,6 @@ def to_float64(value):
     if isinstance(value, torch.Tensor) and value.dtype == torch.float32:
         return value.detach().double().requires_grad_(value.requires_grad)
     return value
-
-
-def to_float32(result: Result) -> Result:
-    def cast(value):
-        if isinstance(value, torch.Tensor) and value.dtype == torch.float64:
-            return value.detach().float()
-        if isinstance(value, (list, tuple)):
-            return [cast(v) for v in value]
-        return value
-    return Result(cast(result.outputs), cast(result.processed), result.grads and cast(result.grads))
 
 
 def one_line(exc: BaseException) -> str:
