@@ -221,6 +221,10 @@ LINALG = [
     ("matrix_norm_inf_keepdim", lambda L, a: L.linalg.matrix_norm(a, float("inf"),
                                                                   keepdim=True), (2, 3, 4)),
     ("matrix_norm_-1_dims", lambda L, a: L.linalg.matrix_norm(a, -1, dim=(2, 0)), (2, 3, 4)),
+    # ties (a zero matrix's singular values, equal column sums) share the subgradient
+    ("matrix_norm_2_zero", lambda L, a: L.linalg.matrix_norm(a, 2), np.zeros((4, 4))),
+    ("matrix_norm_-2_zero", lambda L, a: L.linalg.matrix_norm(a, -2), np.zeros((2, 3, 3))),
+    ("matrix_norm_1_zero", lambda L, a: L.linalg.matrix_norm(a, 1), np.zeros((3, 4))),
     ("inv", lambda L, a: L.linalg.inv(a), well_conditioned(4)),
     ("inv_batched", lambda L, a: L.linalg.inv(a), well_conditioned(3, (2,))),
     ("inverse", lambda L, a: L.inverse(a), well_conditioned(3)),
@@ -248,7 +252,7 @@ LINALG = [(p[0], p[1], p[2:]) for p in LINALG]
 # ember's svd/eigh backward runs in NumPy: its gradient is not differentiable again
 # (no second derivatives yet).
 FIRST_ORDER_ONLY = {"matrix_norm_nuc", "matrix_norm_2", "matrix_norm_-2", "svdvals", "eigvalsh",
-                    "eigh_vectors_abs"}
+                    "eigh_vectors_abs", "matrix_norm_2_zero", "matrix_norm_-2_zero"}
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
