@@ -614,7 +614,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     x = _as_1d(input)
     _check_bounds(idx, x._data.shape[dim], dim, IndexError)
     value = _fill_value(value, "index_fill_")
-    out = IndexPut.apply(x, _dim_key(x, dim, idx), value, False)
+    # A repeated index fills its slice once: the value's gradient counts each slice once.
+    out = IndexPut.apply(x, _dim_key(x, dim, np.unique(idx)), value, False)
     return _named(_restore(out, input), "IndexFillBackward0")
 
 

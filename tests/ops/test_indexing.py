@@ -348,6 +348,11 @@ def test_index_add_copy_fill(dtype, dim):
     check(lambda lib, x, v: lib.index_fill(x, dim, lib.tensor(idx), v * 2), (3, 4), (),
           dtype=dtype)
     check(lambda lib, x: (x * 1).index_fill_(dim, lib.tensor([1]), 3), (3, 4), dtype=dtype)
+    # a repeated index fills once: the value's gradient sums each filled slice once
+    check(lambda lib, x, v: lib.index_fill(x, dim, lib.tensor([2, 0, 2]), v), (3, 4), (),
+          dtype=dtype)
+    check(lambda lib, x, v: (x * 1).index_fill_(dim, lib.tensor([1, 1]), v), (3, 4), (),
+          dtype=dtype)
 
 
 def test_index_ops_errors():
