@@ -512,7 +512,7 @@ class ScatterReduce(Function):
             divisor = np.maximum(counts, 1).astype(x.dtype)
             out = out / divisor if x.dtype.kind == "f" else out // divisor
             out = out.astype(x.dtype)
-        ctx.key, ctx.reduce = key, reduce
+        ctx.key, ctx.reduce, ctx.include_self = key, reduce, include_self
         ctx.self_mask = ~hit if not include_self else np.ones(x.shape, dtype=np.bool_)
         ctx.counts = counts
         ctx.save_for_backward(x, src)
@@ -529,10 +529,8 @@ class ScatterReduce(Function):
             if reduce == "mean":
                 grad = grad / Tensor._wrap(np.maximum(ctx.counts, 1).astype(dt))
             return grad * self_mask, None, Index.apply(grad, key), None, None
-        out = Tensor._wrap(ctx.out)
         if reduce == "prod":
-            return grad * out / x * self_mask, None, Index.apply(grad * out, key) / src, \
-                None, None
+            return ScatterReduce._prod_grads(ctx, grad, x, src, self_mask)
         # amax / amin: the gradient is shared evenly between all elements equal to the result.
         chosen_self = (x._data == ctx.out) & ctx.self_mask
         chosen_src = src._data == ctx.out[key]
@@ -541,6 +539,34 @@ class ScatterReduce(Function):
         share = grad / Tensor._wrap(np.maximum(ties, 1))
         return share * Tensor._wrap(chosen_self.astype(dt)), None, \
             Index.apply(share, key) * Tensor._wrap(chosen_src.astype(dt)), None, None
+
+
+    @staticmethod
+    def _prod_grads(ctx, grad, x, src, self_mask):
+        """Each factor's gradient is the product of the others: out / factor without zeros;
+        with one zero, the zero's is the product of the rest (the others get 0); with two
+        or more, every gradient is 0. Written in ops, so it differentiates again."""
+        key, dt = ctx.key, grad._data.dtype
+        x_zero = (x._data == 0) & ctx.self_mask
+        src_zero = src._data == 0
+        zeros = x_zero.astype(np.int64)  # zero factors per output position
+        np.add.at(zeros, key, src_zero)
+        # the product of the nonzero factors (zeros replaced by 1)
+        x_nz = x + Tensor._wrap((x._data == 0).astype(dt))
+        src_nz = src + Tensor._wrap(src_zero.astype(dt))
+        product = ScatterReduce.apply(x_nz, key, src_nz, "prod", ctx.include_self)
+
+        def others(factor_nz, factor_zero, zeros_here):
+            """A factor's gradient divided by `product`: 1 for a lone zero, 1 / factor when
+            nothing is zero, else 0."""
+            is_lone_zero = Tensor._wrap((factor_zero & (zeros_here == 1)).astype(dt))
+            no_zero = Tensor._wrap((~factor_zero & (zeros_here == 0)).astype(dt))
+            return is_lone_zero + no_zero / factor_nz
+
+        g = grad * product
+        gx = g * others(x_nz, x._data == 0, zeros) * self_mask
+        gsrc = Index.apply(g, key) * others(src_nz, src_zero, zeros[key])
+        return gx, None, gsrc, None, None
 
 
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
