@@ -10,6 +10,7 @@ Ops the user calls by other names get torch's grad_fn names via `_named`.
 """
 from __future__ import annotations
 
+import math
 import string
 
 import numpy as np
@@ -92,7 +93,7 @@ class MatMul(Function):
         if x.ndim > 2 and y.ndim == 2:
             # NumPy runs a stack times a matrix as one BLAS call per matrix of the stack;
             # folding the stack into the rows makes it one large (much faster) GEMM.
-            rows = np.matmul(x.reshape(-1, x.shape[-1]), y)
+            rows = np.matmul(x.reshape(math.prod(x.shape[:-1]), x.shape[-1]), y)  # -1 fails at 0
             return rows.reshape(x.shape[:-1] + (y.shape[-1],))
         return np.matmul(x, y)
 

@@ -127,7 +127,8 @@ def test_low_precision_products(dtype):
                                    ((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)),
                                    ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
                                    ((4,), (2, 4, 5)), ((2, 3, 4), (4,)),
-                                   ((2, 1, 3, 4), (5, 4, 2))])
+                                   ((2, 1, 3, 4), (5, 4, 2)),
+                                   ((5, 5, 0), (0, 5)), ((2, 0, 3), (3, 4))])  # empty stacks
 def test_matmul(s1, s2):
     check(lambda L, a, b: L.matmul(a, b), s1, s2)
     check(lambda L, a, b: a @ b, s1, s2, dtype="float64")
