@@ -248,8 +248,9 @@ class Result:
     """One side's outputs, their projection by the sample's output_process_fn_grad (e.g.
     |U| for svd, whose signs are not unique), and the input gradients through it."""
 
-    def __init__(self, outputs, processed, grads=None):
+    def __init__(self, outputs, processed, grads=None, grad_problem=None):
         self.outputs, self.processed, self.grads = outputs, processed, grads
+        self.grad_problem = grad_problem  # why no gradients could be taken
 
 
 def torch_result(opinfo, sample, grad_outputs=None) -> tuple[Result, list]:
@@ -287,7 +288,9 @@ def ember_result(opinfo, fn, sample, grad_outputs) -> Result:
     differentiable = [t for t in flat_tensors(processed) if t.dtype.is_floating_point
                       or t.dtype.is_complex]
     if len(differentiable) != len(grad_outputs) or any(not t.requires_grad for t in differentiable):
-        raise RuntimeError("ember's outputs do not require grad like torch's")
+        return Result(outputs, processed, grad_problem="outputs do not require grad like torch's")
+    if any(tuple(t.shape) != tuple(g.shape) for t, g in zip(differentiable, grad_outputs)):
+        return Result(outputs, processed, grad_problem="outputs' shapes differ from torch's")
     try:
         grads = ember.autograd.grad(differentiable, [leaves[id(t)] for t in inputs],
                                     convert(grad_outputs), allow_unused=True)
@@ -302,6 +305,8 @@ def mismatch(opinfo, want: Result, got: Result) -> str | None:
     if (why := difference(want.outputs, got.outputs, values)) and \
             difference(want.processed, got.processed, values):
         return why
+    if got.grad_problem:
+        return "gradient: " + got.grad_problem
     for i, (w, g) in enumerate(zip(want.grads or (), got.grads or ())):
         if w is None or g is None:  # unused on one side: fine when the other grad is zero
             if (w is None) != (g is None) and (w if g is None else g).abs().sum() != 0:

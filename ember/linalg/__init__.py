@@ -735,6 +735,8 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     N = (x.shape[-1] if x.ndim else 1) if N is None else N
     if N <= 1:
         raise RuntimeError("N must be greater than 1.")
+    if x.ndim == 0:
+        x = x.reshape(1)  # a 0-dim x is one point, as in torch
     powers = x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)
     ones = _const(np.ones(tuple(x.shape) + (1,)), x)
     return cat([ones, powers], -1)

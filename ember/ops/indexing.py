@@ -589,8 +589,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if idx.size and (idx.max() >= x._data.shape[dim] or idx.min() < -x._data.shape[dim]):
         raise IndexError("index out of range in self")
     out = Index.apply(x, _dim_key(x, dim, idx))
-    return _named(_restore(out, input) if idx.size == 1 and index._data.ndim == 0 else out,
-                  "IndexSelectBackward0")
+    return _named(_restore(out, input) if idx.size == 1 else out, "IndexSelectBackward0")
 
 
 def _index_source(input: Tensor, dim: int, idx: np.ndarray, source, op: str, sep: str):

@@ -98,7 +98,8 @@ def test_softmax_implicit_dim_warns():
 
 
 @pytest.mark.parametrize("wshape,xshape", [((1,), (4, 3, 5)), ((3,), (4, 3, 5)),
-                                           ((3,), (2, 3)), ((1,), (5,))])
+                                           ((3,), (2, 3)), ((1,), (5,)),
+                                           ((1,), ()), ((), (2, 3))])  # shared weight
 def test_prelu(wshape, xshape):
     check(lambda lib, x, w: lib.nn.functional.prelu(x, w), xshape, wshape)
 
@@ -110,6 +111,8 @@ def test_activation_errors():
                 "^Halving dimension must be even, but dimension 1 is size 3")
     check_error(lambda lib: lib.nn.functional.prelu(lib.ones(2, 4), lib.ones(3)), RuntimeError,
                 "^Mismatch of parameter numbers and input channel size")
+    check_error(lambda lib: lib.nn.functional.prelu(lib.ones(5), lib.ones(1, 1)), RuntimeError,
+                "^prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = 2")
     check_error(lambda lib: lib.nn.functional.relu_(lib.ones(2, requires_grad=True)),
                 RuntimeError, "^a leaf Variable that requires grad")
 

@@ -343,6 +343,11 @@ def test_index_select(dtype, dim, index):
           dtype=dtype)
 
 
+@pytest.mark.parametrize("index", [[0], 0])
+def test_index_select_zero_dim_input(index):
+    check(lambda lib, x: lib.index_select(x, 0, lib.tensor(index)), (), dtype="float64")
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("dim", [0, -1])
 def test_index_add_copy_fill(dtype, dim):

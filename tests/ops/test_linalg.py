@@ -1088,6 +1088,7 @@ def test_vander(dtype):
     check(lambda L, x: L.linalg.vander(x, N=5), np.array([0.0, 1.5, -2]).astype(dtype),
           dtype=dtype, grad2=False)
     check(lambda L, x: L.linalg.vander(x), (0, 3), dtype=dtype)
+    check(lambda L, x: L.linalg.vander(x, N=3), (), dtype=dtype)  # 0-dim: one point
 
 
 def test_vander_integers_and_errors():

@@ -296,8 +296,13 @@ class PreluKernel(Function):
 @autocast_op(LOWER)
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), one weight per channel (dim 1) or a shared one."""
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
     channels = input.shape[1] if input.ndim >= 2 else 1
-    if weight.numel() != 1:
+    if weight.numel() == 1:
+        weight = weight.reshape(())  # shared: the output keeps input's shape (even 0-dim)
+    else:
         if weight.numel() != channels:
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
                                f"parameter numbers = {weight.numel()} and channel size = "
