@@ -433,6 +433,12 @@ def _restore(out: Tensor, input: Tensor) -> Tensor:
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """Values of input picked along `dim` by `index`: out[i][j] = input[index[i][j]][j] for dim=0;
     the output has index's shape."""
+    if isinstance(index, Tensor) and index._data.size == 0:
+        # an empty index gathers nothing: torch checks its dtype and dim, not its shape
+        _index_array(index, "gather")
+        input._wrap_dim(dim)
+        nothing = np.zeros(index._data.shape, dtype=np.intp)
+        return _named(Index.apply(input.reshape(-1), nothing), "GatherBackward0")
     _, key, _ = _scatter_key(input, dim, index, "gather")
     out = Index.apply(_as_1d(input), key)
     return _named(out.reshape(index.shape) if out.shape != index.shape else out,
@@ -813,6 +819,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     dim = input._wrap_dim(dim)
+    size, idx = input.shape[dim], indices._data
+    if idx.size and -size <= idx.min() < 0:  # along a dim, negative indices count from the end
+        indices = Tensor._wrap(np.where(idx < 0, idx + size, idx))
     shape = list(np.broadcast_shapes(_except(input.shape, dim), _except(indices.shape, dim)))
     x = input.expand(shape[:dim] + [input.shape[dim]] + shape[dim + 1:])
     i = indices.expand(shape[:dim] + [indices.shape[dim]] + shape[dim + 1:])

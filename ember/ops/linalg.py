@@ -409,10 +409,16 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
     la, lb = list(_labels(a.ndim)), list(_labels(b.ndim, 26))
     for da, db in zip(dims_a, dims_b):
-        if a.shape[da] != b.shape[db]:
+        size_a, size_b = a.shape[da], b.shape[db]
+        if size_a != size_b and 1 not in (size_a, size_b):
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} "
+                               f"{size_a} in dim {da} and second has size {size_b} "
                                f"in dim {db}")
+        # a size-1 contracted dim broadcasts against the other, as in torch
+        if size_a == 1 and size_b != 1:
+            a = a.expand(*(size_b if d == da % a.ndim else -1 for d in range(a.ndim)))
+        elif size_b == 1 and size_a != 1:
+            b = b.expand(*(size_a if d == db % b.ndim else -1 for d in range(b.ndim)))
         lb[db] = la[da]
     keep = [c for c in la if c not in lb] + [c for c in lb if c not in la]
     equation = f"{''.join(la)},{''.join(lb)}->{''.join(keep)}"

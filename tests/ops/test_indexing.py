@@ -247,6 +247,8 @@ def test_gather(dtype, dim, index):
 def test_gather_zero_dim_and_empty():
     check(lambda lib, x: x.gather(0, lib.tensor(0)), ())
     check(lambda lib, x: x.gather(1, lib.zeros(3, 0, dtype=lib.int64)), (3, 4))
+    # an empty index of another rank: torch checks only its dtype
+    check(lambda lib, x: x.gather(0, lib.zeros(2, 0, dtype=lib.int64)), (5,))
 
 
 def test_gather_errors():
@@ -479,6 +481,12 @@ def test_take_and_put(dtype):
 def test_take_along_dim_broadcasts():
     check(lambda lib, x: lib.take_along_dim(x, lib.tensor([[0], [2]]), 1), (1, 4))
     check(lambda lib, x: x.take_along_dim(lib.tensor([[[1, 0]]]), -1), (2, 3, 4))
+
+
+def test_take_along_dim_negative_indices():
+    check(lambda lib, x: lib.take_along_dim(x, lib.tensor([[-4, -1, 0, 2]]), 1), (3, 4))
+    check_error(lambda lib: lib.take_along_dim(lib.ones(3, 4), lib.tensor([-1])), RuntimeError,
+                r"^index -1 is out of bounds for dimension 0 with size 12")  # not flattened
 
 
 # ---------------------------------------------------------------- in-place ops on views

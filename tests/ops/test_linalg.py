@@ -52,6 +52,9 @@ PRODUCTS = [
     ("tensordot_0", lambda L, a, b: L.tensordot(a, b, 0), (2, 3), (4,)),
     ("tensordot_lists", lambda L, a, b: L.tensordot(a, b, ([0, 2], [1, 0])), (2, 3, 4),
      (4, 2, 5)),
+    # size-1 contracted dims broadcast against the other side
+    ("tensordot_broadcast", lambda L, a, b: L.tensordot(a, b, ([0, 1], [2, 0])), (1, 3, 1),
+     (3, 4, 2)),
     ("kron", lambda L, a, b: L.kron(a, b), (2, 3), (4, 2)),
     ("kron_mixed_rank", lambda L, a, b: L.kron(a, b), (2,), (2, 3, 2)),
     ("cross", lambda L, a, b: L.cross(a, b, dim=1), (2, 3, 4), (2, 3, 4)),
