@@ -20,6 +20,7 @@ MAX = [
     (2, (3, 7, 7), dict(kernel_size=2)),
     (1, (2, 3, 11), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
     (3, (1, 2, 5, 6, 4), dict(kernel_size=2, stride=(1, 2, 2))),
+    (2, (1, 1, 4, 4), dict(kernel_size=(2, 2), stride=())),  # empty stride: kernel_size
 ]
 
 
@@ -46,6 +47,7 @@ AVG = [
     (2, (1, 2, 6, 6), dict(kernel_size=2, divisor_override=3)),
     (1, (2, 3, 11), dict(kernel_size=4, stride=3, padding=2)),
     (3, (1, 2, 5, 6, 4), dict(kernel_size=2, stride=1)),
+    (2, (1, 1, 4, 4), dict(kernel_size=(2, 2), stride=(), padding=(0,))),
 ]
 
 
