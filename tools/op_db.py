@@ -175,7 +175,14 @@ def convert(value, leaves=None):
 
 
 def ember_tensor(t: torch.Tensor):
-    """A copy of a (strided or sparse COO) torch tensor's values as an ember tensor."""
+    """A copy of a (strided or sparse COO) torch tensor's values as an ember tensor (a view
+    of a copy of its base when it is a view)."""
+    base = t._base
+    if base is not None and not base.requires_grad and base.is_contiguous() \
+            and base.storage_offset() == 0:
+        # a view (as_strided's partial views read its base's storage beyond it): the same
+        # view of a copy of the base
+        return ember_tensor(base).as_strided(tuple(t.shape), t.stride(), t.storage_offset())
     t = t.detach()
     if t.layout == torch.sparse_coo:
         return ember.sparse_coo_tensor(ember_tensor(t._indices()), ember_tensor(t._values()),
