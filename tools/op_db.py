@@ -261,26 +261,29 @@ class Result:
 
 
 def torch_result(opinfo, sample, grad_outputs=None) -> tuple[Result, list]:
-    """torch's Result for `sample`, and the grad_outputs used (random unless given)."""
+    """torch's Result for `sample`, and the grad_outputs used (random unless given): one per
+    tensor of the processed outputs, None for those that do not require grad."""
     outputs = opinfo.op(sample.input, *sample.args, **sample.kwargs)
     processed = sample.output_process_fn_grad(outputs)
-    inputs, differentiable = grad_pairs(opinfo, sample, processed)
-    if not differentiable:
+    inputs = grad_inputs(opinfo, sample)
+    tensors = flat_tensors(processed)
+    if not inputs or not any(t.requires_grad for t in tensors):
         return Result(outputs, processed), []
     if grad_outputs is None:
-        grad_outputs = [torch.randn(t.shape, dtype=t.dtype) for t in differentiable]
-    grad_outputs = [g.to(t.dtype) for g, t in zip(grad_outputs, differentiable)]
-    grads = torch.autograd.grad(differentiable, inputs, grad_outputs, allow_unused=True)
+        grad_outputs = [torch.randn(t.shape, dtype=t.dtype) if t.requires_grad else None
+                        for t in tensors]
+    differentiable, seeds = zip(*[(t, g.to(t.dtype)) for t, g in zip(tensors, grad_outputs)
+                                  if g is not None])
+    grads = torch.autograd.grad(differentiable, inputs, seeds, allow_unused=True)
     return Result(outputs, processed, grads), grad_outputs
 
 
-def grad_pairs(opinfo, sample, processed) -> tuple[list, list]:
-    """(inputs that require grad, processed outputs that require grad) of a torch sample."""
+def grad_inputs(opinfo, sample) -> list:
+    """The tensors of a torch sample that require grad (none if the op has no autograd)."""
     if not opinfo.supports_autograd:
-        return [], []
-    inputs = [t for t in flat_tensors([sample.input, *sample.args, *sample.kwargs.values()])
-              if t.requires_grad]
-    return inputs, [t for t in flat_tensors(processed) if t.requires_grad] if inputs else []
+        return []
+    return [t for t in flat_tensors([sample.input, *sample.args, *sample.kwargs.values()])
+            if t.requires_grad]
 
 
 def ember_result(opinfo, fn, sample, grad_outputs) -> Result:
@@ -291,13 +294,16 @@ def ember_result(opinfo, fn, sample, grad_outputs) -> Result:
     processed = ember_value(sample.output_process_fn_grad)(outputs)
     if not grad_outputs:
         return Result(outputs, processed)
-    inputs, _ = grad_pairs(opinfo, sample, ())
-    differentiable = [t for t in flat_tensors(processed) if t.dtype.is_floating_point
-                      or t.dtype.is_complex]
-    if len(differentiable) != len(grad_outputs) or any(not t.requires_grad for t in differentiable):
+    tensors = flat_tensors(processed)
+    if len(tensors) != len(grad_outputs):
+        return Result(outputs, processed, grad_problem="a different number of outputs")
+    pairs = [(t, g) for t, g in zip(tensors, grad_outputs) if g is not None]
+    if any(not t.requires_grad for t, _ in pairs):
         return Result(outputs, processed, grad_problem="outputs do not require grad like torch's")
-    if any(tuple(t.shape) != tuple(g.shape) for t, g in zip(differentiable, grad_outputs)):
+    if any(tuple(t.shape) != tuple(g.shape) for t, g in pairs):
         return Result(outputs, processed, grad_problem="outputs' shapes differ from torch's")
+    differentiable, grad_outputs = zip(*pairs)
+    inputs = grad_inputs(opinfo, sample)
     try:
         grads = ember.autograd.grad(differentiable, [leaves[id(t)] for t in inputs],
                                     convert(grad_outputs), allow_unused=True)
