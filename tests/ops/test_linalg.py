@@ -1003,10 +1003,35 @@ def test_eig_decomposes_random_matrices(dtype):
     np.testing.assert_allclose(np.sort_complex(w.numpy()), expected, atol=1e-4)
 
 
-def test_eig_gradient_is_refused():
-    a = ember.randn(3, 3, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="linalg.eig"):
-        ember.autograd.backward([ember.linalg.eigvals(a)], [ember.ones(3, dtype=ember.complex64)])
+# Gradients through quantities that do not depend on the eigenvectors' phases (complex
+# outputs are compared as their real and imaginary parts).
+EIG_GRADS = [
+    lambda L, a: L.view_as_real(L.linalg.eigvals(a)),
+    lambda L, a: L.linalg.eig(a)[1].abs(),
+    lambda L, a: (L.view_as_real(L.linalg.eig(a)[0]), L.linalg.eig(a)[1].abs()),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("fn", EIG_GRADS)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+def test_eig_gradient(fn, shape, dtype):
+    # grad2 only for eigvals: the oracle's second-order loss depends on the eigenvectors'
+    # phases, which both libraries refuse.
+    check(fn, shape, dtype=dtype, grad2=fn is EIG_GRADS[0])
+
+
+@pytest.mark.parametrize("fn", EIG_GRADS)
+def test_eig_gradient_of_complex_input(fn):
+    check(lambda L, x, y: fn(L, L.complex(x, y)), (3, 3), (3, 3), dtype="float64", grad2=False)
+
+
+def test_eig_gradient_depending_on_phase_is_refused():
+    def imaginary_parts(L):
+        a = L.tensor([[2.0, 1.0], [0.0, 3.0]], requires_grad=True)
+        return L.autograd.grad(L.linalg.eig(a)[1].imag.sum(), a)
+    check_error(imaginary_parts, RuntimeError, r"^linalg_eig_backward: The eigenvectors in the "
+                r"complex case are specified up to multiplication by e\^\{i phi\}")
 
 
 EIG_ERRORS = [
