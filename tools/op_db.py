@@ -75,12 +75,15 @@ class SampleTimeout(Exception):
 
 # ---------------------------------------------------------------- finding ember's op
 
+# torch's public namespaces, each mirrored by ember's module of the same path.
+PUBLIC_SPACES = ["torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.special",
+                 "torch.fft", "torch.masked", "torch.signal.windows", "torch.sparse"]
+
+
 def torch_names() -> dict[int, tuple[str, str]]:
     """id(torch callable) -> (namespace, attribute name) over torch's public namespaces."""
-    spaces = ["torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft",
-              "torch.masked", "torch.signal.windows", "torch.sparse"]
     names = {}
-    for space in reversed(spaces):  # the plain `torch` namespace wins ties
+    for space in reversed(PUBLIC_SPACES):  # the plain `torch` namespace wins ties
         module = importlib.import_module(space)
         for attr in dir(module):
             if callable(value := getattr(module, attr)):
@@ -122,8 +125,7 @@ def rebound(fn: types.FunctionType) -> types.FunctionType:
     scope = dict(fn.__globals__)
     for name in fn.__code__.co_names:
         value = scope.get(name)
-        if isinstance(value, types.ModuleType) and value.__name__.startswith("torch") \
-                and value.__name__ != "torch.ops":  # aten's internal ops have no ember twin
+        if isinstance(value, types.ModuleType) and value.__name__ in PUBLIC_SPACES:
             scope[name] = ember_space(value.__name__)
     cells = None
     if fn.__closure__:
@@ -162,9 +164,10 @@ def convert(value, leaves=None):
         return getattr(ember, str(value).replace("torch.", ""))
     if isinstance(value, torch.device):
         return ember.device(str(value))
-    if dataclasses.is_dataclass(value) and type(value).__module__.startswith("torch"):
+    if dataclasses.is_dataclass(value) and type(value).__module__.startswith("torch.nn"):
         ember_class = getattr(ember_space(type(value).__module__), type(value).__name__)
-        return ember_class(**{f.name: convert(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        return ember_class(**{f.name: convert(getattr(value, f.name))
+                              for f in dataclasses.fields(value)})
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(convert(v, leaves) for v in value))
     if isinstance(value, (list, tuple)):
