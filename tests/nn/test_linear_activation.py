@@ -66,6 +66,17 @@ def test_inplace_activation(name, kwargs):
     check(fn, (3, 5))
 
 
+@pytest.mark.parametrize("inplace", [False, True])
+def test_silu_complex(inplace):
+    # computed without autograd; an input that requires grad gets torch's error
+    check(lambda lib, x, y: lib.nn.functional.silu(lib.complex(x, y) * 1, inplace=inplace),
+          (3, 4), (3, 4), grad=False)
+    check_error(lambda lib: lib.nn.functional.silu(lib.ones(2, dtype=lib.complex64,
+                                                            requires_grad=True)),
+                RuntimeError, r"^silu does not support automatic differentiation for outputs "
+                r"with complex dtype")
+
+
 def test_grad_fn_names():
     x = ember.randn(3, 4, requires_grad=True)
     F = ember.nn.functional

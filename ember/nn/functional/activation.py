@@ -21,6 +21,7 @@ from ..._cpu import kernels
 from ..._cpu.activation import GELU_TANH_CUBIC, GELU_TANH_SCALE, INV_SQRT_2PI, ONE_SIXTH_FLOAT32
 from ..._random import numpy_generator
 from ..._recorded_call import replayed_call
+from ..._modes import current as modes
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
@@ -382,8 +383,20 @@ _LogSigmoid = _activation("LogSigmoid", _kernel("logsigmoid"), lambda x: sigmoid
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """Sigmoid linear unit (swish), x * sigmoid(x), elementwise."""
+    """Sigmoid linear unit (swish), x * sigmoid(x), elementwise. Complex input is computed
+    too, without autograd (as in torch)."""
+    if input.is_complex():
+        return input._inplace(_complex_silu) if inplace else _complex_silu(input)
     return _run(_Silu, input, inplace)
+
+
+def _complex_silu(input: Tensor) -> Tensor:
+    if input.requires_grad and modes().grad_enabled:
+        raise RuntimeError("silu does not support automatic differentiation for outputs with "
+                           "complex dtype.")
+    x = input.numpy(force=True)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return Tensor._wrap((x / (1 + np.exp(-x))).astype(x.dtype, copy=False))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
