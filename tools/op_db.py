@@ -67,6 +67,7 @@ TOLERANCE = {  # dtype name -> (rtol, atol)
     "float64": (1e-7, 1e-7), "complex64": (1e-4, 1e-5), "complex128": (1e-7, 1e-7),
 }
 FALLBACK_DTYPES = (torch.int64, torch.int32, torch.bool, torch.uint8, torch.complex64)
+MORE_DTYPES = (torch.int64, torch.bool, torch.complex128)  # with --more-dtypes
 
 
 class SampleTimeout(Exception):
@@ -390,14 +391,17 @@ def _alarm(signum, frame):
     raise SampleTimeout(f"sample took over {SAMPLE_TIMEOUT_S} s")
 
 
-def sample_dtypes(opinfo) -> list:
-    """float32 and float64 where the op takes them, else its first other supported dtype."""
+def sample_dtypes(opinfo, more: bool = False) -> list:
+    """float32 and float64 where the op takes them, else its first other supported dtype;
+    with `more`, also int64, bool and complex128 where supported."""
     supported = opinfo.supported_dtypes("cpu")
     floats = [d for d in (torch.float32, torch.float64) if d in supported]
+    if more:
+        return floats + [d for d in MORE_DTYPES if d in supported]
     return floats or [d for d in FALLBACK_DTYPES if d in supported][:1]
 
 
-def run_op(opinfo, verbose: bool = False) -> list[dict]:
+def run_op(opinfo, verbose: bool = False, more_dtypes: bool = False) -> list[dict]:
     """One row per sample: op, dtype, index, result, reason."""
     rows = []
     name = opinfo.name + (f".{opinfo.variant_test_name}" if opinfo.variant_test_name else "")
@@ -412,10 +416,10 @@ def run_op(opinfo, verbose: bool = False) -> list[dict]:
     if opinfo.name.startswith("jiterator_"):
         return [dict(op=name, dtype="", sample=0, result="skip", reason="CUDA only")]
     try:
-        fn = ember_callable(opinfo.op)
-    except (AttributeError, NotImplementedError, ModuleNotFoundError) as exc:
-        return [dict(op=name, dtype="", sample=0, result="error", reason=f"missing: {exc}")]
-    for dtype in sample_dtypes(opinfo):
+        fn, missing = ember_callable(opinfo.op), None
+    except (AttributeError, NotImplementedError) as exc:  # each sample counts as an error
+        fn, missing = None, f"missing: {exc}"
+    for dtype in sample_dtypes(opinfo, more_dtypes):
         torch.manual_seed(0)
         grad = opinfo.supports_autograd and (dtype.is_floating_point or dtype.is_complex)
         try:
@@ -426,6 +430,9 @@ def run_op(opinfo, verbose: bool = False) -> list[dict]:
         for index, sample in enumerate(samples):
             if RANDOM_SAMPLES.get(opinfo.name, lambda s: False)(sample):
                 row(dtype, index, "skip", "random")
+                continue
+            if missing:
+                row(dtype, index, "error", missing)
                 continue
             signal.setitimer(signal.ITIMER_REAL, SAMPLE_TIMEOUT_S)
             try:
@@ -468,12 +475,14 @@ def main(argv=None) -> None:
     parser.add_argument("ops", nargs="*", help="OpInfo names (default: all), e.g. add nn.functional.pad")
     parser.add_argument("--json", help="write every sample's result to this file")
     parser.add_argument("--verbose", action="store_true", help="print every failing sample")
+    parser.add_argument("--more-dtypes", action="store_true",
+                        help="also run int64, bool and complex128 samples where supported")
     options = parser.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
     chosen = [o for o in op_db if not options.ops or o.name in options.ops]
     rows = []
     for done, opinfo in enumerate(chosen, 1):
-        rows += run_op(opinfo, options.verbose)
+        rows += run_op(opinfo, options.verbose, options.more_dtypes)
         print(f"[{done}/{len(chosen)}] {opinfo.name}", file=sys.stderr, flush=True)
     summarise(rows)
     if options.json:
