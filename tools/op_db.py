@@ -34,7 +34,8 @@ import numpy as np
 
 # torch's testing helpers import `expecttest` (a test-runner package) at module level;
 # the op database itself never uses it, so a stand-in is enough.
-sys.modules.setdefault("expecttest", types.SimpleNamespace(TestCase=unittest.TestCase, ACCEPT=False))
+sys.modules.setdefault("expecttest",
+                       types.SimpleNamespace(TestCase=unittest.TestCase, ACCEPT=False))
 
 import torch  # noqa: E402
 from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
@@ -68,10 +69,6 @@ TOLERANCE = {  # dtype name -> (rtol, atol)
 }
 FALLBACK_DTYPES = (torch.int64, torch.int32, torch.bool, torch.uint8, torch.complex64)
 MORE_DTYPES = (torch.int64, torch.bool, torch.complex128)  # with --more-dtypes
-
-
-class SampleTimeout(Exception):
-    pass
 
 
 # ---------------------------------------------------------------- finding ember's op
@@ -388,7 +385,7 @@ def one_line(exc: BaseException) -> str:
 
 
 def _alarm(signum, frame):
-    raise SampleTimeout(f"sample took over {SAMPLE_TIMEOUT_S} s")
+    raise TimeoutError(f"sample took over {SAMPLE_TIMEOUT_S} s")
 
 
 def sample_dtypes(opinfo, more: bool = False) -> list:
@@ -407,7 +404,8 @@ def run_op(opinfo, verbose: bool = False, more_dtypes: bool = False) -> list[dic
     name = opinfo.name + (f".{opinfo.variant_test_name}" if opinfo.variant_test_name else "")
 
     def row(dtype, index, result, reason):
-        rows.append(dict(op=name, dtype=str(dtype)[6:], sample=index, result=result, reason=reason))
+        rows.append(dict(op=name, dtype=str(dtype)[6:], sample=index, result=result,
+                         reason=reason))
         if verbose and result != "pass":
             print(f"  {name} {str(dtype)[6:]} #{index}: {result}: {reason}")
 
@@ -437,7 +435,7 @@ def run_op(opinfo, verbose: bool = False, more_dtypes: bool = False) -> list[dic
             signal.setitimer(signal.ITIMER_REAL, SAMPLE_TIMEOUT_S)
             try:
                 result, reason = run_sample(opinfo, fn, sample)
-            except SampleTimeout as exc:
+            except TimeoutError as exc:
                 result, reason = "error", str(exc)
             except Exception as exc:  # noqa: BLE001 -- torch itself rejected the sample
                 result, reason = "skip", f"torch: {type(exc).__name__}: {exc}"
@@ -450,29 +448,33 @@ def run_op(opinfo, verbose: bool = False, more_dtypes: bool = False) -> list[dic
 # ---------------------------------------------------------------- report
 
 def summarise(rows: list[dict]) -> None:
+    """Print the OpInfos with a failure or an error (counts, first problem), then totals."""
     per_op = defaultdict(Counter)
     first_problem = {}
     for r in rows:
         per_op[r["op"]][r["result"]] += 1
         if r["result"] in ("fail", "error"):
-            first_problem.setdefault(r["op"], f"{r['result']} ({r['dtype']} #{r['sample']}): {r['reason']}")
+            first_problem.setdefault(r["op"], f"{r['result']} ({r['dtype']} #{r['sample']}): "
+                                              f"{r['reason']}")
     print(f"{'op':45} {'pass':>5} {'fail':>5} {'error':>5} {'skip':>5}  first problem")
-    for op, counts in sorted(per_op.items()):
-        if counts["fail"] or counts["error"]:
-            print(f"{op:45} {counts['pass']:5} {counts['fail']:5} {counts['error']:5} {counts['skip']:5}"
+    for op, c in sorted(per_op.items()):
+        if c["fail"] or c["error"]:
+            print(f"{op:45} {c['pass']:5} {c['fail']:5} {c['error']:5} {c['skip']:5}"
                   f"  {first_problem[op][:150]}")
     total = Counter(r["result"] for r in rows)
     run = total["pass"] + total["fail"] + total["error"]
-    passing_ops = sum(1 for c in per_op.values() if c["pass"])
+    some = sum(1 for c in per_op.values() if c["pass"])
+    clean = sum(1 for c in per_op.values() if c["pass"] and not c["fail"] and not c["error"])
     print(f"\n{run} samples run ({total['skip']} skipped): {total['pass']} pass "
-          f"({100 * total['pass'] / max(run, 1):.1f}%), {total['fail']} fail, {total['error']} error; "
-          f"{passing_ops} of {len(per_op)} OpInfos pass at least one sample; "
-          f"{sum(1 for c in per_op.values() if c['pass'] and not c['fail'] and not c['error'])} pass all.")
+          f"({100 * total['pass'] / max(run, 1):.1f}%), {total['fail']} fail, "
+          f"{total['error']} error; {some} of {len(per_op)} OpInfos pass at least one sample, "
+          f"{clean} pass all.")
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("ops", nargs="*", help="OpInfo names (default: all), e.g. add nn.functional.pad")
+    parser.add_argument("ops", nargs="*",
+                        help="OpInfo names (default: all), e.g. add nn.functional.pad")
     parser.add_argument("--json", help="write every sample's result to this file")
     parser.add_argument("--verbose", action="store_true", help="print every failing sample")
     parser.add_argument("--more-dtypes", action="store_true",
