@@ -54,6 +54,20 @@ def test_conv_transpose(dims, xs, ws, kw):
           xs, ws, (ws[1] * kw.get("groups", 1),), dtype="float64")
 
 
+@pytest.mark.parametrize("name,xs,ws,kw", [
+    ("conv1d", (2, 3, 7), (4, 3, 3), dict(padding=1)),
+    ("conv2d", (2, 4, 5, 5), (6, 2, 3, 3), dict(stride=2, groups=2)),
+    ("conv_transpose2d", (2, 4, 4, 4), (4, 3, 3, 3), dict(stride=2, output_padding=1)),
+    ("conv3d", (1, 2, 4, 4, 3), (3, 2, 2, 2, 2), {}),
+])
+def test_conv_complex(name, xs, ws, kw):
+    # complex input and weight, compared as real and imaginary parts
+    def fn(lib, xr, xi, wr, wi):
+        y = getattr(lib.nn.functional, name)(lib.complex(xr, xi), lib.complex(wr, wi), **kw)
+        return lib.view_as_real(y)
+    check(fn, xs, xs, ws, ws, dtype="float64")
+
+
 def test_conv_double_backward():
     def second_order(lib, x, w):
         y = lib.nn.functional.conv2d(x, w, padding=1, stride=2)

@@ -201,6 +201,7 @@ def _grad_channels_first(grad: Tensor, groups: int) -> np.ndarray:
 
 class Conv(Function):
     backward_name = "ConvolutionBackward0"
+    holomorphic = True  # bilinear: complex gradients by the engine's conjugation
 
     @staticmethod
     def forward(ctx, x, w, b, geo):
@@ -236,6 +237,7 @@ def _as_tensor(array: np.ndarray | None, dtype) -> Tensor | None:
 class ConvInputGrad(Function):
     """dL/dx of a convolution; with x_shape chosen freely it is the transposed convolution."""
     backward_name = "ConvolutionBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, g, w, geo, x_shape, g_cf=None):
@@ -255,6 +257,7 @@ class ConvInputGrad(Function):
 
 class ConvWeightGrad(Function):
     backward_name = "ConvolutionBackwardBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, x, g, geo, w_shape, cols, g_cf=None):
