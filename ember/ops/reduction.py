@@ -311,7 +311,8 @@ class Var(Function):
         ctx.meta = (axes, keepdim, count - correction, take_sqrt)
         with np.errstate(invalid="ignore", divide="ignore"):
             dev = x - x.sum(axis=axes, keepdims=True) / count
-            var = np.asarray((dev * dev).sum(axis=axes, keepdims=keepdim) / dof, dtype=x.dtype)
+            squares = (dev * dev.conj()).real if x.dtype.kind == "c" else dev * dev  # |dev|^2
+            var = np.asarray(squares.sum(axis=axes, keepdims=keepdim) / dof, dtype=squares.dtype)
             return np.sqrt(var) if take_sqrt else var
 
     @staticmethod
