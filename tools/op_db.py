@@ -180,7 +180,7 @@ def ember_tensor(t: torch.Tensor):
     of a copy of its base when it is a view)."""
     base = t._base
     if base is not None and not base.requires_grad and base.is_contiguous() \
-            and base.storage_offset() == 0:
+            and base.storage_offset() == 0 and not t.is_conj() and not t.is_neg():
         # a view (as_strided's partial views read its base's storage beyond it): the same
         # view of a copy of the base
         return ember_tensor(base).as_strided(tuple(t.shape), t.stride(), t.storage_offset())

@@ -498,6 +498,13 @@ class AddProduct(Function):
 
 
 def _add_product(name: str, equation: str, input, m1, m2, beta, alpha, out) -> Tensor:
+    if not (m1.is_floating_point() or m1.is_complex()):
+        # integer products: addr refuses float scalars, the others truncate them
+        for arg, value in (("beta", beta), ("alpha", alpha)):
+            if name == "AddrBackward0" and isinstance(value, float):
+                raise RuntimeError(f"For integral input tensors, argument {arg} must not be a "
+                                   "floating point number.")
+        beta, alpha = int(beta), int(alpha)
     result = AddProduct.apply(input, m1, m2, equation, beta, alpha)
     return _with_out(_named(result, name), out)
 

@@ -119,6 +119,27 @@ def test_addmm_inplace():
     check(lambda L, m, a, b: m.clone().addmm_(a, b, beta=2), (3, 5), (3, 4), (4, 5))
 
 
+INTEGER_ADD_PRODUCTS = [
+    lambda L, m, a, b: L.addmm(m, a, b, beta=-1.7, alpha=2.9),
+    lambda L, m, a, b: L.addmv(m[:, 0], a, b[:, 0], beta=0.2, alpha=0.6),
+    lambda L, m, a, b: L.baddbmm(m, a[None], b[None], beta=2, alpha=1.5),
+    lambda L, m, a, b: L.addbmm(m, a[None], b[None], beta=0.5, alpha=-2.5),
+]
+
+
+@pytest.mark.parametrize("fn", INTEGER_ADD_PRODUCTS)
+def test_integer_add_products_truncate_scalars(fn):
+    r = np.random.default_rng(0)
+    m, a, b = (r.integers(-9, 9, shape) for shape in ((3, 4), (3, 5), (5, 4)))
+    check(fn, m, a, b, grad=False)
+
+
+def test_integer_addr_refuses_float_scalars():
+    check_error(lambda L: L.addr(L.ones(2, 2, dtype=L.int64), L.ones(2, dtype=L.int64),
+                                 L.ones(2, dtype=L.int64), alpha=0.5), RuntimeError,
+                r"^For integral input tensors, argument alpha must not be a floating point")
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_low_precision_products(dtype):
     check(lambda L, m, a, b: L.addmm(m, a, b), (3, 5), (3, 4), (4, 5), dtype=dtype)
