@@ -497,6 +497,8 @@ def _identity(reduce: str, dtype: np.dtype):
         return 0
     if reduce == "prod":
         return 1
+    if dtype.kind == "b":
+        return reduce == "amin"   # False is the identity of max, True of min
     big = np.inf if dtype.kind == "f" else np.iinfo(dtype).max
     return -big if reduce == "amax" else big
 

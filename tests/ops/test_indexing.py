@@ -320,6 +320,15 @@ def test_scatter_reduce_prod_with_zeros(include_self):
           x, s, dtype="float64", grad2=False)
 
 
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_bool(reduce, include_self):
+    x = np.array([True, False, True, False])
+    s = np.array([False, True, False, False])
+    check(lambda lib, a, b: a.scatter_reduce(0, lib.tensor([0, 1, 1, 2]), b, reduce,
+                                             include_self=include_self), x, s, grad=False)
+
+
 def test_scatter_reduce_ties_and_errors():
     x = np.array([[1.0, 5.0], [2.0, 0.0]])
     s = np.array([[5.0, 5.0], [2.0, 3.0]])
