@@ -58,6 +58,13 @@ def test_avg_pool(dtype, n, shape, kw):
           dtype=dtype)
 
 
+@pytest.mark.parametrize("n,shape,kw", AVG)
+def test_avg_pool_integers(n, shape, kw):
+    # integer means are truncated toward zero and keep the dtype
+    x = np.random.default_rng(0).integers(-20, 20, shape)
+    check(lambda lib, x: getattr(lib.nn.functional, f"avg_pool{n}d")(x, **kw), x, grad=False)
+
+
 @pytest.mark.parametrize("shape,out", [((2, 3, 8, 8), 1), ((2, 3, 7, 9), (3, 4)),
                                        ((2, 3, 10, 10), (5, None)), ((3, 6, 6), 4)])
 def test_adaptive_pools_2d(shape, out):

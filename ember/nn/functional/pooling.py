@@ -409,7 +409,12 @@ def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_i
                                 count_include_pad)
         divisor = float(counts.flat[0]) if np.all(counts == counts.flat[0]) \
             else _as_constant(counts.astype(x.dtype.numpy))
-    y = WindowSum.apply(x, (kernel, stride, pads), out) / divisor
+    total = WindowSum.apply(x, (kernel, stride, pads), out)
+    if x.is_floating_point() or x.is_complex():
+        y = total / divisor
+    else:  # integers stay integers: the mean truncated toward zero, as in torch
+        y = total.div(divisor if isinstance(divisor, Tensor) else int(divisor),
+                      rounding_mode="trunc")
     _named(y, f"AvgPool{n}DBackward0" if n > 1 else "SqueezeBackward1")
     return y.squeeze(0) if unbatched else y
 
