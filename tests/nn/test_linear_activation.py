@@ -66,6 +66,12 @@ def test_inplace_activation(name, kwargs):
     check(fn, (3, 5))
 
 
+@pytest.mark.parametrize("fn", [lambda F, x: F.hardtanh(x), lambda F, x: F.relu6(x),
+                                lambda F, x: F.hardtanh(x, -1.5, 2.5)])
+def test_hardtanh_of_integers_keeps_the_dtype(fn):
+    check(lambda lib, x: fn(lib.nn.functional, x), np.array([-3, 0, 2, 8]), grad=False)
+
+
 @pytest.mark.parametrize("inplace", [False, True])
 def test_silu_complex(inplace):
     # computed without autograd; an input that requires grad gets torch's error

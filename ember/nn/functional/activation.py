@@ -223,6 +223,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """Clamp every element into [min_val, max_val] (default [-1, 1])."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not (input.is_floating_point() or input.is_complex()):
+        min_val, max_val = int(min_val), int(max_val)  # integer input keeps its dtype
     return _run(_Hardtanh, input, inplace, min_val, max_val)
 
 
