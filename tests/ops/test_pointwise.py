@@ -369,6 +369,15 @@ def test_lerp(shapes, dtype):
     check(lambda lib, x, y: (x * 1).lerp_(y, 0.8), *shapes, dtype=dtype)
 
 
+@pytest.mark.parametrize("weight", [0.3 + 0.2j, 0.9 - 0.5j, "tensor"])
+def test_lerp_complex(weight):
+    # complex start, end and weight (a number or a tensor), compared as real and imaginary
+    def fn(lib, a, b, c, d, e, f):
+        w = lib.complex(e, f) if weight == "tensor" else weight
+        return lib.view_as_real(lib.lerp(lib.complex(a, b), lib.complex(c, d), w))
+    check(fn, *[(3, 4)] * 6, dtype="float64")
+
+
 def test_lerp_errors():
     check_error(lambda lib: lib.lerp(lib.ones(2), lib.ones(2, dtype=lib.float64), 0.5),
                 RuntimeError, "^expected dtype float for `end` but got dtype double")
