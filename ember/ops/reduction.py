@@ -533,6 +533,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 class LogSumExp(Function):
     backward_name = "LogsumexpBackward0"
     saves_outputs = True
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim):
@@ -540,7 +541,8 @@ class LogSumExp(Function):
         ctx.meta = (axes, keepdim)
         data = to_float(x)
         # Subtract the maximum so exp() cannot overflow; an infinite maximum is left alone.
-        top = np.max(data, axis=axes, keepdims=True, initial=-np.inf)
+        # Complex input: the maximum real part, so the imaginary part comes out in (-pi, pi].
+        top = np.max(data.real, axis=axes, keepdims=True, initial=-np.inf)
         top = np.where(np.isfinite(top), top, 0).astype(data.dtype)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.log(np.exp(data - top).sum(axis=axes, keepdims=True)) + top

@@ -148,6 +148,13 @@ def test_var_std_of_complex_are_real(fn):
     check(real_parts, (3, 4), (3, 4), dtype="float64")
 
 
+@pytest.mark.parametrize("dim,keepdim", [(1, False), ((0, 1), True), (0, False)])
+def test_logsumexp_of_complex(dim, keepdim):
+    # the maximum real part is subtracted: the imaginary part lands in (-pi, pi] as in torch
+    check(lambda lib, x, y: lib.view_as_real(lib.logsumexp(lib.complex(x, y * 5), dim, keepdim)),
+          (3, 4), (3, 4), dtype="float64")
+
+
 def test_std_of_constant_has_zero_gradient():
     check(lambda lib, x: x.std(1), np.ones((2, 3)))
 
