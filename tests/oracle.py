@@ -69,6 +69,7 @@ def as_numpy(t) -> np.ndarray:
         t = t.detach()
         if t._is_zerotensor():        # torch's symbolic zeros (some second derivatives)
             return np.zeros(tuple(t.shape), dtype=str(t.dtype).replace("torch.", ""))
+        t = t.resolve_conj().resolve_neg()  # lazy conjugate/negative views (complex grads)
         return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
     t = t.detach()
     return (t.float() if t.dtype == ember.bfloat16 else t).numpy()

@@ -66,13 +66,6 @@ def _out(result: Tensor, out) -> Tensor:
     return _with_out(result, out)
 
 
-def _pick(values: Tensor, largest: bool) -> Tensor:
-    """The largest (or smallest) entry along the last dim, differentiably (a gather)."""
-    data = values._data
-    index = data.argmax(-1) if largest else data.argmin(-1)
-    return values.gather(-1, Tensor._wrap(index[..., None])).squeeze(-1)
-
-
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None,
                 out=None) -> Tensor:
     """The matrix norm of `A` over the two dimensions `dim`: 'fro' (default), 'nuc', inf, -inf, 1,
@@ -93,7 +86,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         result, name = svdvals(M).sum(-1), "SumBackward1"
     elif ord in (2, -2, 1, -1, math.inf, -math.inf):
         values = svdvals(M) if ord in (2, -2) else M.abs().sum(-2 if ord in (1, -1) else -1)
-        result, name = _pick(values, ord > 0), "AmaxBackward0" if ord > 0 else "AminBackward0"
+        # amax/amin: tied entries (a zero matrix's singular values) share the gradient
+        result = values.amax(-1) if ord > 0 else values.amin(-1)
+        name = "AmaxBackward0" if ord > 0 else "AminBackward0"
     else:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if keepdim:
@@ -740,6 +735,8 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     N = (x.shape[-1] if x.ndim else 1) if N is None else N
     if N <= 1:
         raise RuntimeError("N must be greater than 1.")
+    if x.ndim == 0:
+        x = x.reshape(1)  # a 0-dim x is one point, as in torch
     powers = x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)
     ones = _const(np.ones(tuple(x.shape) + (1,)), x)
     return cat([ones, powers], -1)

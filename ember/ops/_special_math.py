@@ -588,6 +588,8 @@ def airy_ai(x: np.ndarray) -> np.ndarray:
     by Miller's recurrence for z <= 25 and Hankel's expansion beyond. Both tails tend
     to 0 at infinity."""
     x = np.asarray(x, np.float64)
+    if x.ndim == 0:  # the branches below assign into masked entries
+        return airy_ai(x.reshape(1)).reshape(())
     with np.errstate(all="ignore"):
         a = np.abs(x)
         z = (2.0 / 3.0) * a * np.sqrt(a)

@@ -158,6 +158,7 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = _gradient_dims(input, dim)
+    spacing = 1 if spacing is None else spacing  # None: unit steps, as in torch
     spacings = _gradient_spacings(input, spacing, dims, dim is not None)
     if input._data.dtype.name == "uint8":
         raise RuntimeError("torch.gradient does not support uint8 input.")

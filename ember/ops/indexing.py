@@ -433,6 +433,12 @@ def _restore(out: Tensor, input: Tensor) -> Tensor:
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """Values of input picked along `dim` by `index`: out[i][j] = input[index[i][j]][j] for dim=0;
     the output has index's shape."""
+    if isinstance(index, Tensor) and index._data.size == 0:
+        # an empty index gathers nothing: torch checks its dtype and dim, not its shape
+        _index_array(index, "gather")
+        input._wrap_dim(dim)
+        nothing = np.zeros(index._data.shape, dtype=np.intp)
+        return _named(Index.apply(input.reshape(-1), nothing), "GatherBackward0")
     _, key, _ = _scatter_key(input, dim, index, "gather")
     out = Index.apply(_as_1d(input), key)
     return _named(out.reshape(index.shape) if out.shape != index.shape else out,
@@ -491,6 +497,8 @@ def _identity(reduce: str, dtype: np.dtype):
         return 0
     if reduce == "prod":
         return 1
+    if dtype.kind == "b":
+        return reduce == "amin"   # False is the identity of max, True of min
     big = np.inf if dtype.kind == "f" else np.iinfo(dtype).max
     return -big if reduce == "amax" else big
 
@@ -512,7 +520,7 @@ class ScatterReduce(Function):
             divisor = np.maximum(counts, 1).astype(x.dtype)
             out = out / divisor if x.dtype.kind == "f" else out // divisor
             out = out.astype(x.dtype)
-        ctx.key, ctx.reduce = key, reduce
+        ctx.key, ctx.reduce, ctx.include_self = key, reduce, include_self
         ctx.self_mask = ~hit if not include_self else np.ones(x.shape, dtype=np.bool_)
         ctx.counts = counts
         ctx.save_for_backward(x, src)
@@ -529,10 +537,8 @@ class ScatterReduce(Function):
             if reduce == "mean":
                 grad = grad / Tensor._wrap(np.maximum(ctx.counts, 1).astype(dt))
             return grad * self_mask, None, Index.apply(grad, key), None, None
-        out = Tensor._wrap(ctx.out)
         if reduce == "prod":
-            return grad * out / x * self_mask, None, Index.apply(grad * out, key) / src, \
-                None, None
+            return ScatterReduce._prod_grads(ctx, grad, x, src, self_mask)
         # amax / amin: the gradient is shared evenly between all elements equal to the result.
         chosen_self = (x._data == ctx.out) & ctx.self_mask
         chosen_src = src._data == ctx.out[key]
@@ -541,6 +547,34 @@ class ScatterReduce(Function):
         share = grad / Tensor._wrap(np.maximum(ties, 1))
         return share * Tensor._wrap(chosen_self.astype(dt)), None, \
             Index.apply(share, key) * Tensor._wrap(chosen_src.astype(dt)), None, None
+
+
+    @staticmethod
+    def _prod_grads(ctx, grad, x, src, self_mask):
+        """Each factor's gradient is the product of the others: out / factor without zeros;
+        with one zero, the zero's is the product of the rest (the others get 0); with two
+        or more, every gradient is 0. Written in ops, so it differentiates again."""
+        key, dt = ctx.key, grad._data.dtype
+        x_zero = (x._data == 0) & ctx.self_mask
+        src_zero = src._data == 0
+        zeros = x_zero.astype(np.int64)  # zero factors per output position
+        np.add.at(zeros, key, src_zero)
+        # the product of the nonzero factors (zeros replaced by 1)
+        x_nz = x + Tensor._wrap((x._data == 0).astype(dt))
+        src_nz = src + Tensor._wrap(src_zero.astype(dt))
+        product = ScatterReduce.apply(x_nz, key, src_nz, "prod", ctx.include_self)
+
+        def others(factor_nz, factor_zero, zeros_here):
+            """A factor's gradient divided by `product`: 1 for a lone zero, 1 / factor when
+            nothing is zero, else 0."""
+            is_lone_zero = Tensor._wrap((factor_zero & (zeros_here == 1)).astype(dt))
+            no_zero = Tensor._wrap((~factor_zero & (zeros_here == 0)).astype(dt))
+            return is_lone_zero + no_zero / factor_nz
+
+        g = grad * product
+        gx = g * others(x_nz, x._data == 0, zeros) * self_mask
+        gsrc = Index.apply(g, key) * others(src_nz, src_zero, zeros[key])
+        return gx, None, gsrc, None, None
 
 
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
@@ -563,8 +597,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if idx.size and (idx.max() >= x._data.shape[dim] or idx.min() < -x._data.shape[dim]):
         raise IndexError("index out of range in self")
     out = Index.apply(x, _dim_key(x, dim, idx))
-    return _named(_restore(out, input) if idx.size == 1 and index._data.ndim == 0 else out,
-                  "IndexSelectBackward0")
+    return _named(_restore(out, input) if idx.size == 1 else out, "IndexSelectBackward0")
 
 
 def _index_source(input: Tensor, dim: int, idx: np.ndarray, source, op: str, sep: str):
@@ -614,7 +647,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     x = _as_1d(input)
     _check_bounds(idx, x._data.shape[dim], dim, IndexError)
     value = _fill_value(value, "index_fill_")
-    out = IndexPut.apply(x, _dim_key(x, dim, idx), value, False)
+    # A repeated index fills its slice once: the value's gradient counts each slice once.
+    out = IndexPut.apply(x, _dim_key(x, dim, np.unique(idx)), value, False)
     return _named(_restore(out, input), "IndexFillBackward0")
 
 
@@ -787,6 +821,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     dim = input._wrap_dim(dim)
+    size, idx = input.shape[dim], indices._data
+    if idx.size and -size <= idx.min() < 0:  # along a dim, negative indices count from the end
+        indices = Tensor._wrap(np.where(idx < 0, idx + size, idx))
     shape = list(np.broadcast_shapes(_except(input.shape, dim), _except(indices.shape, dim)))
     x = input.expand(shape[:dim] + [input.shape[dim]] + shape[dim + 1:])
     i = indices.expand(shape[:dim] + [indices.shape[dim]] + shape[dim + 1:])

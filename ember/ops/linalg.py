@@ -10,6 +10,7 @@ Ops the user calls by other names get torch's grad_fn names via `_named`.
 """
 from __future__ import annotations
 
+import math
 import string
 
 import numpy as np
@@ -92,7 +93,7 @@ class MatMul(Function):
         if x.ndim > 2 and y.ndim == 2:
             # NumPy runs a stack times a matrix as one BLAS call per matrix of the stack;
             # folding the stack into the rows makes it one large (much faster) GEMM.
-            rows = np.matmul(x.reshape(-1, x.shape[-1]), y)
+            rows = np.matmul(x.reshape(math.prod(x.shape[:-1]), x.shape[-1]), y)  # -1 fails at 0
             return rows.reshape(x.shape[:-1] + (y.shape[-1],))
         return np.matmul(x, y)
 
@@ -408,10 +409,16 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
     la, lb = list(_labels(a.ndim)), list(_labels(b.ndim, 26))
     for da, db in zip(dims_a, dims_b):
-        if a.shape[da] != b.shape[db]:
+        size_a, size_b = a.shape[da], b.shape[db]
+        if size_a != size_b and 1 not in (size_a, size_b):
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} "
+                               f"{size_a} in dim {da} and second has size {size_b} "
                                f"in dim {db}")
+        # a size-1 contracted dim broadcasts against the other, as in torch
+        if size_a == 1 and size_b != 1:
+            a = a.expand(*(size_b if d == da % a.ndim else -1 for d in range(a.ndim)))
+        elif size_b == 1 and size_a != 1:
+            b = b.expand(*(size_a if d == db % b.ndim else -1 for d in range(b.ndim)))
         lb[db] = la[da]
     keep = [c for c in la if c not in lb] + [c for c in lb if c not in la]
     equation = f"{''.join(la)},{''.join(lb)}->{''.join(keep)}"
@@ -491,6 +498,13 @@ class AddProduct(Function):
 
 
 def _add_product(name: str, equation: str, input, m1, m2, beta, alpha, out) -> Tensor:
+    if not (m1.is_floating_point() or m1.is_complex()):
+        # integer products: addr refuses float scalars, the others truncate them
+        for arg, value in (("beta", beta), ("alpha", alpha)):
+            if name == "AddrBackward0" and isinstance(value, float):
+                raise RuntimeError(f"For integral input tensors, argument {arg} must not be a "
+                                   "floating point number.")
+        beta, alpha = int(beta), int(alpha)
     result = AddProduct.apply(input, m1, m2, equation, beta, alpha)
     return _with_out(_named(result, name), out)
 

@@ -311,7 +311,8 @@ class Var(Function):
         ctx.meta = (axes, keepdim, count - correction, take_sqrt)
         with np.errstate(invalid="ignore", divide="ignore"):
             dev = x - x.sum(axis=axes, keepdims=True) / count
-            var = np.asarray((dev * dev).sum(axis=axes, keepdims=keepdim) / dof, dtype=x.dtype)
+            squares = (dev * dev.conj()).real if x.dtype.kind == "c" else dev * dev  # |dev|^2
+            var = np.asarray(squares.sum(axis=axes, keepdims=keepdim) / dof, dtype=squares.dtype)
             return np.sqrt(var) if take_sqrt else var
 
     @staticmethod
@@ -532,6 +533,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 class LogSumExp(Function):
     backward_name = "LogsumexpBackward0"
     saves_outputs = True
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, x, axes, keepdim):
@@ -539,7 +541,8 @@ class LogSumExp(Function):
         ctx.meta = (axes, keepdim)
         data = to_float(x)
         # Subtract the maximum so exp() cannot overflow; an infinite maximum is left alone.
-        top = np.max(data, axis=axes, keepdims=True, initial=-np.inf)
+        # Complex input: the maximum real part, so the imaginary part comes out in (-pi, pi].
+        top = np.max(data.real, axis=axes, keepdims=True, initial=-np.inf)
         top = np.where(np.isfinite(top), top, 0).astype(data.dtype)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.log(np.exp(data - top).sum(axis=axes, keepdims=True)) + top

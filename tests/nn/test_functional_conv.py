@@ -38,6 +38,12 @@ F_CONV_T = [
     (2, (2, 4, 5, 6), (4, 2, 3, 2), dict(stride=2, padding=1, output_padding=1, groups=2)),
     (2, (1, 3, 4, 4), (3, 2, 3, 3), dict(dilation=2, stride=2)),
     (1, (2, 3, 7), (3, 5, 4), dict(stride=3, padding=1, output_padding=2)),
+    # output_padding at or past the stride (allowed below the dilation), with groups
+    (2, (2, 2, 4, 4), (2, 2, 4, 5), dict(stride=(3, 2), padding=(1, 2), output_padding=(2, 3),
+                                         groups=2, dilation=(4, 4))),
+    (3, (2, 4, 3, 3), (2, 2, 4, 3, 2), dict(stride=(3, 2, 1), padding=(1, 2, 0),
+                                            output_padding=(2, 3, 1), groups=2, dilation=4)),
+    (1, (4, 5), (4, 1, 3), dict(stride=1, output_padding=1, dilation=2, groups=4)),  # unbatched
 ]
 
 
@@ -46,6 +52,20 @@ def test_conv_transpose(dims, xs, ws, kw):
     name = f"conv_transpose{dims}d"
     check(lambda lib, x, w, b: getattr(lib.nn.functional, name)(x, w, b, **kw),
           xs, ws, (ws[1] * kw.get("groups", 1),), dtype="float64")
+
+
+@pytest.mark.parametrize("name,xs,ws,kw", [
+    ("conv1d", (2, 3, 7), (4, 3, 3), dict(padding=1)),
+    ("conv2d", (2, 4, 5, 5), (6, 2, 3, 3), dict(stride=2, groups=2)),
+    ("conv_transpose2d", (2, 4, 4, 4), (4, 3, 3, 3), dict(stride=2, output_padding=1)),
+    ("conv3d", (1, 2, 4, 4, 3), (3, 2, 2, 2, 2), {}),
+])
+def test_conv_complex(name, xs, ws, kw):
+    # complex input and weight, compared as real and imaginary parts
+    def fn(lib, xr, xi, wr, wi):
+        y = getattr(lib.nn.functional, name)(lib.complex(xr, xi), lib.complex(wr, wi), **kw)
+        return lib.view_as_real(y)
+    check(fn, xs, xs, ws, ws, dtype="float64")
 
 
 def test_conv_double_backward():

@@ -20,6 +20,7 @@ MAX = [
     (2, (3, 7, 7), dict(kernel_size=2)),
     (1, (2, 3, 11), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
     (3, (1, 2, 5, 6, 4), dict(kernel_size=2, stride=(1, 2, 2))),
+    (2, (1, 1, 4, 4), dict(kernel_size=(2, 2), stride=())),  # empty stride: kernel_size
 ]
 
 
@@ -46,6 +47,7 @@ AVG = [
     (2, (1, 2, 6, 6), dict(kernel_size=2, divisor_override=3)),
     (1, (2, 3, 11), dict(kernel_size=4, stride=3, padding=2)),
     (3, (1, 2, 5, 6, 4), dict(kernel_size=2, stride=1)),
+    (2, (1, 1, 4, 4), dict(kernel_size=(2, 2), stride=(), padding=(0,))),
 ]
 
 
@@ -54,6 +56,13 @@ AVG = [
 def test_avg_pool(dtype, n, shape, kw):
     check(lambda lib, x: getattr(lib.nn.functional, f"avg_pool{n}d")(x, **kw), shape,
           dtype=dtype)
+
+
+@pytest.mark.parametrize("n,shape,kw", AVG)
+def test_avg_pool_integers(n, shape, kw):
+    # integer means are truncated toward zero and keep the dtype
+    x = np.random.default_rng(0).integers(-20, 20, shape)
+    check(lambda lib, x: getattr(lib.nn.functional, f"avg_pool{n}d")(x, **kw), x, grad=False)
 
 
 @pytest.mark.parametrize("shape,out", [((2, 3, 8, 8), 1), ((2, 3, 7, 9), (3, 4)),

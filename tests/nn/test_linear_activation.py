@@ -66,6 +66,23 @@ def test_inplace_activation(name, kwargs):
     check(fn, (3, 5))
 
 
+@pytest.mark.parametrize("fn", [lambda F, x: F.hardtanh(x), lambda F, x: F.relu6(x),
+                                lambda F, x: F.hardtanh(x, -1.5, 2.5)])
+def test_hardtanh_of_integers_keeps_the_dtype(fn):
+    check(lambda lib, x: fn(lib.nn.functional, x), np.array([-3, 0, 2, 8]), grad=False)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_silu_complex(inplace):
+    # computed without autograd; an input that requires grad gets torch's error
+    check(lambda lib, x, y: lib.nn.functional.silu(lib.complex(x, y) * 1, inplace=inplace),
+          (3, 4), (3, 4), grad=False)
+    check_error(lambda lib: lib.nn.functional.silu(lib.ones(2, dtype=lib.complex64,
+                                                            requires_grad=True)),
+                RuntimeError, r"^silu does not support automatic differentiation for outputs "
+                r"with complex dtype")
+
+
 def test_grad_fn_names():
     x = ember.randn(3, 4, requires_grad=True)
     F = ember.nn.functional
@@ -98,7 +115,8 @@ def test_softmax_implicit_dim_warns():
 
 
 @pytest.mark.parametrize("wshape,xshape", [((1,), (4, 3, 5)), ((3,), (4, 3, 5)),
-                                           ((3,), (2, 3)), ((1,), (5,))])
+                                           ((3,), (2, 3)), ((1,), (5,)),
+                                           ((1,), ()), ((), (2, 3))])  # shared weight
 def test_prelu(wshape, xshape):
     check(lambda lib, x, w: lib.nn.functional.prelu(x, w), xshape, wshape)
 
@@ -110,6 +128,8 @@ def test_activation_errors():
                 "^Halving dimension must be even, but dimension 1 is size 3")
     check_error(lambda lib: lib.nn.functional.prelu(lib.ones(2, 4), lib.ones(3)), RuntimeError,
                 "^Mismatch of parameter numbers and input channel size")
+    check_error(lambda lib: lib.nn.functional.prelu(lib.ones(5), lib.ones(1, 1)), RuntimeError,
+                "^prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = 2")
     check_error(lambda lib: lib.nn.functional.relu_(lib.ones(2, requires_grad=True)),
                 RuntimeError, "^a leaf Variable that requires grad")
 

@@ -432,6 +432,12 @@ def test_multilabel_losses(reduction):
           (4, 4), target, dtype="float64")
     check(lambda lib, x, t: F(lib).multilabel_margin_loss(x, t, reduction=reduction),
           (4,), target[0], dtype="float64")
+    # a 0-dim input is one sample with one class
+    for t in (np.array(0), np.array(-1)):
+        check(lambda lib, x, t: F(lib).multilabel_margin_loss(x, t, reduction=reduction),
+              (), t, dtype="float64")
+    check(lambda lib, x, t: F(lib).multi_margin_loss(x, t, reduction=reduction), (),
+          np.array(0), dtype="float64")
     multi_hot = (np.random.default_rng(0).random((4, 3)) < 0.5).astype(np.float32)
     check(lambda lib, x, t: F(lib).multilabel_soft_margin_loss(x * 5, t, reduction=reduction),
           (4, 3), multi_hot)

@@ -33,6 +33,7 @@ CASES = [
     (lambda lib, x: lib.gradient(x), (4, 5)),
     (lambda lib, x: lib.gradient(x, edge_order=2), (4, 5)),
     (lambda lib, x: lib.gradient(x, spacing=2.5), (4, 5)),
+    (lambda lib, x: lib.gradient(x, spacing=None, dim=None, edge_order=2), (4, 5)),
     (lambda lib, x: lib.gradient(x, spacing=[0.5, 3], edge_order=2), (4, 5)),
     (lambda lib, x: lib.gradient(x, dim=-1), (3, 4, 5)),
     (lambda lib, x: lib.gradient(x, dim=[2, 0], spacing=[2.0, 0.5]), (3, 4, 5)),

@@ -52,6 +52,9 @@ PRODUCTS = [
     ("tensordot_0", lambda L, a, b: L.tensordot(a, b, 0), (2, 3), (4,)),
     ("tensordot_lists", lambda L, a, b: L.tensordot(a, b, ([0, 2], [1, 0])), (2, 3, 4),
      (4, 2, 5)),
+    # size-1 contracted dims broadcast against the other side
+    ("tensordot_broadcast", lambda L, a, b: L.tensordot(a, b, ([0, 1], [2, 0])), (1, 3, 1),
+     (3, 4, 2)),
     ("kron", lambda L, a, b: L.kron(a, b), (2, 3), (4, 2)),
     ("kron_mixed_rank", lambda L, a, b: L.kron(a, b), (2,), (2, 3, 2)),
     ("cross", lambda L, a, b: L.cross(a, b, dim=1), (2, 3, 4), (2, 3, 4)),
@@ -116,6 +119,27 @@ def test_addmm_inplace():
     check(lambda L, m, a, b: m.clone().addmm_(a, b, beta=2), (3, 5), (3, 4), (4, 5))
 
 
+INTEGER_ADD_PRODUCTS = [
+    lambda L, m, a, b: L.addmm(m, a, b, beta=-1.7, alpha=2.9),
+    lambda L, m, a, b: L.addmv(m[:, 0], a, b[:, 0], beta=0.2, alpha=0.6),
+    lambda L, m, a, b: L.baddbmm(m, a[None], b[None], beta=2, alpha=1.5),
+    lambda L, m, a, b: L.addbmm(m, a[None], b[None], beta=0.5, alpha=-2.5),
+]
+
+
+@pytest.mark.parametrize("fn", INTEGER_ADD_PRODUCTS)
+def test_integer_add_products_truncate_scalars(fn):
+    r = np.random.default_rng(0)
+    m, a, b = (r.integers(-9, 9, shape) for shape in ((3, 4), (3, 5), (5, 4)))
+    check(fn, m, a, b, grad=False)
+
+
+def test_integer_addr_refuses_float_scalars():
+    check_error(lambda L: L.addr(L.ones(2, 2, dtype=L.int64), L.ones(2, dtype=L.int64),
+                                 L.ones(2, dtype=L.int64), alpha=0.5), RuntimeError,
+                r"^For integral input tensors, argument alpha must not be a floating point")
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_low_precision_products(dtype):
     check(lambda L, m, a, b: L.addmm(m, a, b), (3, 5), (3, 4), (4, 5), dtype=dtype)
@@ -127,7 +151,8 @@ def test_low_precision_products(dtype):
                                    ((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)),
                                    ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
                                    ((4,), (2, 4, 5)), ((2, 3, 4), (4,)),
-                                   ((2, 1, 3, 4), (5, 4, 2))])
+                                   ((2, 1, 3, 4), (5, 4, 2)),
+                                   ((5, 5, 0), (0, 5)), ((2, 0, 3), (3, 4))])  # empty stacks
 def test_matmul(s1, s2):
     check(lambda L, a, b: L.matmul(a, b), s1, s2)
     check(lambda L, a, b: a @ b, s1, s2, dtype="float64")
@@ -221,6 +246,10 @@ LINALG = [
     ("matrix_norm_inf_keepdim", lambda L, a: L.linalg.matrix_norm(a, float("inf"),
                                                                   keepdim=True), (2, 3, 4)),
     ("matrix_norm_-1_dims", lambda L, a: L.linalg.matrix_norm(a, -1, dim=(2, 0)), (2, 3, 4)),
+    # ties (a zero matrix's singular values, equal column sums) share the subgradient
+    ("matrix_norm_2_zero", lambda L, a: L.linalg.matrix_norm(a, 2), np.zeros((4, 4))),
+    ("matrix_norm_-2_zero", lambda L, a: L.linalg.matrix_norm(a, -2), np.zeros((2, 3, 3))),
+    ("matrix_norm_1_zero", lambda L, a: L.linalg.matrix_norm(a, 1), np.zeros((3, 4))),
     ("inv", lambda L, a: L.linalg.inv(a), well_conditioned(4)),
     ("inv_batched", lambda L, a: L.linalg.inv(a), well_conditioned(3, (2,))),
     ("inverse", lambda L, a: L.inverse(a), well_conditioned(3)),
@@ -248,7 +277,7 @@ LINALG = [(p[0], p[1], p[2:]) for p in LINALG]
 # ember's svd/eigh backward runs in NumPy: its gradient is not differentiable again
 # (no second derivatives yet).
 FIRST_ORDER_ONLY = {"matrix_norm_nuc", "matrix_norm_2", "matrix_norm_-2", "svdvals", "eigvalsh",
-                    "eigh_vectors_abs"}
+                    "eigh_vectors_abs", "matrix_norm_2_zero", "matrix_norm_-2_zero"}
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -995,10 +1024,35 @@ def test_eig_decomposes_random_matrices(dtype):
     np.testing.assert_allclose(np.sort_complex(w.numpy()), expected, atol=1e-4)
 
 
-def test_eig_gradient_is_refused():
-    a = ember.randn(3, 3, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="linalg.eig"):
-        ember.autograd.backward([ember.linalg.eigvals(a)], [ember.ones(3, dtype=ember.complex64)])
+# Gradients through quantities that do not depend on the eigenvectors' phases (complex
+# outputs are compared as their real and imaginary parts).
+EIG_GRADS = [
+    lambda L, a: L.view_as_real(L.linalg.eigvals(a)),
+    lambda L, a: L.linalg.eig(a)[1].abs(),
+    lambda L, a: (L.view_as_real(L.linalg.eig(a)[0]), L.linalg.eig(a)[1].abs()),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("fn", EIG_GRADS)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+def test_eig_gradient(fn, shape, dtype):
+    # grad2 only for eigvals: the oracle's second-order loss depends on the eigenvectors'
+    # phases, which both libraries refuse.
+    check(fn, shape, dtype=dtype, grad2=fn is EIG_GRADS[0])
+
+
+@pytest.mark.parametrize("fn", EIG_GRADS)
+def test_eig_gradient_of_complex_input(fn):
+    check(lambda L, x, y: fn(L, L.complex(x, y)), (3, 3), (3, 3), dtype="float64", grad2=False)
+
+
+def test_eig_gradient_depending_on_phase_is_refused():
+    def imaginary_parts(L):
+        a = L.tensor([[2.0, 1.0], [0.0, 3.0]], requires_grad=True)
+        return L.autograd.grad(L.linalg.eig(a)[1].imag.sum(), a)
+    check_error(imaginary_parts, RuntimeError, r"^linalg_eig_backward: The eigenvectors in the "
+                r"complex case are specified up to multiplication by e\^\{i phi\}")
 
 
 EIG_ERRORS = [
@@ -1083,6 +1137,7 @@ def test_vander(dtype):
     check(lambda L, x: L.linalg.vander(x, N=5), np.array([0.0, 1.5, -2]).astype(dtype),
           dtype=dtype, grad2=False)
     check(lambda L, x: L.linalg.vander(x), (0, 3), dtype=dtype)
+    check(lambda L, x: L.linalg.vander(x, N=3), (), dtype=dtype)  # 0-dim: one point
 
 
 def test_vander_integers_and_errors():

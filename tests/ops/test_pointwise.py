@@ -83,6 +83,11 @@ def test_unary_int_input(name):
     check(lambda lib, x: getattr(lib, name)(x), x, grad=False)
 
 
+@pytest.mark.parametrize("name", ["sign", "sgn"])
+def test_sign_of_bool(name):
+    check(lambda lib, x: getattr(lib, name)(x), np.array([True, False]), grad=False)
+
+
 @pytest.mark.parametrize("fn,kernel", [
     (lambda lib: lib.frac(lib.tensor([1, 2])), "frac_cpu"),
     (lambda lib: lib.floor(lib.tensor([True])), "floor_vml_cpu"),
@@ -212,6 +217,16 @@ def test_binary_int_promotion_and_scalars():
     check(lambda lib, x: lib.float_power(x, 0.5), uniform((3,), 0.1, 2, "float32"))
     check(lambda lib, x: lib.square(x), a, grad=False)
     check(lambda lib, x: lib.pow(2, x), uniform((3,), -1, 1))
+
+
+def test_integer_pow_with_negative_tensor_exponents():
+    # 1 and -1 keep their powers, any other base truncates to 0; a Python exponent is refused
+    base = np.array([2, -1, 1, 3, 0, -1, -2])
+    exponent = np.array([-1, -3, -2, -2, -1, -4, 2])
+    check(lambda lib, a, b: lib.pow(a, b), base, exponent, grad=False)
+    check(lambda lib, b: 2 ** b, exponent, grad=False)
+    check_error(lambda lib: lib.tensor([2]) ** -1, RuntimeError,
+                r"^Integers to negative integer powers are not allowed.")
 
 
 def test_bool_pow():
@@ -352,6 +367,15 @@ def test_lerp(shapes, dtype):
     check(lambda lib, x, y, w: lib.lerp(x, y, w), *shapes, shapes[1], dtype=dtype)
     check(lambda lib, x, y, w: x.lerp(y, w), *shapes, (), dtype=dtype)
     check(lambda lib, x, y: (x * 1).lerp_(y, 0.8), *shapes, dtype=dtype)
+
+
+@pytest.mark.parametrize("weight", [0.3 + 0.2j, 0.9 - 0.5j, "tensor"])
+def test_lerp_complex(weight):
+    # complex start, end and weight (a number or a tensor), compared as real and imaginary
+    def fn(lib, a, b, c, d, e, f):
+        w = lib.complex(e, f) if weight == "tensor" else weight
+        return lib.view_as_real(lib.lerp(lib.complex(a, b), lib.complex(c, d), w))
+    check(fn, *[(3, 4)] * 6, dtype="float64")
 
 
 def test_lerp_errors():

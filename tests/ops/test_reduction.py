@@ -136,6 +136,25 @@ def test_var_with_too_few_values():
         ember.ones(1).var()
 
 
+@pytest.mark.parametrize("fn", [lambda lib, z: lib.var(z, 1), lambda lib, z: z.std(),
+                                lambda lib, z: lib.var_mean(z, 0, correction=0),
+                                lambda lib, z: lib.std_mean(z, keepdim=True, dim=1)])
+def test_var_std_of_complex_are_real(fn):
+    # |z - mean|^2 averaged: a real result (the mean of var_mean stays complex)
+    def real_parts(lib, x, y):
+        out = fn(lib, lib.complex(x, y))
+        return tuple(lib.view_as_real(o) if o.is_complex() else o for o in out) \
+            if isinstance(out, tuple) else out
+    check(real_parts, (3, 4), (3, 4), dtype="float64")
+
+
+@pytest.mark.parametrize("dim,keepdim", [(1, False), ((0, 1), True), (0, False)])
+def test_logsumexp_of_complex(dim, keepdim):
+    # the maximum real part is subtracted: the imaginary part lands in (-pi, pi] as in torch
+    check(lambda lib, x, y: lib.view_as_real(lib.logsumexp(lib.complex(x, y * 5), dim, keepdim)),
+          (3, 4), (3, 4), dtype="float64")
+
+
 def test_std_of_constant_has_zero_gradient():
     check(lambda lib, x: x.std(1), np.ones((2, 3)))
 

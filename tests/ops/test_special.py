@@ -293,6 +293,7 @@ def test_bessel_and_airy_against_torch(name):
     check(lambda lib, x: getattr(lib.special, name)(x), np.array([[1, 2], [3, 40]]), atol=1e-6,
           rtol=1e-4)
     check(lambda lib, x: getattr(lib.special, name)(x), (0, 3))
+    check(lambda lib, x: getattr(lib.special, name)(x), np.array(1.5), atol=1e-6, rtol=1e-4)
 
 
 @pytest.mark.parametrize("name", sorted(BESSEL))

@@ -21,6 +21,7 @@ from ..._cpu import kernels
 from ..._cpu.activation import GELU_TANH_CUBIC, GELU_TANH_SCALE, INV_SQRT_2PI, ONE_SIXTH_FLOAT32
 from ..._random import numpy_generator
 from ..._recorded_call import replayed_call
+from ..._modes import current as modes
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
@@ -222,6 +223,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """Clamp every element into [min_val, max_val] (default [-1, 1])."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not (input.is_floating_point() or input.is_complex()):
+        min_val, max_val = int(min_val), int(max_val)  # integer input keeps its dtype
     return _run(_Hardtanh, input, inplace, min_val, max_val)
 
 
@@ -296,8 +299,13 @@ class PreluKernel(Function):
 @autocast_op(LOWER)
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), one weight per channel (dim 1) or a shared one."""
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
     channels = input.shape[1] if input.ndim >= 2 else 1
-    if weight.numel() != 1:
+    if weight.numel() == 1:
+        weight = weight.reshape(())  # shared: the output keeps input's shape (even 0-dim)
+    else:
         if weight.numel() != channels:
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
                                f"parameter numbers = {weight.numel()} and channel size = "
@@ -377,8 +385,20 @@ _LogSigmoid = _activation("LogSigmoid", _kernel("logsigmoid"), lambda x: sigmoid
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """Sigmoid linear unit (swish), x * sigmoid(x), elementwise."""
+    """Sigmoid linear unit (swish), x * sigmoid(x), elementwise. Complex input is computed
+    too, without autograd (as in torch)."""
+    if input.is_complex():
+        return input._inplace(_complex_silu) if inplace else _complex_silu(input)
     return _run(_Silu, input, inplace)
+
+
+def _complex_silu(input: Tensor) -> Tensor:
+    if input.requires_grad and modes().grad_enabled:
+        raise RuntimeError("silu does not support automatic differentiation for outputs with "
+                           "complex dtype.")
+    x = input.numpy(force=True)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return Tensor._wrap((x / (1 + np.exp(-x))).astype(x.dtype, copy=False))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:

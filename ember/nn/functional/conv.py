@@ -32,6 +32,7 @@ from ...autograd.function import Function
 from ...amp.policy import LOWER, autocast_op
 from ..._modes import current as modes
 from ..._recorded_call import replayed_call
+from ...ops.padding import pad
 from . import winograd
 from ._bias_grad import BiasGrad
 
@@ -201,6 +202,7 @@ def _grad_channels_first(grad: Tensor, groups: int) -> np.ndarray:
 
 class Conv(Function):
     backward_name = "ConvolutionBackward0"
+    holomorphic = True  # bilinear: complex gradients by the engine's conjugation
 
     @staticmethod
     def forward(ctx, x, w, b, geo):
@@ -238,6 +240,7 @@ def _as_tensor(array: np.ndarray | None, dtype) -> Tensor | None:
 class ConvInputGrad(Function):
     """dL/dx of a convolution; with x_shape chosen freely it is the transposed convolution."""
     backward_name = "ConvolutionBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, g, w, geo, x_shape, g_cf=None):
@@ -257,6 +260,7 @@ class ConvInputGrad(Function):
 
 class ConvWeightGrad(Function):
     backward_name = "ConvolutionBackwardBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, x, g, geo, w_shape, cols, g_cf=None):
@@ -387,7 +391,7 @@ def _conv_transposend(n: int, input, weight, bias, stride, padding, output_paddi
         input = input.unsqueeze(0)
     stride = _tuple(stride, n, "stride")
     dilation = _tuple(dilation, n, "dilation")
-    pad = _tuple(padding, n, "padding")
+    pads = _tuple(padding, n, "padding")
     out_pad = _tuple(output_padding, n, "output_padding")
     for op, s, d in zip(out_pad, stride, dilation):
         if op >= max(s, d):
@@ -398,11 +402,16 @@ def _conv_transposend(n: int, input, weight, bias, stride, padding, output_paddi
                            f"input{list(input.shape)} to have {weight.shape[0]} channels, but "
                            f"got {input.shape[1]} channels instead")
     spatial = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in
-                    zip(input.shape[2:], stride, pad, dilation, kernel, out_pad))
+                    zip(input.shape[2:], stride, pads, dilation, kernel, out_pad))
     # The transposed convolution is the input-gradient of the convolution whose input has
-    # this shape; its right padding grows by output_padding so the shapes line up.
-    geo = Geometry(stride, dilation, tuple((p, p) for p in pad), groups)
+    # this shape. When output_padding reaches the stride (it may, up to the dilation), that
+    # convolution has more output positions than the input here: they get zeros, so the
+    # gradients' shapes line up too.
+    geo = Geometry(stride, dilation, tuple((p, p) for p in pads), groups)
     x_shape = (input.shape[0], weight.shape[1] * groups) + spatial
+    extra = [o - i for o, i in zip(geo.out_size(spatial, kernel), input.shape[2:])]
+    if any(extra):
+        input = pad(input, [side for e in reversed(extra) for side in (0, e)])
     y = ConvInputGrad.apply(input, weight, geo, x_shape)
     if bias is not None:
         y = y + bias.reshape((-1,) + (1,) * n)

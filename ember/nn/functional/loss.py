@@ -713,11 +713,11 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 
 
 def _margin_batch(input: Tensor, target: Tensor):
-    """A margin loss's (C,) or (N, C) input as (N, C) plus the target as an int array."""
+    """A margin loss's (), (C,) or (N, C) input as (N, C) plus the target as an int array."""
     if input.ndim > 2 or (input.numel() == 0 and not (input.ndim == 2 and input.shape[1])):
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
                            f"size, but got: {list(input.shape)}")
-    batch = input if input.ndim == 2 else input.unsqueeze(0)
+    batch = input if input.ndim == 2 else input.reshape(1, -1)  # a 0-dim input is one class
     return batch, target.numpy(force=True).astype(np.int64)
 
 

@@ -122,6 +122,11 @@ def _batched(input: Tensor, n: int, name: str):
 
 
 # ---------------------------------------------------------------- max pooling
+def _stride(stride, kernel_size, n: int) -> tuple:
+    """The pool's stride: kernel_size when stride is None or empty, as in torch."""
+    return _tuple(kernel_size if stride is None or stride in ([], ()) else stride, n, "stride")
+
+
 # A max pool's `window` is (kernel, stride, dilation, pads), as the kernel family
 # ember/_cpu/pooling.py takes it; its winners are kernel offsets `arg`.
 class WindowSelect(Function):
@@ -160,7 +165,7 @@ def _max_poolnd(n, name, input, kernel_size, stride, padding, dilation, ceil_mod
                 return_indices):
     x, unbatched = _batched(input, n, name)
     kernel = _tuple(kernel_size, n, "kernel_size")
-    stride = _tuple(stride if stride not in (None, []) else kernel_size, n, "stride")
+    stride = _stride(stride, kernel_size, n)
     padding = _tuple(padding, n, "padding")
     dilation = _tuple(dilation, n, "dilation")
     _check_pool_args(x.shape[2:], kernel, stride, padding, n)
@@ -392,7 +397,7 @@ def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_i
                 divisor_override):
     x, unbatched = _batched(input, n, name)
     kernel = _tuple(kernel_size, n, "kernel_size")
-    stride = _tuple(stride if stride not in (None, []) else kernel_size, n, "stride")
+    stride = _stride(stride, kernel_size, n)
     padding = _tuple(padding, n, "padding")
     _check_pool_args(x.shape[2:], kernel, stride, padding, n)
     pads, out = _pool_geometry(tuple(x.shape[2:]), kernel, stride, padding, (1,) * n,
@@ -404,7 +409,12 @@ def _avg_poolnd(n, name, input, kernel_size, stride, padding, ceil_mode, count_i
                                 count_include_pad)
         divisor = float(counts.flat[0]) if np.all(counts == counts.flat[0]) \
             else _as_constant(counts.astype(x.dtype.numpy))
-    y = WindowSum.apply(x, (kernel, stride, pads), out) / divisor
+    total = WindowSum.apply(x, (kernel, stride, pads), out)
+    if x.is_floating_point() or x.is_complex():
+        y = total / divisor
+    else:  # integers stay integers: the mean truncated toward zero, as in torch
+        y = total.div(divisor if isinstance(divisor, Tensor) else int(divisor),
+                      rounding_mode="trunc")
     _named(y, f"AvgPool{n}DBackward0" if n > 1 else "SqueezeBackward1")
     return y.squeeze(0) if unbatched else y
 

@@ -221,6 +221,16 @@ class Neg(Function):
         return -grad
 
 
+def _integer_power(x, y: np.ndarray, dt) -> np.ndarray:
+    """x ** y for integers with some y < 0, as torch: 1 ** y = 1, (-1) ** y = +-1 by
+    parity, anything else to a negative power truncates to 0."""
+    x = np.asarray(x)
+    negative = y < 0
+    result = np.power(x, np.where(negative, 0, y))
+    reciprocal = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
+    return np.where(negative, reciprocal, result).astype(dt)
+
+
 class Pow(Function):
     backward_name = "PowBackward0"
     holomorphic = True
@@ -229,7 +239,9 @@ class Pow(Function):
     def forward(ctx, a, b):
         x, y, dt = operands(a, b)
         if dt.kind in "iu" and np.any(np.asarray(y) < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+            if not isinstance(y, np.ndarray):   # only a Python exponent is refused
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            return _integer_power(x, y, dt)
         if dt.kind == "b":
             if isinstance(b, np.ndarray):       # torch has no bool ** bool-tensor kernel
                 raise _unsupported("pow", dt)

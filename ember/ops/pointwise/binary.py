@@ -342,7 +342,7 @@ def _lerp_array(start: np.ndarray, end: np.ndarray, weight, out=None) -> np.ndar
             return result
         np.copyto(out, result)
         return out
-    if -0.5 < weight < 0.5:
+    if abs(weight) < 0.5:  # |weight|: complex weights too
         return np.add(start, np.multiply(diff, weight, out=diff), out=out)
     return np.subtract(end, np.multiply(diff, 1 - weight, out=diff), out=out)
 
@@ -367,6 +367,7 @@ def _c_type_name(dt: _dtype.dtype) -> str:
 
 class Lerp(Function):
     backward_name = "LerpBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx, start, end, weight):

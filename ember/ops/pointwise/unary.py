@@ -142,7 +142,8 @@ acosh = unary("Acosh", np.arccosh, grad=lambda g, x: g * (x * x - 1).rsqrt())
 atanh = unary("Atanh", np.arctanh, grad=lambda g, x: g / (1 - x * x))
 abs = unary("Abs", np.abs, grad=lambda g, x: g * x.sign(), ints="keep", holomorphic=False)
 # torch's sign(nan) is 0
-sign = unary("Sign", lambda a: np.nan_to_num(np.sign(a), nan=0.0), grad=_zero_grad, ints="keep")
+sign = unary("Sign", lambda a: a.copy() if a.dtype.kind == "b" else
+             np.nan_to_num(np.sign(a), nan=0.0), grad=_zero_grad, ints="keep")
 floor = unary("Floor", np.floor, grad=_zero_grad, ints="same", kernel="floor_vml_cpu")
 ceil = unary("Ceil", np.ceil, grad=_zero_grad, ints="same", kernel="ceil_vml_cpu")
 trunc = unary("Trunc", np.trunc, grad=_zero_grad, ints="same", kernel="trunc_vml_cpu")
