@@ -320,8 +320,8 @@ def _class_targets(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarr
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                                f"{list(target.shape)}")
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-    if target.is_meta:              # no values to check (as torch's meta kernel)
-        return target._data
+    if target.is_meta:              # no values to check; apply takes its storage
+        return target
     t = target.numpy(force=True).astype(np.int64, copy=False)
     n_classes = input.shape[1]
     if t.size == 0 or 0 <= t.min() and t.max() < n_classes:    # the common case: valid

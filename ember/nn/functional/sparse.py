@@ -14,14 +14,16 @@ from ...sparse import sparse_coo_tensor
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
 
-def _check_indices(input: Tensor, num: int) -> np.ndarray:
-    idx = input._data if input.is_meta else input.numpy(force=True)
-    if idx.dtype.kind not in "iu":
+def _check_indices(input: Tensor, num: int):
+    """The indices as an array, checked to be in range (on meta: the tensor itself, with no
+    values to check, as torch's meta kernel; apply takes its storage)."""
+    if input.dtype.numpy.kind not in "iu":
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got "
                            f"{input.type()} instead (while checking arguments for embedding)")
-    if input.is_meta:               # no values to check (as torch's meta kernel)
-        return idx
+    if input.is_meta:
+        return input
+    idx = input.numpy(force=True)
     if idx.size and (idx.min() < -num or idx.max() >= num):
         bad = int(idx.max() if idx.max() >= num else idx.min())
         raise IndexError(f"index out of range in self. Hint: index {bad} but the embedding has "
