@@ -114,8 +114,9 @@ def fuse(lines: list, returned: set, name_of) -> list:
     """`lines` with every run of two or more fusable ops of one shape and dtype replaced
     by a call of a generated kernel (Pointwise items not fused become their lines).
     `name_of(kernel)` gives the plan's name for a kernel function."""
-    read_elsewhere = set(_NAME.findall(" ".join(code(line) for line in lines
-                                                 if not isinstance(line, Pointwise))))
+    names = [set(ARRAY_OR_CTX.findall(code(line))) for line in lines]
+    read_elsewhere = set().union(*(n for n, line in zip(names, lines)
+                                   if not isinstance(line, Pointwise)))
     out, i = [], 0
     while i < len(lines):
         group = _group_at(lines, i, read_elsewhere)
@@ -124,8 +125,7 @@ def fuse(lines: list, returned: set, name_of) -> list:
             out += item.lines if isinstance(item, Pointwise) else [item]
             i += 1
             continue
-        rest = lines[:i] + lines[i + len(group):]
-        used = set(_NAME.findall(" ".join(map(code, rest)))) | returned
+        used = set().union(*names[:i], *names[i + len(group):]) | returned
         if any(op.out in used for op in group):     # else nothing reads what it computes
             try:
                 out.append(_kernel_call(group, used, name_of))
@@ -135,7 +135,8 @@ def fuse(lines: list, returned: set, name_of) -> list:
     return out
 
 
-_NAME = re.compile(r"\b[ac][0-9]+\b")
+# The names of a plan's arrays and ctxs (a7, c3) in its code.
+ARRAY_OR_CTX = re.compile(r"\b[ac][0-9]+\b")
 
 
 def code(line) -> str:
@@ -161,7 +162,6 @@ def _kernel_call(group: list, used_outside: set, name_of) -> str:
     """The plan line calling the generated kernel of `group`."""
     shape, dtype = group[0].shape, group[0].dtype
     scalar = f"np.{dtype.name}"
-    loops = [f"i{k}" for k in range(len(shape))]
     inputs, shapes, local, body, names = [], [], {}, [], []
     for n, op in enumerate(group):
         rendered = []

@@ -26,7 +26,7 @@ import numpy as np
 from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from .._tensor import Tensor
 from ._aot import replay
-from ._fusion import Pointwise, code, fuse, fusing
+from ._fusion import ARRAY_OR_CTX, Pointwise, code, fuse, fusing
 
 
 def accumulate(var: Tensor, grad: np.ndarray, kept: bool, last_use: bool) -> np.ndarray:
@@ -207,8 +207,7 @@ class Plan:
 
     def add_gradient_input(self) -> str:
         """A gradient of a result, given to the plan's backward part (see `_aot.py`)."""
-        name = self.new_name("g")
-        return name
+        return self.new_name("g")
 
     def build(self, outputs, op_names: list, backward=None) -> "BuiltPlan":
         """The plan as a function of the input arrays that returns the output arrays.
@@ -227,7 +226,7 @@ class Plan:
         forward_lines, backward_lines = self.lines[:start], self.lines[start:]
         defined_later = {name for line in backward_lines for name in _defines(line)}
         saved = list(dict.fromkeys(
-            name for line in backward_lines for name in _ARRAY_OR_CTX.findall(code(line))
+            name for line in backward_lines for name in ARRAY_OR_CTX.findall(code(line))
             if name not in defined_later and name not in gradient_inputs))
         source = self._function("plan", ["T"] + self.inputs, self.prologue, forward_lines,
                                 returned + saved) + "\n" + \
@@ -262,8 +261,7 @@ class Plan:
         return namespace
 
 
-_NAME = re.compile(r"\b[acog][0-9]*\b")
-_ARRAY_OR_CTX = re.compile(r"\b[ac][0-9]+\b")
+_NAME = re.compile(r"\b[acg][0-9]+\b")       # arrays, ctxs and gradient inputs
 
 
 class _Accumulate:
@@ -282,18 +280,17 @@ def _freeing(lines: list, names: set) -> list[str]:
     """`lines` with each of `names` (arrays and ctxs) deleted after the last line that
     uses it, as eager code drops a temporary once no node holds it: memory is reused while
     the plan runs, instead of every intermediate array living until it returns."""
-    texts = [line if isinstance(line, str) else line.text() for line in lines]
     last = {}
-    for i, text in enumerate(texts):
-        for name in _NAME.findall(text.split("  #", 1)[0]):
+    for i, line in enumerate(lines):
+        for name in _NAME.findall(code(line)):
             if name in names:
                 last[name] = i
     dead = {}
     for name, i in last.items():
         dead.setdefault(i, []).append(name)
     out = []
-    for i, (line, text) in enumerate(zip(lines, texts)):
-        out.append(text if isinstance(line, str) else line.text(last.get(line.grad) == i))
+    for i, line in enumerate(lines):
+        out.append(line if isinstance(line, str) else line.text(last.get(line.grad) == i))
         if i in dead:
             out.append(f"del {', '.join(sorted(dead[i]))}")
     return out

@@ -132,7 +132,7 @@ class Tracer:
                     if t._requires_grad and all(t is not u for u in targets)]
         for t in targets:
             node = t._grad_fn if t._grad_fn is not None else t._accumulator
-            if node is not None and (node._pre_hooks or node._post_hooks or node._tensor_hooks):
+            if node is not None and _hooked(node):
                 self.graph_break("a hook on a gradient the call's backward computes")
                 return
         from ..autograd import grad as autograd_grad
@@ -300,7 +300,7 @@ class Tracer:
         var = node.variable
         if grad.is_sparse or var.is_sparse:
             self.graph_break("a sparse gradient (compile replays dense arrays only)")
-        elif node._pre_hooks or node._post_hooks or node._tensor_hooks:
+        elif _hooked(node):
             self.graph_break("a hook on a leaf's gradient")
         elif create_graph:
             self.graph_break("backward(create_graph=True) accumulating into .grad")
@@ -513,6 +513,11 @@ def global_module_hooks() -> bool:
     from ..nn.modules import module as m
     return bool(m._global_forward_hooks or m._global_forward_pre_hooks or
                 m._global_backward_hooks or m._global_backward_pre_hooks)
+
+
+def _hooked(node) -> bool:
+    """Whether a graph node has hooks (on itself or on the gradients of its outputs)."""
+    return bool(node._pre_hooks or node._post_hooks or node._tensor_hooks)
 
 
 def _has_hooks(module) -> bool:
