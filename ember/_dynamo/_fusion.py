@@ -199,8 +199,8 @@ def _source(shapes, shape, scalar, body, results) -> str:
     """A kernel module's source: shape checks, the output arrays, the loops."""
     arguments = ", ".join(f"x{k}" for k in range(len(shapes)))
     checks = " or ".join(f"x{k}.shape != {tuple(s)!r}" for k, s in enumerate(shapes))
-    lines = ["import numpy as np", "from numba import njit", "",
-             "", '@njit(cache=True, nogil=True, error_model="numpy")',
+    lines = ["import numpy as np", "from ember._cpu.numba._common import jit", "",
+             "", "@jit",
              f"def kernel({arguments}):"]
     if checks:
         lines += [f"    if {checks}:",

@@ -37,8 +37,10 @@ def _max_pool_backward(grad, arg, kernel, stride, dilation, lo, dx):
     for i in range(kd):
         for j in range(kh):
             for k in range(kw):
-                moves[(i * kh + j) * kw + k] = (i * dilation[0], j * dilation[1],
-                                                k * dilation[2])
+                offset = (i * kh + j) * kw + k
+                moves[offset, 0] = i * dilation[0]
+                moves[offset, 1] = j * dilation[1]
+                moves[offset, 2] = k * dilation[2]
     depth, height, width = dx.shape[2:]
     for n in range(grad.shape[0]):
         for c in range(grad.shape[1]):
