@@ -12,7 +12,7 @@ import platform
 import sys
 import time
 
-SUITES = ["core", "nn", "compiled", "memory", "optim", "data", "distributed"]
+SUITES = ["core", "nn", "compiled", "memory", "first_step", "optim", "data", "distributed"]
 
 
 def main(argv) -> None:
