@@ -127,3 +127,19 @@ def test_float32_gelu_is_computed_in_float32_to_torchs_accuracy():
         y = ember.nn.functional.gelu(ember.from_numpy(x)).numpy()
     assert y.dtype == np.float32
     np.testing.assert_allclose(y, exact, rtol=0, atol=5e-7)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(0,), (7,), (3, 64, 33)])
+def test_gelu_with_slope_equals_forward_and_backward_to_the_bit(shape, dtype):
+    # A forward that keeps GELU's slope must give the backward gelu_backward's own values.
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(shape) * 4).astype(dtype)
+    x.flat[:3] = [np.inf, -np.inf, -0.0][:x.size]
+    grad = rng.standard_normal(shape).astype(dtype)
+    y, slope = reference.gelu_with_slope(x, "none")
+    np.testing.assert_array_equal(y, reference.gelu(x, "none"), strict=True)
+    np.testing.assert_array_equal(grad * slope, reference.gelu_backward(grad, x, "none"),
+                                  strict=True)
+    assert reference.gelu_with_slope(x, "tanh") is None
+    assert reference.gelu_with_slope(np.array(1.5, dtype), "none") is None      # 0-d

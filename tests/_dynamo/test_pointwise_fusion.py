@@ -175,7 +175,7 @@ def test_kernels_are_files_in_the_cache_folder_and_are_reused(cache_folder):
             "f = ember.compile(lambda t: ((t * 2.0 + 1.0) * t).relu())\n"
             "for _ in range(3): out = f(ember.ones(4))\n"
             "print(out.tolist())\n")
-    env = dict(os.environ, EMBER_CACHE_DIR=str(cache_folder))
+    env = dict(os.environ, EMBER_CACHE_DIR=str(cache_folder), EMBER_KERNELS="numba")
     runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                            text=True, timeout=300) for _ in range(2)]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr

@@ -323,6 +323,12 @@ def gelu_backward(grad: np.ndarray, x: np.ndarray, approximate: str) -> np.ndarr
                 _gelu_tanh_backward if approximate == "tanh" else _gelu_backward, (grad, x))
 
 
+def gelu_with_slope(x: np.ndarray, approximate: str):
+    # None: the compiled backward's one pass (0.29 ms on (12, 64, 512) float32) is about
+    # what keeping the slope saves (grad * slope: 0.09 ms, plus its array's memory)
+    return None
+
+
 def silu(x: np.ndarray) -> np.ndarray:
     # 4-5x faster
     return _run(reference.silu, _silu, (x,))

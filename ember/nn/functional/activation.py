@@ -74,12 +74,15 @@ def _kernel(name: str):
 
 def _backward_function(name: str, kernel, derivative):
     """The FusedBackward of an activation with a backward kernel: forward is
-    kernel(grad, s, *params) on the arrays (16-bit floats computed in float32), and
+    kernel(grad, s, *params) on the arrays (16-bit floats computed in float32), or grad
+    times the slope the forward kept, and
     `derivative` gives the same grad * dy/dx in ember ops when it is differentiated again."""
 
-    def fwd(ctx, grad, saved, *params):
+    def fwd(ctx, grad, saved, slope, *params):
         ctx.save_for_backward(grad, saved)
         ctx.params = params
+        if slope is not None:           # dy/dx, kept by the forward (see _activation)
+            return grad * slope
         if saved.dtype in _dtype.LOW_PRECISION_NUMPY:
             return kernel(grad.astype(np.float32), saved.astype(np.float32), *params) \
                 .astype(saved.dtype)
@@ -100,14 +103,18 @@ _DOUBLE_BACKWARD_NAMES = {"Celu": "EluBackwardBackward0", "Silu": "MulBackward0"
 
 
 def _activation(name: str, forward, derivative, from_output: bool = False,
-                gate: bool = False, backward=None, torch_kernel: str | None = None):
+                gate: bool = False, backward=None, with_slope=None,
+                torch_kernel: str | None = None):
     """Build the Function of y = forward(x, *params) with dy/dx = derivative(s, *params),
     where s is the input tensor (or the output when from_output). With `gate`, derivative
     returns a bool condition: the gradient passes where it holds and is +0 elsewhere (as
     torch's threshold_backward; multiplying by a 0/1 mask would give -0 for negatives).
     `backward(grad, s, *params)`, when given, computes grad * dy/dx on arrays: the
     backward is then a FusedBackward running it, and `derivative` serves only that
-    gradient's own derivatives (create_graph).
+    gradient's own derivatives (create_graph). `with_slope(x, *params)`, when given, is
+    used instead of forward when x will need a gradient: it returns (y, dy/dx) computed
+    together, and the backward multiplies by the kept slope, or None when the kernel
+    family prefers its backward kernel.
     `torch_kernel` names torch's kernel in the error for integer, bool or complex input
     (torch has only floating implementations of those activations)."""
     gradient = None if backward is None else _backward_function(name, backward, derivative)
@@ -116,15 +123,25 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
         if torch_kernel is not None:
             require_floating(x, torch_kernel)
         ctx.params = params
+        if with_slope is not None and ctx.needs_input_grad[:1] == (True,) \
+                and x.dtype not in _dtype.LOW_PRECISION_NUMPY:
+            pair = with_slope(x, *params)
+            if pair is not None:
+                ctx.save_for_backward(x, pair[1])
+                return pair[0]
         if not from_output:
             ctx.save_for_backward(x)
         with np.errstate(over="ignore", invalid="ignore"):
             return float_math(forward, x, *params)
 
     def bwd(ctx, grad):
-        saved = ctx.output(0) if from_output else ctx.saved_tensors[0]
+        if from_output:
+            saved, kept = ctx.output(0), None
+        else:
+            saved, *rest = ctx.saved_tensors
+            kept = rest[0] if rest else None
         if gradient is not None:
-            grad = gradient.apply(grad, saved, *ctx.params)
+            grad = gradient.apply(grad, saved, kept, *ctx.params)
         else:
             slope = derivative(saved, *ctx.params)
             # a gate passes the gradient where it holds, +0 elsewhere (NaN and inf too)
@@ -343,7 +360,7 @@ def _gelu_derivative(x, approximate):
 
 
 _Gelu = _activation("Gelu", _kernel("gelu"), _gelu_derivative, backward=_kernel("gelu_backward"),
-                    torch_kernel="GeluKernelImpl")
+                    with_slope=_kernel("gelu_with_slope"), torch_kernel="GeluKernelImpl")
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
