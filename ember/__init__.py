@@ -76,7 +76,7 @@ from . import utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (torch imports it eagerly; needs nn)
 from .serialization import save, load  # noqa: F401
 from ._compile import compile  # noqa: F401  (traces and replays: ember/_dynamo)
-from . import _dynamo, compiler  # noqa: F401
+from . import _dynamo, _inductor, _logging, compiler  # noqa: F401
 from ._determinism import *  # noqa: F401,F403
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
 from . import accelerator, amp, cpu  # noqa: F401

@@ -6,10 +6,14 @@ of NumPy-level calls (`_plan.py`), and replays the plan while the call's guards 
 """
 from . import config, exc
 from ._explain import explain
+from .decorators import (graph_break, mark_dynamic, mark_static, mark_static_address,
+                         maybe_mark_dynamic, set_stance)
 from .eval_frame import OptimizedModule
 
 __all__ = ["config", "exc", "explain", "reset", "OptimizedModule", "is_compiling",
-           "list_backends"]
+           "list_backends", "disable", "allow_in_graph", "optimize", "graph_break",
+           "mark_dynamic", "maybe_mark_dynamic", "mark_static", "mark_static_address",
+           "set_stance"]
 
 
 def reset() -> None:
@@ -30,3 +34,44 @@ def list_backends(exclude_tags=("debug", "experimental")) -> list[str]:
     "aot_eager" as "run eagerly" and every other one as its own compiler)."""
     from .._compile import BACKENDS
     return sorted(BACKENDS)
+
+
+def disable(fn=None, recursive: bool = True, *, reason: str | None = None,
+            wrapping: bool = True):
+    """torch._dynamo.disable: torch.compiler.disable."""
+    from ..compiler import disable as compiler_disable
+    return compiler_disable(fn, recursive, reason=reason)
+
+
+def allow_in_graph(fn):
+    """torch._dynamo.allow_in_graph: torch.compiler.allow_in_graph."""
+    from ..compiler import allow_in_graph as compiler_allow_in_graph
+    return compiler_allow_in_graph(fn)
+
+
+class optimize:
+    """torch._dynamo.optimize(backend, nopython=...): the older spelling of
+    torch.compile(backend=..., fullgraph=nopython), used as a decorator."""
+
+    def __init__(self, backend="inductor", *, nopython: bool = False, dynamic=None,
+                 disable: bool = False, guard_export_fn=None, guard_fail_fn=None,
+                 guard_filter_fn=None) -> None:
+        for name, value in (("guard_export_fn", guard_export_fn),
+                            ("guard_fail_fn", guard_fail_fn),
+                            ("guard_filter_fn", guard_filter_fn)):
+            if value is not None:
+                raise NotImplementedError(f"torch._dynamo.optimize({name}=...) is not "
+                                          "supported: ember's guards are not exposed")
+        self._options = {"backend": backend, "fullgraph": nopython, "dynamic": dynamic,
+                         "disable": disable}
+
+    def __call__(self, fn):
+        from .._compile import compile
+        return compile(fn, **self._options)
+
+    def __enter__(self):
+        raise RuntimeError("torch._dynamo.optimize(...) is used with a context manager. "
+                           "Use torch._dynamo.optimize(...) as an annotation/decorator.")
+
+    def __exit__(self, *exc) -> None:
+        return None

@@ -13,6 +13,7 @@ optimizer step or outside it) never retrace.
 The first call of a new signature runs eagerly under the tracer; later calls replay its
 plan. A call the plan cannot follow (a graph break) makes its signature run eagerly from
 then on, with one warning naming the reason; `fullgraph=True` makes it an error instead.
+The compiler's stance (`torch.compiler.set_stance`) can make calls run eagerly instead.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from ..autograd.anomaly_mode import STATE as ANOMALY_STATE
 from ..nn.modules.module import Module
 from . import config
 from ._tracer import GraphBreak, Tracer, global_module_hooks, module_state
+from .decorators import STANCES, set_stance
 from .exc import Unsupported
 
 _ALL = weakref.WeakSet()        # every CompiledFunction, for reset()
@@ -63,10 +65,14 @@ class CompiledFunction:
         self._recompile_limit = recompile_limit
         self._entries = []
         self._warned = set()
+        self._called = False        # for the "eager_then_compile" stances
         functools.update_wrapper(self, fn, updated=())
         _ALL.add(self)
 
     def __call__(self, *args, **kwargs):
+        stance = set_stance.current
+        if stance != "default" and self._eager_by_stance(stance):
+            return self._fn(*args, **kwargs)
         modes = current_modes()
         watching = _watching(modes)
         if watching is not None:
@@ -85,6 +91,13 @@ class CompiledFunction:
                 if not entry.confirmed:
                     return self._confirm(entry, tensors, args, kwargs)
                 return entry.plan.run(tensors)
+        if stance == "eager_on_recompile":
+            return self._fn(*args, **kwargs)
+        if stance == "fail_on_recompile":
+            name = getattr(self._fn, "__qualname__", type(self._fn).__name__)
+            raise RuntimeError("Detected recompile when torch.compile stance is "
+                               f"'fail_on_recompile'. function name: '{name}' (a call with "
+                               "a signature no plan was traced for)")
         limit = config.recompile_limit if self._recompile_limit is None else \
             self._recompile_limit
         if len(self._entries) >= limit:
@@ -92,6 +105,18 @@ class CompiledFunction:
                        "eagerly (raise ember._dynamo.config.recompile_limit to allow more)")
             return self._fn(*args, **kwargs)
         return self._trace(tensors, key, args, kwargs)
+
+    def _eager_by_stance(self, stance: str) -> bool:
+        """Whether the compiler's stance (decorators.set_stance) runs this call eagerly
+        whatever the plans; the recompile stances act only on new signatures."""
+        if stance not in STANCES:
+            raise RuntimeError(f"invalid torch.compile stance '{stance}'")
+        if stance == "force_eager":
+            return True
+        if stance.endswith("eager_then_compile") and not self._called:
+            self._called = True
+            return True
+        return False
 
     def _confirm(self, entry: _Entry, tensors, args, kwargs):
         """The second call of a signature traces again: a plan is replayed only if both

@@ -4,3 +4,5 @@ eager_transforms.py builds the derivative transforms on ember's reverse-mode aut
 vmap.py maps a function over a batch dimension by calling it once per slice; pytree.py
 flattens the nested tuples / lists / dicts of tensors the transforms accept.
 """
+
+from . import config  # noqa: F401,E402  (torch._functorch.config)

@@ -4,15 +4,26 @@ from __future__ import annotations
 import functools
 
 from . import config  # noqa: F401
-from .._dynamo import explain, is_compiling, list_backends, reset
+from .._dynamo import explain, is_compiling, list_backends, reset, set_stance
 
-__all__ = ["reset", "explain", "is_compiling", "is_dynamo_compiling", "disable",
+__all__ = ["reset", "explain", "is_compiling", "is_dynamo_compiling", "is_exporting",
+           "set_stance", "cudagraph_mark_step_begin", "disable",
            "list_backends", "allow_in_graph", "assume_constant_result"]
 
 
 def is_dynamo_compiling() -> bool:
     """False (see is_compiling)."""
     return is_compiling()
+
+
+def is_exporting() -> bool:
+    """False: ember's exporters (torch.onnx) do not run code under a compiler either."""
+    return False
+
+
+def cudagraph_mark_step_begin() -> None:
+    """Marks where a training step starts for CUDA graphs; ember has none, so this does
+    nothing (scripts call it once per iteration)."""
 
 
 def disable(fn=None, recursive: bool = True, *, reason: str | None = None):
