@@ -168,3 +168,14 @@ def test_github_offline_raises_instead_of_hanging(tmp_path, hub_dirs, monkeypatc
     monkeypatch.setattr(ember.hub, "DOWNLOAD_TIMEOUT", 5.0)
     with pytest.raises(urllib.error.URLError):
         ember.hub.load("owner/repo", "tiny", trust_repo=True)
+
+
+def test_model_zoo_load_url_is_hubs_download(tmp_path):
+    import torch.utils.model_zoo
+    import ember.utils.model_zoo
+    source = tmp_path / "weights.pth"
+    weights = saved_weights(source)
+    state = ember.utils.model_zoo.load_url(source.as_uri(), model_dir=str(tmp_path / "cache"),
+                                           progress=False)
+    np.testing.assert_array_equal(state["w"].numpy(), weights["w"])
+    assert torch.utils.model_zoo.load_url.__name__ == ember.utils.model_zoo.load_url.__name__

@@ -12,7 +12,8 @@ from ._object_collectives import (all_gather_object, broadcast_object_list,  # n
 from .distributed_c10d import (Backend, GroupMember, ProcessGroup, all_gather,  # noqa: F401
                                all_gather_into_tensor, all_reduce, all_to_all_single,
                                barrier, broadcast, default_pg_timeout, destroy_process_group,
-                               gather, get_backend, get_global_rank, get_group_rank,
+                               gather, get_backend, get_default_backend_for_device,
+                               get_global_rank, get_group_rank,
                                get_node_local_rank, get_process_group_ranks, get_rank,
                                get_world_size, group, init_process_group, irecv,
                                is_available, is_gloo_available, is_initialized,
@@ -24,6 +25,7 @@ __all__ = ["ReduceOp", "Work", "Backend", "GroupMember", "ProcessGroup", "group"
            "default_pg_timeout", "is_available", "is_mpi_available", "is_gloo_available",
            "is_nccl_available", "is_initialized", "is_torchelastic_launched",
            "init_process_group", "destroy_process_group", "new_group", "get_backend",
+           "get_default_backend_for_device",
            "get_rank", "get_world_size", "get_process_group_ranks", "get_global_rank",
            "get_group_rank", "get_node_local_rank", "barrier", "all_reduce", "broadcast",
            "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter",

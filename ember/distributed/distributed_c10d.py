@@ -126,6 +126,17 @@ def is_gloo_available() -> bool:
     return False
 
 
+def get_default_backend_for_device(device) -> str:
+    """torch's default backend name for a device type: "gloo" for the CPU (ember's MPI
+    backend answers to it), "nccl" for CUDA."""
+    kind = device if isinstance(device, str) else device.type
+    kind = kind.split(":")[0]
+    backends = {"cpu": Backend.GLOO, "cuda": Backend.NCCL}
+    if kind not in backends:
+        raise ValueError(f"Default backend not registered for device : {kind}")
+    return backends[kind]
+
+
 def is_nccl_available() -> bool:
     return False
 

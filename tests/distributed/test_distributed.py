@@ -209,3 +209,15 @@ def test_not_initialized_errors():
     with pytest.raises(ValueError, match="Default process group has not been initialized"):
         ember.nn.parallel.DistributedDataParallel(ember.nn.Linear(2, 2))
     assert "mpi4py.MPI" not in sys.modules or dist.is_initialized() is False
+
+
+def test_default_backend_for_device_is_torchs():
+    import torch
+    import ember
+    for device in ("cpu", "cuda:1", ember.device("cpu")):
+        expected = torch.distributed.get_default_backend_for_device(
+            device if isinstance(device, str) else torch.device("cpu"))
+        assert ember.distributed.get_default_backend_for_device(device) == expected
+    for lib in (torch, ember):
+        with pytest.raises(ValueError, match="Default backend not registered for device : meta"):
+            lib.distributed.get_default_backend_for_device("meta")
