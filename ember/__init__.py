@@ -79,7 +79,8 @@ from ._compile import compile  # noqa: F401  (traces and replays: ember/_dynamo)
 from . import _dynamo, _inductor, _logging, compiler  # noqa: F401
 from ._determinism import *  # noqa: F401,F403
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
-from . import accelerator, amp, cpu  # noqa: F401
+from . import accelerator, amp, cpu, futures  # noqa: F401
+from .futures import Future  # noqa: F401
 from .cuda import amp as _cuda_amp  # noqa: F401  (binds ember.cuda.amp)
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: F401
                                 is_autocast_cache_enabled, is_autocast_enabled,

@@ -12,9 +12,11 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable, Final, NamedTuple  # noqa: F401  (Final: torch.jit.Final)
 
+from .futures import Future
+
 __all__ = ["script", "trace", "trace_module", "is_scripting", "is_tracing", "annotate",
            "ignore", "unused", "export", "interface", "Final", "Attribute", "save", "load",
-           "freeze", "optimize_for_inference", "TracerWarning"]
+           "freeze", "optimize_for_inference", "TracerWarning", "fork", "wait", "Future"]
 
 
 class TracerWarning(Warning):
@@ -96,3 +98,21 @@ load = _no_torchscript("load", "rebuild the model in Python and load its state_d
 freeze = _no_torchscript("freeze", "the eager module is already what runs")
 optimize_for_inference = _no_torchscript("optimize_for_inference",
                                          "the eager module is already what runs")
+
+
+def fork(func: Callable, *args, **kwargs) -> Future:
+    """Start func(*args, **kwargs) and return a Future of its result. Outside TorchScript
+    torch runs it at once, in the calling thread; so does ember (an exception is raised
+    here, as torch's eager fork raises it). Deprecated in torch, with its warning."""
+    warnings.warn("`torch.jit.fork` is deprecated. Please use `torch.compile` instead.",
+                  DeprecationWarning, stacklevel=2)
+    future = Future()
+    future.set_result(func(*args, **kwargs))
+    return future
+
+
+def wait(future: Future):
+    """The result of a forked call: future.wait(). Deprecated in torch, with its warning."""
+    warnings.warn("`torch.jit.wait` is deprecated. Please use `torch.compile` instead.",
+                  DeprecationWarning, stacklevel=2)
+    return future.wait()

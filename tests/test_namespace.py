@@ -46,7 +46,7 @@ KNOWN_GAPS = {
     "no quantization": ("ao", "quantization", "nn.intrinsic", "nn.qat", "nn.quantizable",
                         "nn.quantized"),
     "no FX graphs, export or C++ operator machinery (torch.compile replays its own plans)": (
-        "fx", "export", "library", "package", "classes", "overrides", "futures",
+        "fx", "export", "library", "package", "classes", "overrides",
         "monitor", "jit.frontend", "utils.backend_registration", "utils.cpp_backtrace",
         "utils.throughput_benchmark"),
     "ember.ops is ember's op library, not torch's operator registry": ("ops.*",),
