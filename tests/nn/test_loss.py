@@ -448,11 +448,23 @@ def test_multilabel_losses(reduction):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
-@pytest.mark.parametrize("p, swap", [(2, False), (2, True), (1, False), (3, True)])
+@pytest.mark.parametrize("p, swap", [(2, False), (2, True), (1, False), (3, True),
+                                     (float("inf"), False), (0.5, True)])
 def test_triplet_margin_loss(p, swap, reduction, dtype):
     check(lambda lib, a, pos, neg: F(lib).triplet_margin_loss(a, pos, neg, margin=2.0, p=p,
                                                               swap=swap, reduction=reduction),
           (5, 4), (5, 4), (5, 4), dtype=dtype)
+
+
+def test_triplet_margin_loss_of_complex_inputs_is_real():
+    # The distance is the norm of the complex difference (torch.pairwise_distance).
+    rng = np.random.default_rng(4)
+    a, pos, neg = (rng.standard_normal((5, 4)) + 1j * rng.standard_normal((5, 4))
+                   for _ in range(3))
+    results = [F(lib).triplet_margin_loss(*(lib.tensor(v) for v in (a, pos, neg)), margin=3.0,
+                                          reduction="none") for lib in (torch, ember)]
+    assert results[1].dtype == ember.float64
+    np.testing.assert_allclose(results[1].numpy(), results[0].numpy(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)

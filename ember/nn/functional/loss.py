@@ -27,6 +27,7 @@ from ...autograd.fused_backward import FusedBackward
 from ...ops.pointwise import to_dtype
 from ...ops.pointwise.where import Where
 from ...amp.policy import FP32, autocast_op
+from .distance import pairwise_distance
 from .activation import log_softmax
 
 __all__ = ["l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
@@ -123,20 +124,6 @@ def _softplus(x: Tensor) -> Tensor:
     """log(1 + exp(x)) without overflow: max(x, 0) + log(1 + exp(-|x|))."""
     a = x.abs()
     return (x + a) * 0.5 + (1 + (-a).exp()).log()
-
-
-def _pairwise_distance(x1: Tensor, x2: Tensor, p: float, eps: float) -> Tensor:
-    """||x1 - x2 + eps||_p over the last dimension (torch.pairwise_distance)."""
-    diff = x1 - x2 + eps
-    dim = max(x1.ndim, x2.ndim) - 1
-    if p == 2:
-        return (diff * diff).sum(dim).sqrt()
-    if p == 1:
-        return diff.abs().sum(dim)
-    if p <= 0 or math.isinf(p):
-        raise NotImplementedError(f"ember's triplet/pairwise distance supports finite p > 0, "
-                                  f"got p={p}")
-    return (diff.abs() ** p).sum(dim) ** (1.0 / p)
 
 
 # ---------------------------------------------------------------- regression losses
@@ -814,7 +801,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
         raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet_dims(anchor, positive, negative)
     loss = _triplet(anchor, positive, negative,
-                    lambda a, b: _pairwise_distance(a, b, p, eps), margin, swap)
+                    lambda a, b: pairwise_distance(a, b, p, eps), margin, swap)
     return _reduce(loss, reduction)
 
 
@@ -829,8 +816,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
         raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet_dims(anchor, positive, negative)
     if distance_function is None:
-        def distance_function(a, b):
-            return _pairwise_distance(a, b, 2.0, 1e-6)
+        distance_function = pairwise_distance
     return _reduce(_triplet(anchor, positive, negative, distance_function, margin, swap),
                    reduction)
 
