@@ -16,3 +16,15 @@ def kernels(request):
         pytest.skip("numba is not installed (the ember[fast] extra)")
     with ember.backends.cpu.flags(kernels=request.param):
         yield request.param
+
+
+@pytest.fixture(autouse=True)
+def torch_validates_distributions_again():
+    """torch's dynamo, once a test sets it up (torch.compile, torch._dynamo.optimize),
+    turns torch.distributions' argument validation off for the whole process; tests that
+    ran later in the same worker compared ember's validation against that."""
+    import torch
+    default = torch.distributions.Distribution._validate_args
+    yield
+    if torch.distributions.Distribution._validate_args != default:
+        torch.distributions.Distribution.set_default_validate_args(default)
