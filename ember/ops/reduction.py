@@ -210,7 +210,8 @@ def sum_to_size(input: Tensor, *sizes, size=None) -> Tensor:
     size = int_list_argument("sum_to_size", "size", sizes, size)
     shape = input._data.shape
     if shape == size:
-        return input
+        # torch sums a 0-d tensor even to its own size (): a new tensor (bool becomes int64)
+        return input if shape else sum(input)
     lead = len(shape) - len(size)
     if lead < 0 or builtins.any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
 import ember
 from oracle import check, check_error
@@ -361,3 +362,16 @@ def test_dist_name_promotion_and_errors():
                 r"^The size of tensor a \(3\) must match the size of tensor b \(2\)")
     check_error(lambda lib: lib.dist(lib.ones(0), lib.ones(0), INF), RuntimeError,
                 r"^linalg.vector_norm cannot compute the inf norm on an empty tensor")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_sum_to_size_of_a_zero_dim_tensor_is_a_new_sum(dtype):
+    # torch sums a 0-d tensor even to its own size (): a new tensor, bool becoming int64;
+    # any other tensor already of the size comes back as itself.
+    for lib in (torch, ember):
+        x = lib.tensor(np.array(1, dtype=dtype))
+        y = lib.tensor(np.ones((2, 3), dtype=dtype))
+        assert x.sum_to_size(()) is not x and y.sum_to_size((2, 3)) is y
+    check(lambda lib, x: x.sum_to_size(()), np.array(2.5, dtype=np.float32))
+    assert str(ember.tensor(True).sum_to_size(()).dtype) == str(torch.tensor(True).sum_to_size(
+        ()).dtype)
