@@ -10,7 +10,7 @@ from . import _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
                      float, float16, float32, float64, get_default_dtype, half, int, int8,
                      int16, int32, int64, long, promote_types, result_type, can_cast,
-                     set_default_dtype, short, uint8)
+                     set_default_dtype, short, uint8, uint16, uint32, uint64)
 from ._device import device
 from ._size import Size
 from ._layout import (_mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo,  # noqa: F401
@@ -31,6 +31,7 @@ from .ops import _methods  # noqa: F401  (binds the ops to Tensor)
 from .ops.calculus import *  # noqa: F401,F403
 from .ops.complex import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
+from .ops.hashing import *  # noqa: F401,F403
 from .ops.householder import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.joining import *  # noqa: F401,F403

@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = [
     "dtype", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
-    "uint8", "int8", "int16", "int32", "int64", "bool",
+    "uint8", "int8", "int16", "int32", "int64", "bool", "uint16", "uint32", "uint64",
     "half", "float", "double", "short", "int", "long", "cfloat", "cdouble",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
 ]
@@ -26,16 +26,16 @@ class dtype:
 
     __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "is_signed",
                  "itemsize", "_category", "_legacy_name", "scalar_name", "cpp_name",
-                 "is_low_precision")
+                 "is_low_precision", "is_limited")
 
     def __init__(self, name: str, numpy_dtype, category: builtins.int, legacy_name: str,
-                 cpp_name: str):
+                 cpp_name: str, limited: builtins.bool = False):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self._category = category          # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2
         self.is_complex = category == 3
-        self.is_signed = name not in ("uint8", "bool")
+        self.is_signed = self.numpy.kind not in "ub"
         self.itemsize = self.numpy.itemsize
         self._legacy_name = legacy_name    # e.g. 'FloatTensor', used by Tensor.type()
         # The names torch's messages print: its ScalarType ('Float') and C++ type ('float').
@@ -43,6 +43,10 @@ class dtype:
         self.cpp_name = cpp_name
         # Floating types narrower than float32, which kernels compute in float32.
         self.is_low_precision = category == 2 and self.itemsize < 4
+        # torch's "limited support" dtypes (uint16/32/64): made, converted, copied, compared
+        # and combined bitwise, but refused by most kernels and by promotion (see
+        # LIMITED_KERNELS and _build_promotion_table).
+        self.is_limited = limited
 
     def __repr__(self) -> str:
         # torch's text, so printed tensors and dtypes read exactly as in PyTorch.
@@ -79,13 +83,17 @@ complex64 = dtype("complex64", np.complex64, 3, "ComplexFloatTensor",
 complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor",
                    "c10::complex<double>")
 
+uint16 = dtype("uint16", np.uint16, 1, "UInt16Tensor", "uint16_t", limited=True)
+uint32 = dtype("uint32", np.uint32, 1, "UInt32Tensor", "uint32_t", limited=True)
+uint64 = dtype("uint64", np.uint64, 1, "UInt64Tensor", "uint64_t", limited=True)
+
 # torch's alternative names for the same objects.
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-              complex64, complex128)
+              complex64, complex128, uint16, uint32, uint64)
 # The NumPy types of the low-precision floats, for kernels that test arrays directly.
 LOW_PRECISION_NUMPY = tuple(d.numpy for d in ALL_DTYPES if d.is_low_precision)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
@@ -106,7 +114,7 @@ def from_numpy_dtype(np_dtype) -> dtype:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
             "supported types are: float64, float32, float16, complex64, complex128, int64, "
-            "int32, int16, int8, uint8, and bool.")
+            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
     return found
 
 
@@ -133,11 +141,14 @@ def _build_promotion_table() -> dict:
 
     NumPy agrees with torch for all pairs except those involving bfloat16 (which
     torch promotes with float16 to float32, and with integers to bfloat16) and
-    uint8 with int8 (int16 in both).
+    uint8 with int8 (int16 in both). The limited dtypes promote only with themselves and the
+    real floating types; every other pair involving one is missing from the table, and
+    looking it up raises torch's RuntimeError (see _promote).
     """
     table = {}
-    for a in ALL_DTYPES:
-        for b in ALL_DTYPES:
+    full = [d for d in ALL_DTYPES if not d.is_limited]
+    for a in full:
+        for b in full:
             if a is b:
                 table[a, b] = a
             elif bfloat16 in (a, b):
@@ -155,10 +166,23 @@ def _build_promotion_table() -> dict:
         for i in (uint8, int8, int16, int32, int64, bool):
             table[f, i] = table[i, f] = f
     table[float64, complex64] = table[complex64, float64] = complex128
+    for limited in (d for d in ALL_DTYPES if d.is_limited):
+        table[limited, limited] = limited
+        for f in (float16, bfloat16, float32, float64):
+            table[limited, f] = table[f, limited] = f
     return table
 
 
-_PROMOTE = _build_promotion_table()
+class _PromotionTable(dict):
+    """{(a, b): promoted}; a pair torch refuses to promote raises its RuntimeError."""
+
+    def __missing__(self, pair):
+        a, b = pair
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {a.scalar_name} and {b.scalar_name}")
+
+
+_PROMOTE = _PromotionTable(_build_promotion_table())
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
@@ -221,3 +245,33 @@ def result_type(*operands) -> dtype:
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
     """torch's rule: casting may not lower the category (float -> int, int -> bool)."""
     return from_._category <= to._category
+
+
+# The ops torch computes in the limited dtypes; its other kernels raise NotImplementedError
+# for them. Names are ember's op names (a pointwise op's name, a reduction's ...).
+LIMITED_KERNELS = frozenset({
+    "mul", "eq", "ne", "bitwise_and", "bitwise_or", "bitwise_xor", "sum", "prod", "cumsum",
+    "nansum", "sort", "argsort", "unique", "any", "all", "isnan", "isfinite", "isinf"})
+
+
+LIMITED_NUMPY = frozenset(d.numpy for d in ALL_DTYPES if d.is_limited)
+
+
+def unsupported_kernel(kernel: str, dt) -> NotImplementedError:
+    """torch's error for its kernel `kernel` meeting a dtype it has no code for."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dt)}\'')
+
+
+def refuse_limited(array, kernel: str) -> None:
+    """torch's NotImplementedError for an op that has no kernel for the limited dtypes, when
+    `array` (a NumPy array) holds one."""
+    if array.dtype in LIMITED_NUMPY:
+        raise unsupported_kernel(kernel, array.dtype)
+
+
+def check_limited(dt, op: str, kernel: str) -> None:
+    """torch's NotImplementedError when op `op` computes in a limited dtype it has no kernel
+    for (`kernel`: the kernel name torch's message gives). `dt`: an ember or NumPy dtype."""
+    numpy_dtype = dt.numpy if isinstance(dt, dtype) else dt
+    if numpy_dtype in LIMITED_NUMPY and op not in LIMITED_KERNELS:
+        raise unsupported_kernel(kernel, dt)

@@ -118,3 +118,35 @@ def test_set_default_dtype_rejects_integers():
 def test_dtype_pickles_to_itself():
     import pickle
     assert pickle.loads(pickle.dumps(ember.float16)) is ember.float16
+
+
+# ---------------------------------------------------------------- uint16 / uint32 / uint64
+# torch's "limited support" unsigned dtypes: properties, promotion, and which ops they reach.
+UNSIGNED = ["uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("name", UNSIGNED)
+def test_unsigned_dtype_properties_and_iinfo(name):
+    e, t = getattr(ember, name), getattr(torch, name)
+    assert repr(e) == repr(t)
+    for attr in ("itemsize", "is_signed", "is_floating_point", "is_complex"):
+        assert getattr(e, attr) == getattr(t, attr), attr
+    ei, ti = ember.iinfo(e), torch.iinfo(t)
+    assert (ei.min, ei.max, ei.bits, ei.dtype, repr(ei)) == (ti.min, ti.max, ti.bits, ti.dtype,
+                                                             repr(ti))
+
+
+@pytest.mark.parametrize("name", UNSIGNED)
+@pytest.mark.parametrize("other", NAMES + UNSIGNED)
+def test_unsigned_promotion_and_can_cast(name, other):
+    for a, b in ((name, other), (other, name)):
+        try:
+            expected = torch.promote_types(getattr(torch, a), getattr(torch, b))
+        except RuntimeError:
+            check_error(lambda lib: lib.promote_types(getattr(lib, a), getattr(lib, b)),
+                        RuntimeError, "^Promotion for uint16, uint32, uint64 types is not "
+                                      "supported, attempted to promote")
+        else:
+            same_dtype(ember.promote_types(getattr(ember, a), getattr(ember, b)), expected)
+        assert ember.can_cast(getattr(ember, a), getattr(ember, b)) == \
+            torch.can_cast(getattr(torch, a), getattr(torch, b))

@@ -10,9 +10,9 @@ import warnings
 
 from .._modes import current
 from .._tensor import Tensor
-from . import (calculus, complex, creation, householder, indexing, linalg, lu, matrix_exp,
-               pointwise, random, reduction, shape, softmax, sorting, special_functions,
-               spectral, statistics, triangular)
+from . import (calculus, complex, creation, hashing, householder, indexing, linalg, lu,
+               matrix_exp, pointwise, random, reduction, shape, softmax, sorting,
+               special_functions, spectral, statistics, triangular)
 from . import joining  # after shape, which it builds on
 from . import _inplace  # noqa: F401  (binds Tensor._inplace)
 
@@ -46,7 +46,7 @@ def bind_inplace(module, names) -> None:
 
 
 for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, sorting,
-                creation, householder, matrix_exp, calculus, complex, lu, statistics,
+                creation, hashing, householder, matrix_exp, calculus, complex, lu, statistics,
                 triangular, spectral, special_functions, softmax):
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))

@@ -272,6 +272,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         count = max(0, math.ceil((end - start) / step))
     if meta:
         return meta_result((count,), dtype, requires_grad)
+    _dtype.check_limited(dtype, "arange", "arange_cpu")
     if dtype in (_dtype.float32, _dtype.float64):
         data = _arange_like_torch(start, step, count, dtype.numpy)
     elif dtype.is_floating_point:
@@ -372,6 +373,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     if on_meta(device):
         _check_steps(steps)
         return meta_result((steps,), dt, requires_grad)
+    _dtype.check_limited(dt, "linspace", "linspace_cpu")
     return _finish(_spaced(start, end, steps, dt), requires_grad)
 
 
@@ -382,6 +384,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
     if on_meta(device):
         _check_steps(steps)
         return meta_result((steps,), dt, requires_grad)
+    _dtype.check_limited(dt, "logspace", "logspace_cpu")
     if not (dt.is_floating_point or dt.is_complex):
         if steps == 1:             # torch fills base ** start, checked against the range
             value = float(base) ** float(start.item() if isinstance(start, Tensor) else start)
@@ -407,6 +410,7 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
     dt = dtype or _dtype.get_default_dtype()
     if on_meta(device):
         return meta_result((n, n if m is None else m), dt, requires_grad)
+    _dtype.check_limited(dt, "eye", "eye")
     return _finish(np.eye(n, n if m is None else m, dtype=dt.numpy), requires_grad)
 
 

@@ -11,6 +11,7 @@ import functools
 
 import numpy as np
 
+from .._dtype import refuse_limited
 from .._cpu.embedding import add_rows
 from .._tensor import Tensor
 from ..autograd.function import Function
@@ -433,6 +434,7 @@ def _restore(out: Tensor, input: Tensor) -> Tensor:
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """Values of input picked along `dim` by `index`: out[i][j] = input[index[i][j]][j] for dim=0;
     the output has index's shape."""
+    refuse_limited(input._data, "scatter_gather_tensor_cpu")
     if isinstance(index, Tensor) and index._data.size == 0:
         # an empty index gathers nothing: torch checks its dtype and dim, not its shape
         _index_array(index, "gather")
@@ -459,6 +461,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
             reduce: str | None = None) -> Tensor:
     """Copy of input with values from `src` (or the scalar `value`) written along `dim` at the
     positions in `index`: the inverse of gather; `reduce` may add or multiply instead."""
+    refuse_limited(input._data, "scatter_gather_tensor_cpu")
     if src is None:
         src = value
     if reduce is not None:
@@ -592,6 +595,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 # ---------------------------------------------------------------- index_* ops
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of input at the positions in the 1-D `index` along `dim` (a copy)."""
+    refuse_limited(input._data, "index_select")
     dim, idx = _vector_index(input, dim, index, "index_select")
     x = _as_1d(input)
     if idx.size and (idx.max() >= x._data.shape[dim] or idx.min() < -x._data.shape[dim]):
@@ -615,6 +619,7 @@ def _index_source(input: Tensor, dim: int, idx: np.ndarray, source, op: str, sep
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
               alpha=1) -> Tensor:
     """Copy of input with alpha * source added at the positions `index` along `dim`."""
+    refuse_limited(input._data, "index_add_")
     dim, idx = _vector_index(input, dim, index, "index_add")
     x, source = _index_source(input, dim, idx, source, "index_add_", ":")
     _check_bounds(idx, x._data.shape[dim], dim)
@@ -627,6 +632,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
 @autocast_op(PROMOTE)
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """Copy of input with source's slices written at the positions `index` along `dim`."""
+    refuse_limited(input._data, "index_copy_cpu")
     dim, idx = _vector_index(input, dim, index, "index_copy")
     x, source = _index_source(input, dim, idx, source, "index_copy_", "")
     _check_bounds(idx, x._data.shape[dim], dim, IndexError, "index_copy_(): ")
@@ -655,6 +661,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """Copy of input with `values` written at input[indices] (a tuple of index tensors);
     accumulate=True adds them instead."""
+    refuse_limited(input._data, "index_put")
     _check_same_dtype(input, values)
     key = numpy_key(tuple(indices))
     _check_key(key, input._data.shape)
@@ -755,6 +762,7 @@ def _broadcast_with_mask(input: Tensor, mask: np.ndarray):
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """Copy of input with `value` wherever the bool mask (broadcast to input) is True."""
+    refuse_limited(input._data, "masked_fill")
     x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_fill_"))
     value = _fill_value(value, "masked_fill_")
     if isinstance(value, Tensor) and value.dtype is not input.dtype:
@@ -764,6 +772,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """1-D tensor of the elements of input where the bool mask is True."""
+    refuse_limited(input._data, "masked_select")
     x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_select:"))
     return _named(Index.apply(x, m), "MaskedSelectBackward0")
 
@@ -771,6 +780,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """Copy of input with the positions where mask is True filled, in order, from the elements of
     `source`."""
+    refuse_limited(input._data, "masked_scatter")
     x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_scatter_"))
     count = int(m.sum())
     if source._data.size < count:
@@ -783,6 +793,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     """Indices of the non-zero elements of input, as an (n, input.ndim) tensor, or with
     as_tuple=True one 1-D index tensor per dimension."""
+    refuse_limited(input._data, "nonzero_count_cpu")
     if as_tuple:
         return run(NonzeroTuple, input)
     return run(Nonzero, input)
@@ -811,6 +822,7 @@ def _flat_index(input: Tensor, index: Tensor, op: str) -> np.ndarray:
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of input, seen as flattened to 1-D, at the positions in `index`; the result has
     index's shape."""
+    refuse_limited(input._data, "take_cpu")
     idx = _flat_index(input, index, "take")
     return _named(Index.apply(input.reshape(-1), idx), "TakeBackward0")
 

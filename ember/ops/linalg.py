@@ -16,6 +16,7 @@ import string
 import numpy as np
 
 from .. import _dtype
+from .._dtype import LIMITED_NUMPY, unsupported_kernel
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .pointwise import float_math
@@ -82,6 +83,10 @@ class MatMul(Function):
     @staticmethod
     def forward(ctx, x, y):
         _check_same_dtype(x, y)
+        if x.dtype in LIMITED_NUMPY:
+            kernel = "dot" if x.ndim == y.ndim == 1 else "bmm" if x.ndim == y.ndim == 3 \
+                else "addmm_impl_cpu_"
+            raise unsupported_kernel(kernel, x.dtype)
         if x.ndim == 0 or y.ndim == 0:
             raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                                f"{x.ndim}D and {y.ndim}D")

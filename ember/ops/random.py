@@ -93,6 +93,7 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     """A random permutation of the integers 0 .. n-1 (int64 by default)."""
     if on_meta(device):
         return meta_result((n,), dtype or _dtype.int64, requires_grad)
+    _dtype.check_limited(dtype or _dtype.int64, "randperm", "randperm")
     return _make(numpy_generator(generator).permutation(n), dtype or _dtype.int64,
                  requires_grad)
 
@@ -234,6 +235,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
 def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=None) -> Tensor:
     """Fill self in place with integers drawn uniformly from [from_, to) (to defaults to the dtype's
     range); returns self."""
+    _dtype.refuse_limited(self._data, "random_kernel_cpu")
     if to is None:
         to = 2 ** 24 if self.is_floating_point() else np.iinfo(self._data.dtype).max
     return _fill(self, generator, lambda rng, shape: rng.integers(from_, to, shape))

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._dtype import refuse_limited
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._nondifferentiable import nondifferentiable, run
@@ -84,9 +85,12 @@ def _isnan(data: np.ndarray) -> np.ndarray:
     return np.isnan(data)
 
 
-def _accumulate_dtype(input: np.ndarray, dtype) -> np.dtype | None:
-    """sum/prod of bool and integer tensors accumulate in int64, as in torch."""
+def _accumulate_dtype(input: np.ndarray, dtype, kernel: str) -> np.dtype | None:
+    """sum/prod of bool and integer tensors accumulate in int64, as in torch. A limited
+    dtype= (uint16/32/64) is refused with torch's error naming the op's `kernel`."""
     if dtype is not None:
+        if dtype.is_limited:
+            raise _dtype.unsupported_kernel(kernel, dtype)
         return dtype.numpy
     if input.dtype.kind in "biu":
         return np.dtype(np.int64)
@@ -151,7 +155,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
         ctx.meta = (x.shape, axes, keepdim)
-        acc = _accumulate_dtype(x, dtype)
+        acc = _accumulate_dtype(x, dtype, "sum_cpu")
         if x.dtype == _dtype.bfloat16.numpy or x.dtype == np.float16:
             return x.astype(np.float32).sum(axis=axes, keepdims=keepdim).astype(acc or x.dtype)
         return np.asarray(x.sum(axis=axes, keepdims=keepdim, dtype=acc))
@@ -229,7 +233,8 @@ class Prod(Function):
     def forward(ctx, x, axes, keepdim, dtype):
         ctx.save_for_backward(x)
         ctx.meta = (axes, keepdim)
-        return np.asarray(x.prod(axis=axes, keepdims=keepdim, dtype=_accumulate_dtype(x, dtype)))
+        acc = _accumulate_dtype(x, dtype, "prod_out_cpu")
+        return np.asarray(x.prod(axis=axes, keepdims=keepdim, dtype=acc))
 
     @staticmethod
     def backward(ctx, grad):
@@ -268,7 +273,7 @@ class Nansum(Function):
         ctx.save_for_backward(x)
         ctx.meta = (axes, keepdim)
         return np.asarray(np.nansum(x, axis=axes, keepdims=keepdim,
-                                    dtype=_accumulate_dtype(x, dtype)))
+                                    dtype=_accumulate_dtype(x, dtype, "nansum_cpu")))
 
     @staticmethod
     def backward(ctx, grad):
@@ -415,6 +420,7 @@ class Extremum(Function):
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Maximum over the dimension(s) `dim` (all by default), without indices; ties share the
     gradient evenly."""
+    refuse_limited(input._data, "max_values_cpu")
     axes = reduce_dims(input, dim)
     _check_nonempty("amax", input, axes)
     return Extremum.apply(input, np.amax, axes, keepdim, False)
@@ -423,6 +429,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Minimum over the dimension(s) `dim` (all by default), without indices; ties share the
     gradient evenly."""
+    refuse_limited(input._data, "min_values_cpu")
     axes = reduce_dims(input, dim)
     _check_nonempty("amin", input, axes)
     return _named(Extremum.apply(input, np.amin, axes, keepdim, False), "AminBackward0")
@@ -430,6 +437,7 @@ def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
     """(min, max) as a named tuple, over all elements or over `dim`."""
+    refuse_limited(input._data, "aminmax_cpu")
     axes = reduce_dims(input, dim)
     if axes is None and input._data.size == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -465,6 +473,7 @@ def _chosen(input: Tensor, axis: int, keepdim: bool, arg_fn) -> tuple:
 
 
 def _extreme(input: Tensor, dim, keepdim: bool, name: str, value_fn, arg_fn):
+    refuse_limited(input._data, f"{name}_all" if dim is None else f"{name}_cpu")
     if dim is None:
         _check_nonempty(name, input, None)
         return _named(Extremum.apply(input, value_fn, None, False, True),
@@ -498,6 +507,7 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
 
 
 def _arg(input: Tensor, dim, keepdim: bool, name: str, function) -> Tensor:
+    refuse_limited(input._data, f"{name}_cpu")
     if dim is None:
         _check_nonempty(name, input, None, full_error=IndexError, specify_hint=False)
         return run(function, input, None, keepdim)
@@ -651,8 +661,8 @@ class Cumsum(Function):
     def forward(ctx, x, axis, dtype):
         ctx.axis = axis
         if x.ndim == 0:
-            return x.astype(_accumulate_dtype(x, dtype) or x.dtype)
-        return np.cumsum(x, axis=axis, dtype=_accumulate_dtype(x, dtype))
+            return x.astype(_accumulate_dtype(x, dtype, "cumsum_out_cpu") or x.dtype)
+        return np.cumsum(x, axis=axis, dtype=_accumulate_dtype(x, dtype, "cumsum_out_cpu"))
 
     @staticmethod
     def backward(ctx, grad):
@@ -674,8 +684,8 @@ class Cumprod(Function):
         ctx.axis = axis
         ctx.save_for_backward(x)
         if x.ndim == 0:
-            return x.astype(_accumulate_dtype(x, dtype) or x.dtype)
-        return np.cumprod(x, axis=axis, dtype=_accumulate_dtype(x, dtype))
+            return x.astype(_accumulate_dtype(x, dtype, "cumprod_out_cpu") or x.dtype)
+        return np.cumprod(x, axis=axis, dtype=_accumulate_dtype(x, dtype, "cumprod_out_cpu"))
 
     @staticmethod
     def backward(ctx, grad):
@@ -709,6 +719,7 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 def _cumulative_extreme(input: Tensor, dim: int, name: str, ufunc):
     """cummax / cummin: running extreme and where it was attained. Like torch, an equal
     later entry takes over the index, and a NaN holds both from where it appears."""
+    refuse_limited(input._data, f"{name}_cpu")
     axis = input._wrap_dim(dim)
     data = input._data
     result_type = getattr(return_types, name)
@@ -802,4 +813,5 @@ def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """Number of non-zero elements, over `dim` (a dimension or a tuple) or in total."""
+    refuse_limited(input._data, "nonzero_count_cpu")
     return run(CountNonzero, input, reduce_dims(input, dim))

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .._dtype import refuse_limited
 from .._size import Size
 from .._memory_format import (check_format, contiguous_format, is_contiguous_as, memory_order,
                               preserve_format)
@@ -469,6 +470,7 @@ def flip(input: Tensor, *order, dims=None) -> Tensor:
     """Copy of input with the order of elements reversed along the dimensions `dims` (ints, one
     sequence or dims=)."""
     dims = int_list_argument("flip", "dims", order, dims)
+    refuse_limited(input._data, "flip_cpu")
     return Flip.apply(input, _dims_list(input, dims) if input._data.ndim else ())
 
 
@@ -853,6 +855,7 @@ class Tril(Function):
 
 def _triangle(input: Tensor, diagonal: int, upper: bool) -> Tensor:
     name = "triu" if upper else "tril"
+    refuse_limited(input._data, name)
     if input._data.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
     return _named(Tril.apply(input, int(diagonal), upper), name.capitalize() + "Backward0")

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .._dtype import refuse_limited
 from .._tensor import Tensor
 from .reduction import Extremum, _check_nonempty, _isnan, return_types, take_along
 from ._nondifferentiable import recorded
@@ -71,6 +72,7 @@ def msort(input: Tensor) -> Tensor:
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The k largest (or smallest) entries along `dim` with their indices, in order."""
+    refuse_limited(input._data, "topk_cpu")
     axis = input._wrap_dim(dim)
     size = input._data.shape[axis] if input._data.ndim else 1
     if not 0 <= k <= size:
@@ -83,6 +85,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest entry (k counts from 1) along `dim` and its index."""
+    refuse_limited(input._data, "kthvalue_cpu")
     axis = input._wrap_dim(dim)
     size = input._data.shape[axis] if input._data.ndim else 1
     if input._data.ndim and size == 0:
@@ -112,6 +115,7 @@ def _lower_median(data: np.ndarray, axis: int, skip_nan: bool) -> np.ndarray:
 
 def _median(input: Tensor, dim, keepdim: bool, skip_nan: bool):
     name = "nanmedian" if skip_nan else "median"
+    refuse_limited(input._data, f"{name}_cpu")
     if input._data.dtype == np.bool_:
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
     if dim is None:
@@ -162,6 +166,7 @@ def _mode_index(data: np.ndarray, axis: int) -> np.ndarray:
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     """The most frequent value along `dim` and the index of its last occurrence."""
+    refuse_limited(input._data, "mode_cpu")
     axis = input._wrap_dim(dim)
     if input._data.ndim and input._data.shape[axis] == 0:
         raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
@@ -249,6 +254,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
                                "opposites, got side of left while right was True")
         right = side == "right"
     boundaries = sorted_sequence._data
+    refuse_limited(boundaries, "searchsorted_out_cpu")
     if sorter is not None:
         boundaries = np.take_along_axis(boundaries, sorter._data, axis=-1)
     values = input._data if isinstance(input, Tensor) else np.asarray(input)

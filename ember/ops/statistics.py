@@ -39,7 +39,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     Counts are int64; float32 weights give float32 sums and every other weight dtype float64.
     An empty input gives int64 zeros even with weights, as in torch."""
     data = input._data
-    if data.dtype.kind not in "iu":
+    if data.dtype.kind not in "iu" or data.dtype in _dtype.LIMITED_NUMPY:
         raise _unsupported("bincount_cpu", data.dtype)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
@@ -235,6 +235,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     _check_isin_operand(elements)
     _check_isin_operand(test_elements)
     common = _dtype.result_type(elements, test_elements).numpy
+    _dtype.check_limited(common, "isin", "isin_default_cpu")
     compare_as = _F32 if common.kind == "V" or common == np.float16 else common
 
     def values(x):

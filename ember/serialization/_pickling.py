@@ -47,6 +47,9 @@ class TorchName:
 
 
 REBUILD_TENSOR_V2 = TorchName("torch._utils", "_rebuild_tensor_v2")
+# torch saves dtypes without a typed-storage class (uint16/32/64) as bytes plus their dtype.
+REBUILD_TENSOR_V3 = TorchName("torch._utils", "_rebuild_tensor_v3")
+UNTYPED_STORAGE = TorchName("torch.storage", "UntypedStorage")
 REBUILD_PARAMETER = TorchName("torch._utils", "_rebuild_parameter")
 REBUILD_PARAMETER_WITH_STATE = TorchName("torch._utils", "_rebuild_parameter_with_state")
 REBUILD_SPARSE_TENSOR = TorchName("torch._utils", "_rebuild_sparse_tensor")
@@ -54,9 +57,9 @@ GET_LAYOUT = TorchName("torch.serialization", "_get_layout")
 TORCH_SIZE = TorchName("torch", "Size")
 TORCH_DEVICE = TorchName("torch", "device")
 TORCH_DTYPE = {d: TorchName("torch", d.name) for d in _dtype.ALL_DTYPES}
-# torch's legacy typed-storage classes ('torch.FloatStorage'), one per dtype.
+# torch's legacy typed-storage classes ('torch.FloatStorage'), one per dtype that has one.
 STORAGE_TYPE = {d: TorchName("torch", d._legacy_name.replace("Tensor", "Storage"))
-                for d in _dtype.ALL_DTYPES}
+                for d in _dtype.ALL_DTYPES if not d.is_limited}
 
 
 class StorageRef:
@@ -102,7 +105,9 @@ class StorageTable:
             return None
         key = str(len(self.records))
         self.records[key] = flat
-        pid = ("storage", STORAGE_TYPE[_dtype._BY_NUMPY[flat.dtype]], key, "cpu", flat.size)
+        kind = STORAGE_TYPE.get(_dtype._BY_NUMPY[flat.dtype])
+        pid = ("storage", kind, key, "cpu", flat.size) if kind is not None else \
+            ("storage", UNTYPED_STORAGE, key, "cpu", flat.nbytes)
         return StorageRef(pid + (None,) if self._legacy else pid)
 
 
@@ -179,8 +184,10 @@ class TorchPickler(pickle._Pickler):
                 return REBUILD_SPARSE_TENSOR, (obj.layout, (obj._indices(), obj._values(),
                                                             obj.shape, obj.is_coalesced()))
             storage, offset, stride = self._storages.locate(obj._data)
-            return REBUILD_TENSOR_V2, (storage, offset, tuple(obj.shape), stride,
-                                       obj.requires_grad, OrderedDict())
+            args = (storage, offset, tuple(obj.shape), stride, obj.requires_grad, OrderedDict())
+            if obj.dtype.is_limited:
+                return REBUILD_TENSOR_V3, args + (obj.dtype,)
+            return REBUILD_TENSOR_V2, args
         if type(obj) is Size:
             return TORCH_SIZE, (tuple(obj),)
         if type(obj) is device:
@@ -256,6 +263,17 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return t
 
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       dtype, metadata=None) -> Tensor:
+    """torch's form for tensors over an untyped (byte) storage: `dtype` says how to read it."""
+    if not isinstance(storage, np.ndarray) or not isinstance(dtype, _dtype.dtype) or \
+            storage.nbytes % dtype.itemsize:
+        raise pickle.UnpicklingError(f"expected a byte storage and a dtype, got "
+                                     f"{type(storage).__name__} and {dtype!r:.40}")
+    return _rebuild_tensor_v2(storage.view(dtype.numpy), storage_offset, size, stride,
+                              requires_grad, backward_hooks, metadata)
+
+
 def _rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
     return _rebuild_tensor_v2(storage, storage_offset, size, stride)
 
@@ -323,6 +341,7 @@ def _rebuild_sparse_tensor(layout, data) -> Tensor:
 TORCH_GLOBALS = {
     "torch._utils._rebuild_tensor": _rebuild_tensor,
     "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+    "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
     "torch._utils._rebuild_parameter": _rebuild_parameter,
     "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
     "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
@@ -349,7 +368,7 @@ PYTHON_GLOBALS = {
 
 # torch dtypes ember has no counterpart for: named in a clear error rather than refused
 # as unknown globals.
-_MISSING_DTYPES = {"uint16", "uint32", "uint64", "complex32", "float8_e4m3fn", "float8_e5m2",
+_MISSING_DTYPES = {"complex32", "float8_e4m3fn", "float8_e5m2",
                    "float8_e4m3fnuz", "float8_e5m2fnuz", "qint8", "quint8", "qint32"}
 
 _user_globals: list = []       # what add_safe_globals / safe_globals allowlisted

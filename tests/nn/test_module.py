@@ -1,6 +1,7 @@
 """nn.Module against torch.nn.Module: registration, state_dict, hooks, conversions, repr."""
 import copy
 import pickle
+import re
 import warnings
 from collections import OrderedDict
 
@@ -518,3 +519,53 @@ def test_non_full_backward_hook():
             lin.register_backward_hook(lambda m, gin, gout: log.append(len(gout)))
             lin(lib.ones(4, 3, requires_grad=True)).sum().backward()
         assert log == [1]
+
+
+# Assigning a value over a method of the module's class (`model.state_dict = sd`) is silent in
+# torch and replaces the method; ember does the same and warns once, at the user's line.
+def assign_and_record(lib, name, value):
+    class Net(lib.nn.Linear):
+        def predict(self, x):
+            return self(x).argmax(-1)
+
+    module = Net(2, 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        setattr(module, name, value)
+        setattr(module, name, value)  # the second assignment only replaces an attribute
+    return module, caught
+
+
+@pytest.mark.parametrize("name, meant", [
+    ("state_dict", r"nothing is loaded.*call \.load_state_dict\(\.\.\.\) instead"),
+    ("train", r"call \.train\(mode\) instead"), ("eval", r"call \.eval\(\) instead"),
+    ("parameters", r"call \.parameters\(\.\.\.\)"), ("named_modules", r"\.named_modules\(\.\.\.\)"),
+    ("predict", r"\.predict\(\.\.\.\)"), ("forward", r"\.forward\(\.\.\.\)")])
+def test_assigning_a_value_over_a_method_warns_once(name, meant):
+    value = {"weight": 1} if name == "state_dict" else False
+    t_module, t_caught = assign_and_record(torch, name, value)
+    e_module, e_caught = assign_and_record(ember, name, value)
+    assert t_caught == []
+    assert getattr(e_module, name) is value and getattr(t_module, name) is value
+    [warning] = e_caught
+    assert warning.category is UserWarning and warning.filename == __file__
+    message = str(warning.message)
+    assert message.startswith(f"Assigning a '{type(value).__name__}' value to '{name}' "
+                              f"replaces the method Net.{name} on this module")
+    assert re.search(meant, message), message
+
+
+@pytest.mark.parametrize("name, value", [
+    ("forward", lambda x: x), ("state_dict", dict), ("weight", None), ("bias", "parameter"),
+    ("head", "module"), ("running", "buffer"), ("scale", 2.0), ("training", False)])
+def test_assigning_callables_state_and_plain_attributes_is_silent(name, value):
+    makers = {"parameter": lambda lib: lib.nn.Parameter(lib.zeros(2)),
+              "module": lambda lib: lib.nn.Linear(2, 2),
+              "buffer": lambda lib: lib.nn.Buffer(lib.ones(2))}
+    for lib in (torch, ember):
+        module = lib.nn.Linear(2, 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            setattr(module, name, makers[value](lib) if value in makers else value)
+        assert (name in module._parameters or name in module._modules or
+                name in module._buffers or getattr(module, name) is value)

@@ -7,7 +7,9 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-from seedkit import check, data, labels, same_error, seeded
+import ember
+import torch
+from seedkit import check, data, labels, same_error, seeded, warned
 
 
 def test_tensor_basics():
@@ -340,6 +342,18 @@ def test_pitfall_assigning_state_dict_loads_nothing():
         target.state_dict = source.state_dict()
         return target.weight.equal(before), type(target.state_dict).__name__
     check(snippet)
+
+
+def test_pitfall_assigning_state_dict_warns_once_naming_load_state_dict():
+    # torch is silent; ember warns at the assignment (once) and names the call that loads.
+    def snippet(torch):
+        source, target = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+        target.state_dict = source.state_dict()
+        target.state_dict = source.state_dict()
+    assert warned(snippet, torch) == []
+    [message] = warned(snippet, ember)
+    assert "replaces the method Linear.state_dict" in message
+    assert "nothing is loaded" in message and ".load_state_dict(...)" in message
 
 
 def test_save_whole_model_and_weights(tmp_path):

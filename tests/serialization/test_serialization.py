@@ -563,3 +563,22 @@ def test_whole_torch_module_loads_as_ember_module():
                                net(torch.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
     with pytest.raises(NotImplementedError, match="uses torch.nn.NoSuchLayer, which ember"):
         ember.load(with_data_pkl(b"\x80\x02ctorch.nn\nNoSuchLayer\n."), weights_only=False)
+
+
+@pytest.mark.parametrize("name", ["uint16", "uint32", "uint64"])
+def test_unsigned_tensors_round_trip_with_torch(tmp_path, name):
+    # torch writes these dtypes as bytes (UntypedStorage) rebuilt by _rebuild_tensor_v3.
+    top = int(np.iinfo(name).max)
+    base = torch.tensor([top, 1, 2, 3, 4, 5, 6], dtype=getattr(torch, name))
+    saved = {"whole": base, "view": base[1:].view(2, 3).t(), "float": torch.ones(2)}
+    torch.save(saved, tmp_path / "t.pt")
+    loaded = ember.load(tmp_path / "t.pt")
+    for key, t in saved.items():
+        e = loaded[key]
+        assert e.dtype is getattr(ember, str(t.dtype).removeprefix("torch."))
+        assert e.stride() == t.stride() and np.array_equal(e.numpy(), t.numpy())
+    ember.save(loaded, tmp_path / "e.pt")
+    back = torch.load(tmp_path / "e.pt")
+    for key, t in saved.items():
+        assert back[key].dtype == t.dtype and torch.equal(back[key], t)
+        assert back[key].stride() == t.stride()

@@ -9,6 +9,7 @@ repr -- walks these dicts. Calling a module runs forward with its hooks around i
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import warnings
 from collections import OrderedDict, namedtuple
@@ -79,6 +80,32 @@ def _forward_unimplemented(self, *input):
     itself rather than forward() so that hooks run."""
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                               '"forward" function')
+
+
+# What a user who assigns a value over one of these methods most likely meant to do.
+_MEANT_CALLS = {"state_dict": "To load a state dict, call .load_state_dict(...) instead.",
+                "eval": "To switch to evaluation mode, call .eval() instead.",
+                "train": "To set the training mode, call .train(mode) instead."}
+
+
+@functools.lru_cache(maxsize=1024)
+def _method_names(cls: type) -> frozenset:
+    """The names that resolve to a method (function, staticmethod, classmethod) on `cls`;
+    cached per class so that attribute assignment stays one set lookup."""
+    resolved = {}
+    for klass in reversed(cls.__mro__):
+        resolved.update((name, inspect.isroutine(value)) for name, value in vars(klass).items())
+    return frozenset(name for name, is_method in resolved.items() if is_method)
+
+
+def _warn_method_replaced(module, name: str, value) -> None:
+    """Warn that `module.name = value` (value not callable) shadows the method `name` of the
+    module's class: the assignment calls nothing, and later `module.name()` calls fail."""
+    consequence = "nothing is loaded" if name == "state_dict" else "the method is not called"
+    meant = _MEANT_CALLS.get(name, f"If you meant to call the method, call .{name}(...).")
+    warnings.warn(f"Assigning a '{type(value).__name__}' value to '{name}' replaces the method "
+                  f"{type(module).__name__}.{name} on this module: {consequence}, and later "
+                  f"calls of .{name}() fail. {meant}", UserWarning, stacklevel=3)
 
 
 # Prefixes a wrapper adds to every state_dict key: (prefix, who adds it, the inner module).
@@ -304,6 +331,9 @@ class Module:
                 value = value.detach()
             self.register_buffer(name, value, persistent)
         else:
+            # Only an attribute's first assignment can shadow a method of the class.
+            if name not in d and name in _method_names(type(self)) and not callable(value):
+                _warn_method_replaced(self, name, value)
             object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:

@@ -13,8 +13,9 @@ _LOW_PRECISION = _dtype.LOW_PRECISION_NUMPY
 _F32 = np.dtype(np.float32)
 
 
-def _unsupported(kernel: str, dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype)}\'')
+_unsupported = _dtype.unsupported_kernel   # torch's error for a kernel without code for a dtype
+_LIMITED = _dtype.LIMITED_NUMPY
+check_limited = _dtype.check_limited
 
 
 def data_of(x):

@@ -15,9 +15,9 @@ from ..._tensor import Tensor, _python_value, parse_to_args
 from ...autograd.function import Function
 from .._nondifferentiable import nondifferentiable, recorded, run
 from ..indexing import _named
-from ._common import (_LOW_PRECISION, _check_int_divisor, _integral, _save_operands,
-                      _saved_operands, _scalar, _unsupported, _with_out, data_of, float_math,
-                      operands, scalar_type_name)
+from ._common import (_LIMITED, _LOW_PRECISION, _check_int_divisor, _integral,
+                      _save_operands, _saved_operands, _scalar, _unsupported, _with_out,
+                      check_limited, data_of, float_math, operands, scalar_type_name)
 from .unary import reciprocal
 from .where import where
 
@@ -109,7 +109,9 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        x, y, _ = operands(a, b)
+        x, y, dt = operands(a, b)
+        if dt in _LIMITED:
+            raise _unsupported("add_stub", dt)
         if alpha != 1:
             y = y * alpha
         ctx.alpha = alpha
@@ -129,6 +131,8 @@ class Sub(Function):
         if dt.kind == "b":
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                                "supported. Use the `^` or `logical_xor()` operator instead.")
+        if dt in _LIMITED:
+            raise _unsupported("add_stub", dt)
         ctx.alpha = alpha
         return np.subtract(x, y if alpha == 1 else y * alpha)
 
@@ -158,6 +162,8 @@ class Mul(Function):
 
 
 def _rounded_divide(x, y, rounding_mode: str, dt: np.dtype):
+    if rounding_mode in ("floor", "trunc"):
+        check_limited(dt, "div", f"div_{rounding_mode}_cpu")
     if rounding_mode == "floor":
         return _floor_divide(x, y)
     if rounding_mode == "trunc":
@@ -214,6 +220,8 @@ class Neg(Function):
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or "
                                "`logical_not()` operator instead.")
+        if x.dtype in _LIMITED:
+            raise _unsupported("neg_cpu", x.dtype)
         return np.negative(x)
 
     @staticmethod
@@ -238,6 +246,8 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y, dt = operands(a, b)
+        if dt in _LIMITED:
+            raise _unsupported("pow", dt)
         if dt.kind in "iu" and np.any(np.asarray(y) < 0):
             if not isinstance(y, np.ndarray):   # only a Python exponent is refused
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -360,6 +370,7 @@ def _nondiff_binary(name: str, np_fn, kinds: str | None = None, kernel: str | No
         x, y, dt = operands(data_of(input), data_of(other))
         if kinds is not None and dt.kind not in kinds:
             raise _unsupported(kernel or name + "_cpu", dt)
+        check_limited(dt, name, kernel or name + "_cpu")
         return np_fn(x, y)
     function = nondifferentiable(name, compute)
 
@@ -395,7 +406,12 @@ bitwise_right_shift = _nondiff_binary("bitwise_right_shift", np.right_shift, "iu
                                       "rshift_cpu")
 
 
-LogicalNot = nondifferentiable("logical_not", lambda x: np.logical_not(x._data))
+def _logical_not(x: Tensor) -> np.ndarray:
+    check_limited(x._data.dtype, "logical_not", "logical_not_cpu")
+    return np.logical_not(x._data)
+
+
+LogicalNot = nondifferentiable("logical_not", _logical_not)
 BitwiseNot = nondifferentiable("bitwise_not", lambda x: np.invert(x._data))
 
 
@@ -408,6 +424,7 @@ def bitwise_not(input: Tensor, *, out=None) -> Tensor:
     """Elementwise bitwise NOT of an integer or bool tensor."""
     if input._data.dtype.kind not in "biu":
         raise _unsupported("bitwise_not_cpu", input._data.dtype)
+    check_limited(input._data.dtype, "bitwise_not", "bitwise_not_cpu")
     return _with_out(run(BitwiseNot, input), out)
 
 

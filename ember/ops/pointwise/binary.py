@@ -16,10 +16,10 @@ from .._return_types import return_types
 from ...autograd.function import Function
 from ..._modes import current as modes
 from ..indexing import _named
-from ._common import (_F32, _LOW_PRECISION, _NATIVE_FLOATS, _cast, _check_broadcast,
+from ._common import (_F32, _LIMITED, _LOW_PRECISION, _NATIVE_FLOATS, _cast, _check_broadcast,
                       _check_int_divisor, _compute, _integral, _save_operands, _saved_operands,
-                      _scalar, _unsupported, _with_out, _zeros_like, data_of, operands,
-                      result_type)
+                      _scalar, _unsupported, _with_out, _zeros_like, check_limited, data_of,
+                      operands, result_type)
 from .arithmetic import _nondiff_binary, add, div, mul, pow, sub
 from .unary import sqrt
 from .where import where
@@ -57,6 +57,7 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
         if not (dt.is_floating_point or dt.is_complex):
             if not ints:
                 raise _unsupported(op_name + "_cpu", dt)
+            check_limited(dt, op_name, op_name + "_cpu")
             if float_only:
                 dt = _dtype.get_default_dtype()
         return dt
@@ -265,6 +266,15 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
 _NUMBER_BOUNDS = (int, float, type(None))
 
 
+def _clamp_kernel(lo, hi) -> str:
+    """The kernel torch's clamp runs: one for number bounds, maximum/minimum for tensors."""
+    if isinstance(lo, np.ndarray) or isinstance(hi, np.ndarray):
+        return "clamp_cpu" if lo is not None and hi is not None else \
+            "maximum_cpu" if lo is not None else "minimum_cpu"
+    return "clamp_min_scalar_cpu" if hi is None else \
+        "clamp_max_scalar_cpu" if lo is None else "clamp_scalar_cpu"
+
+
 class Clamp(Function):
     backward_name = "ClampBackward0"
 
@@ -274,6 +284,8 @@ class Clamp(Function):
             dt = x.dtype        # Python numbers never change a float tensor's dtype
         else:
             dt = result_type(*(v for v in (x, lo, hi) if v is not None)).numpy
+            if dt in _LIMITED:
+                raise _unsupported(_clamp_kernel(lo, hi), dt)
         ctx.save_for_backward(x, *(v if isinstance(v, np.ndarray) else None for v in (lo, hi)))
         ctx.bounds = (lo, hi)
         out = _cast(x, dt)
@@ -440,6 +452,7 @@ def _addc_array(x, t1, t2, value, divide: bool, out=None) -> np.ndarray:
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
     """input + value * tensor1 * tensor2, elementwise."""
+    _dtype.refuse_limited(input._data, "addcmul_cpu_out")
     return _with_out(Addcmul.apply(input, tensor1, tensor2, value, False), out)
 
 
@@ -465,7 +478,7 @@ def _direct(self: Tensor, *others, floating: bool = False) -> bool:
     if _recording(self, *others):
         return False
     dt = self._data.dtype
-    if dt in _LOW_PRECISION or (floating and dt.kind not in "fc"):
+    if dt in _LOW_PRECISION or dt in _LIMITED or (floating and dt.kind not in "fc"):
         return False
     if not _dtype.can_cast(_dtype.result_type(self, *others), self.dtype):
         return False

@@ -17,7 +17,7 @@ from ..._modes import current as modes
 from .. import _special_math as special
 from .._nondifferentiable import nondifferentiable, run
 from ..indexing import _named
-from ._common import _unsupported, _with_out, _zeros_like, float_math, to_float
+from ._common import _unsupported, _with_out, _zeros_like, check_limited, float_math, to_float
 from .where import where
 
 _DIFFERENTIABLE = [
@@ -80,6 +80,8 @@ def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float
                 raise _unsupported(kernel, data.dtype)
             if ints == "same":
                 return data.copy()
+            if ints == "keep":
+                check_limited(data.dtype, op_name, kernel)
             if ints == "float":
                 data = to_float(x)
         if not uses_output and grad is not None:
@@ -161,7 +163,8 @@ sinc = unary("Sinc", np.sinc, grad=lambda g, x: g * _sinc_slope(x))
 deg2rad = unary("Deg2Rad", np.deg2rad, grad=lambda g, x: g * (math.pi / 180))
 rad2deg = unary("Rad2Deg", np.rad2deg, grad=lambda g, x: g * (180 / math.pi))
 relu = unary("Relu", relu_array,
-             grad_from_output=lambda g, y: g * (y > 0), ints="keep")
+             grad_from_output=lambda g, y: g * (y > 0), ints="keep",
+             kernel="clamp_min_scalar_cpu")
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 fix, absolute = trunc, abs
 
