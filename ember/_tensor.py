@@ -21,7 +21,10 @@ _new = object.__new__
 
 def _cast_method(name: str, dtype):
     """A Tensor method converting to `dtype`, as Tensor.float() and its siblings."""
-    def cast(self, memory_format=_memory_format.preserve_format) -> "Tensor":
+    def cast(self, *args, memory_format=_memory_format.preserve_format) -> "Tensor":
+        if args:    # torch's words: memory_format is keyword-only
+            raise TypeError(f"{name}() takes 0 positional arguments but {len(args)} "
+                            f"{'was' if len(args) == 1 else 'were'} given")
         return self.to(dtype, memory_format=memory_format)
     cast.__name__ = name
     cast.__qualname__ = "Tensor." + name
@@ -539,14 +542,13 @@ class Tensor(StorageMethods):
     char = _cast_method("char", _dtype.int8)
     byte = _cast_method("byte", _dtype.uint8)
     bool = _cast_method("bool", _dtype.bool)
+    cfloat = _cast_method("cfloat", _dtype.complex64)
+    cdouble = _cast_method("cdouble", _dtype.complex128)
 
-    def cfloat(self) -> "Tensor":
-        """self converted to complex64."""
-        return self.to(_dtype.complex64)
-
-    def cdouble(self) -> "Tensor":
-        """self converted to complex128."""
-        return self.to(_dtype.complex128)
+    def chalf(self, *, memory_format=_memory_format.preserve_format) -> "Tensor":
+        """self converted to complex32 (torch's half-precision complex), which ember lacks."""
+        raise NotImplementedError("chalf(): ember has no complex32 (torch.chalf) dtype; use "
+                                  "cfloat() for complex64")
 
     def nonzero_static(self, *, size: int, fill_value: int = -1) -> "Tensor":
         """The indices of nonzero elements as nonzero() gives them, cut or padded with

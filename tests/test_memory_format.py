@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import ember
+from oracle import check_error
 
 LIBS = (torch, ember)
 
@@ -279,3 +280,33 @@ def test_checkpoints_keep_channels_last(tmp_path):
 ])
 def test_strides_of_size_one_and_empty_dims(make):
     assert make(ember).stride() == make(torch).stride()
+
+
+CONVERSIONS = ["float", "double", "half", "bfloat16", "int", "long", "short", "char", "byte",
+               "bool", "cfloat", "cdouble"]
+
+
+@pytest.mark.parametrize("method", CONVERSIONS)
+@pytest.mark.parametrize("fmt", ["channels_last", "contiguous_format", "preserve_format"])
+def test_dtype_conversion_methods_take_memory_format(method, fmt):
+    results = []
+    for lib in (torch, ember):
+        x = lib.arange(120.0).reshape(2, 3, 4, 5).permute(0, 2, 3, 1)  # a channels-last layout
+        y = getattr(x, method)(memory_format=getattr(lib, fmt))
+        results.append((str(y.dtype), y.stride(), y.is_contiguous(), y.tolist()))
+    assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("method", CONVERSIONS)
+def test_dtype_conversion_methods_take_memory_format_by_keyword_only(method):
+    check_error(lambda lib: getattr(lib.ones(2, 3, 4, 5), method)(lib.channels_last), TypeError,
+                rf"^{method}\(\) takes 0 positional arguments but 1 was given")
+    check_error(lambda lib: getattr(lib.ones(2), method)(memory_format=lib.channels_last),
+                RuntimeError, "^required rank 4 tensor to use channels_last format")
+
+
+def test_chalf_is_refused_naming_complex32():
+    with pytest.raises(NotImplementedError, match="complex32"):
+        ember.ones(2).chalf()
+    with pytest.raises(NotImplementedError, match="complex32"):
+        ember.ones(2, 3, 4, 5).chalf(memory_format=ember.channels_last)
