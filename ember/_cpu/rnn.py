@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import buffers
+
 
 # ---------------------------------------------------------------- shared preparation
 def time_mask(lengths, steps: int, dtype):
@@ -145,9 +147,9 @@ def lstm_forward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, lengths, *, steps=None
     weight = _stacked_weight(w_ih, w_hh, b_ih, b_hh, shift=hidden)    # (o, i, f, g)
     weight[:3 * hidden] *= 0.5
     z = _stacked_inputs(x, h0, b_ih is not None)
-    acts = np.empty((length + 1, 5 * hidden, batch), dtype=x.dtype)
+    acts = buffers.empty((length + 1, 5 * hidden, batch), x.dtype)
     acts[0, 4 * hidden:] = c0.T
-    tanh_c = np.empty((length, hidden, batch), dtype=x.dtype)
+    tanh_c = buffers.empty((length, hidden, batch), x.dtype)
     mask = time_mask(lengths, length, x.dtype)
     steps_fn(weight, z, acts, tanh_c, mask, w_hr)
     saved = (x, w_ih, w_hh, w_hr, z, acts, tanh_c, mask, b_ih is not None)
@@ -223,7 +225,7 @@ def lstm_steps_backward(acts, tanh_c, mask, g_out, dh, dc, w_hh, w_hr):
     # step's dh for W_hr's gradient.
     dhs = None if w_hr is None else np.empty((steps, w_hr.shape[0], batch), acts.dtype)
     # Per step, d[t] = [d_i, d_f, d_g, d_o, dc_t] (torch's gate order, then the cell).
-    d = np.empty((steps, 5 * hidden, batch), dtype=acts.dtype)
+    d = buffers.empty((steps, 5 * hidden, batch), acts.dtype)
     d_blocks, f_blocks = (a.reshape(steps, 5, hidden, batch) for a in (d, factors))
     dh_next = np.empty_like(dh)
     w_hh_t = np.ascontiguousarray(w_hh.T)
@@ -257,7 +259,7 @@ def _lstm_backward_factors(acts, tanh_c, mask):
     o, i, f, g = (a[:, k * hidden:(k + 1) * hidden] for k in range(4))
     slope = 1 - a[:, :3 * hidden]
     slope *= a[:, :3 * hidden]                  # sigmoid' = s (1 - s), rows o, i, f
-    factors = np.empty((steps, 5 * hidden) + tanh_c.shape[2:], dtype=acts.dtype)
+    factors = buffers.empty((steps, 5 * hidden) + tanh_c.shape[2:], acts.dtype)
     np.multiply(slope[:, hidden:], a[:, 3 * hidden:], out=factors[:, :2 * hidden])
     _times_tanh_slope(i, g, out=factors[:, 2 * hidden:3 * hidden])
     np.multiply(slope[:, :hidden], tanh_c, out=factors[:, 3 * hidden:4 * hidden])

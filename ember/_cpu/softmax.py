@@ -10,6 +10,7 @@ import functools
 
 import numpy as np
 
+from . import buffers
 from .parallel import parallel_for, split, threads
 from .tuning import MIN_PARALLEL_VALUES
 
@@ -142,7 +143,7 @@ def cross_entropy(x: np.ndarray, target: np.ndarray, target_weight: np.ndarray,
     q_sum = (1 - label_smoothing) * target_weight
     if label_smoothing:
         q_sum = q_sum + smooth * w_sum * kept
-    values = np.empty_like(x)
+    values = buffers.empty_like(x)
     loss = np.empty(target.shape, x.dtype)
 
     @np.errstate(divide="ignore", invalid="ignore")     # rows without a finite logit

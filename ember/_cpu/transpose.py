@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from . import buffers
 from .openblas import LIBRARY
 from .parallel import parallel_for, split, threads
 from .tuning import MIN_PARALLEL_TRANSPOSE, MIN_TRANSPOSE_MATRIX
@@ -48,7 +49,7 @@ def contiguous(a: np.ndarray) -> np.ndarray:
     if plan is None:
         return np.ascontiguousarray(a)
     prefix, rows, cols, row_stride = plan
-    out = np.empty(a.shape, dtype=a.dtype)
+    out = buffers.empty(a.shape, a.dtype)
     source = a.reshape([n for n in a.shape if n != 1])   # a view: size-1 axes dropped
     target = out.reshape(prefix + (cols, rows))
     _transpose_matrices([(source[index].ctypes.data, target[index].ctypes.data)
@@ -128,4 +129,8 @@ def move_last_axes_first(a: np.ndarray, count: int = 1) -> np.ndarray:
 
 def _new_contiguous(view: np.ndarray) -> np.ndarray:
     """A C-contiguous copy of `view` that never shares its memory."""
-    return view.copy() if view.flags.c_contiguous else contiguous(view)
+    if not view.flags.c_contiguous:
+        return contiguous(view)
+    out = buffers.empty(view.shape, view.dtype)
+    np.copyto(out, view)
+    return out

@@ -23,6 +23,7 @@ import sys
 
 import numpy as np
 
+from .._cpu import buffers
 from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from .._tensor import Tensor
 from ._aot import replay
@@ -37,7 +38,8 @@ def accumulate(var: Tensor, grad: np.ndarray, kept: bool, last_use: bool) -> np.
     copied in the leaf's layout. Returns .grad's array."""
     if var._grad is None:
         layout = grad_layout_for(var._data)
-        if kept or last_use and sys.getrefcount(grad) <= _PLAN_REFERENCES and \
+        if kept or last_use and \
+                sys.getrefcount(grad) <= _PLAN_REFERENCES + buffers.held(grad) and \
                 grad.base is None and grad.flags.writeable and follows_layout(grad, layout):
             var._grad = Tensor._wrap(grad)
         else:

@@ -11,6 +11,7 @@ import re
 import sys
 from collections import OrderedDict
 
+from .._cpu import buffers
 from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from .._modes import current as current_modes
 from . import anomaly_mode
@@ -194,7 +195,8 @@ def _unshared(grad) -> bool:
     return (sys.getrefcount(grad) <= _ENGINE_REFERENCES and grad._base is None
             and grad._grad_fn is None and not grad._requires_grad and data.base is None
             and data.flags.writeable
-            and sys.getrefcount(data) <= 3)     # the tensor's slot, `data`, the argument
+            # the tensor's slot, `data`, the argument (and a buffer cache's list)
+            and sys.getrefcount(data) <= 3 + buffers.held(data))
 
 
 class AccumulateGrad(Node):

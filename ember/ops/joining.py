@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 
 from .. import _dtype
+from .._cpu import buffers
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .creation import ones, zeros
@@ -50,7 +51,14 @@ class Cat(Function):
         kept = [a for a in arrays if a.shape != (0,)] or [arrays[0]]
         ctx.dim = dim
         ctx.sizes = [a.shape[dim] if a.shape != (0,) else None for a in arrays]
-        return np.concatenate([a.astype(dtype, copy=False) for a in kept], axis=dim)
+        parts = [a.astype(dtype, copy=False) for a in kept]
+        # NumPy gives the result the parts' layout (channels-last stays so); C-contiguous
+        # parts' result goes into a reused buffer (a meta device's arrays: their own).
+        if not all(type(a) is np.ndarray and a.flags.c_contiguous for a in parts):
+            return np.concatenate(parts, axis=dim)
+        shape = list(parts[0].shape)
+        shape[dim] = sum(a.shape[dim] for a in parts)
+        return np.concatenate(parts, axis=dim, out=buffers.empty(tuple(shape), dtype))
 
     @staticmethod
     def backward(ctx, grad):

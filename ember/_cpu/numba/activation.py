@@ -24,6 +24,7 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 from .. import activation as reference
+from .. import buffers
 from ..parallel import parallel_for, split, threads
 from ..tuning import MIN_PARALLEL_VALUES
 from ._common import compiled, jit
@@ -301,7 +302,7 @@ def _run(fallback, loop, arrays: tuple, *params):
         return fallback(*arrays, *params)
     x = arrays[-1]
     flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
-    out = np.empty(x.shape, x.dtype)
+    out = buffers.empty(x.shape, x.dtype)
     flat_out = out.reshape(-1)
     params = tuple(x.dtype.type(p) for p in params)
     size = flat_out.size

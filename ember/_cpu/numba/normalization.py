@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import buffers
 from .. import normalization as reference
 from ..parallel import parallel_for, split, threads
 from ..tuning import MIN_PARALLEL_VALUES
@@ -97,7 +98,7 @@ def layer_norm(x: np.ndarray, weight, bias, eps: float):
         return reference.layer_norm(x, weight, bias, eps)
     x = np.ascontiguousarray(x)
     rows, n = x.shape
-    y = np.empty_like(x)
+    y = buffers.empty(x.shape, x.dtype)
     mean = np.empty(rows, x.dtype)
     rstd = np.empty(rows, x.dtype)
     weight = np.ones(n, x.dtype) if weight is None else weight

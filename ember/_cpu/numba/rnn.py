@@ -22,6 +22,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from .. import buffers
 from .. import rnn as reference
 from .. import tuning
 from ._common import compiled, jit
@@ -254,7 +255,7 @@ def lstm_steps_backward(acts, tanh_c, mask, g_out, dh, dc, w_hh, w_hr):
     if w_hr is not None or not compiled(acts, tanh_c, mask, g_out, dh, dc, w_hh):
         return reference.lstm_steps_backward(acts, tanh_c, mask, g_out, dh, dc, w_hh, w_hr)
     steps, hidden, batch = tanh_c.shape
-    d = np.empty((steps, 4 * hidden, batch), dtype=acts.dtype)
+    d = buffers.empty((steps, 4 * hidden, batch), acts.dtype)
     dh_product, dh = dh, np.empty_like(dh)
     if _whole_loop(w_hh, batch):
         scratch = np.empty((batch, w_hh.shape[1]), dtype=w_hh.dtype)

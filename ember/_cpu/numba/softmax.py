@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .. import buffers
 from .. import softmax as reference
 from ..parallel import parallel_for, split, threads
 from ..tuning import MIN_PARALLEL_VALUES
@@ -148,7 +149,7 @@ def cross_entropy(x: np.ndarray, target: np.ndarray, target_weight: np.ndarray,
     scalar = x.dtype.type
     w_sum = x.shape[1] if class_weight is None else class_weight.sum()
     loss = np.empty(x.shape[0], x.dtype)
-    values = np.empty_like(x) if gradient else np.empty((1, x.shape[1]), x.dtype)
+    values = buffers.empty(x.shape, x.dtype) if gradient else np.empty((1, x.shape[1]), x.dtype)
     kept = kept.astype(x.dtype)
     args = (scalar(label_smoothing), scalar(label_smoothing / x.shape[1]), scalar(w_sum),
             gradient)

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ..._cpu import kernels
+from ..._cpu import buffers, kernels
 from ..._cpu.attention import causal_hidden
 from ..._cpu.dropout import dropout_factor
 from ..._cpu.parallel import parallel_for, split, threads
@@ -182,9 +182,9 @@ class _Attention(Function):
     @staticmethod
     def forward(ctx, q, k, v, scale, causal, bias, allowed, keep, p):
         batch, length, source = q.shape[:-2], q.shape[-2], k.shape[-2]
-        scores = np.empty(batch + (length, source), q.dtype)
-        weights = scores if keep is None else np.empty_like(scores)
-        out = np.empty(batch + (length, v.shape[-1]), q.dtype)
+        scores = buffers.empty(batch + (length, source), q.dtype)
+        weights = scores if keep is None else buffers.empty(scores.shape, q.dtype)
+        out = buffers.empty(batch + (length, v.shape[-1]), q.dtype)
         if bias is not None:
             bias = np.broadcast_to(bias, scores.shape)
         if allowed is not None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..._meta import MetaUnsupported
 from ... import _dtype
-from ..._cpu import conv as conv_kernels, kernels
+from ..._cpu import buffers, conv as conv_kernels, kernels
 from ..._cpu.transpose import move_first_axes_last, move_last_axes_first
 from ..._memory_format import as_format, format_of
 from ..._cpu.scratch import ThreadScratch
@@ -73,7 +73,7 @@ def _columns(x: np.ndarray, kernel, geo: Geometry, temporary: bool):
     are a new array that may outlive it."""
     out = geo.out_size(x.shape[2:], kernel)
     shape = (x.shape[1], math.prod(kernel)) + out + (x.shape[0],)
-    buffer = _COLUMNS.lend(shape, x.dtype) if temporary else nullcontext(np.empty(shape, x.dtype))
+    buffer = _COLUMNS.lend(shape, x.dtype) if temporary else nullcontext(buffers.empty(shape, x.dtype))
     with buffer as cols:
         _im2col(x, kernel, geo, cols)
         yield cols, out
@@ -120,7 +120,9 @@ def conv_forward(x: np.ndarray, w: np.ndarray, geo: Geometry, keep_columns: bool
     kernel = w.shape[2:]
     w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
     with _columns(x, kernel, geo, temporary=not keep_columns) as (cols, out):
-        y = np.matmul(w_g, _grouped(cols, geo.groups))
+        cols_g = _grouped(cols, geo.groups)
+        y = np.matmul(w_g, cols_g, out=buffers.empty(w_g.shape[:2] + cols_g.shape[2:],
+                                                      np.result_type(w_g, cols_g)))
     return _to_batch_first(y, x.shape[0], out, bias), cols if keep_columns else None
 
 

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype
-from ..._cpu import kernels
+from ..._cpu import buffers, kernels
 from ..._modes import current as _current_modes
 from ..._cpu.softmax import at_targets, row_shift
 from ..._tensor import Tensor
@@ -354,6 +354,11 @@ def _grad_scale(grad, denom: float, reduction: str):
     return grad
 
 
+def _times(a: np.ndarray, factor) -> np.ndarray:
+    """a * factor, into a reused buffer (the loss's gradient is as large as the logits)."""
+    return np.multiply(a, factor, out=buffers.empty_like(a, np.result_type(a, factor)))
+
+
 def _finish(loss: np.ndarray, denom: float, reduction: str, dtype) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         if reduction == "none":
@@ -481,7 +486,7 @@ class _CrossEntropyGrads(FusedBackward):
         denom, reduction, _, _, label_smoothing, _ = op.meta
         need_input, need_target = op.needs_input_grad[:2]
         scale = _grad_scale(grad, denom, reduction)
-        return (op.d_logits * scale if need_input else None,
+        return (_times(op.d_logits, scale) if need_input else None,
                 -op.logp * op.weight * (1 - label_smoothing) * scale if need_target else None)
 
     @staticmethod
