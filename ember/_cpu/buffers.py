@@ -23,11 +23,13 @@ import threading
 
 import numpy as np
 
-# Smaller arrays come from malloc's free lists without faults (glibc's default mmap
-# threshold).
-MIN_BYTES = 128 * 1024
+# Smaller arrays are left to malloc: it hands back the block freed last, still in the
+# CPU's caches, where this cache lends the array of the same shape from a step ago
+# (measured: a compiled MNIST CNN step 4 % slower with arrays from 128 KiB up cached,
+# as fast as without the cache from 512 KiB up, and no page faults either way).
+MIN_BYTES = 512 * 1024
 # What one thread keeps at most; beyond it, free arrays of other shapes are dropped.
-LIMIT_BYTES = 1 << 30
+LIMIT_BYTES = 256 << 20
 
 # References to a cached array nobody else holds, while `_free_one` looks at it: the
 # cache's list, the loop variable and getrefcount's argument.

@@ -8,7 +8,8 @@ import torch
 import ember
 from ember._cpu import buffers
 
-BIG = (256, 256)        # 256 KiB of float32: above MIN_BYTES
+BIG = (512, 512)        # 1 MiB of float32: above MIN_BYTES
+MIB = 1 << 20
 
 
 @pytest.fixture(autouse=True)
@@ -42,7 +43,7 @@ def test_shape_and_dtype_are_the_key():
     a = buffers.empty(BIG, np.float32)
     address = a.ctypes.data
     del a
-    for shape, dtype in [((128, 512), np.float32), (BIG, np.int32)]:
+    for shape, dtype in [((256, 1024), np.float32), (BIG, np.int32)]:
         assert buffers.empty(shape, dtype).ctypes.data != address
 
 
@@ -54,7 +55,7 @@ def test_small_arrays_are_not_cached():
 
 def test_arrays_reshaped_in_place_or_made_read_only_are_not_lent():
     a = buffers.empty(BIG, np.float32)
-    a.shape = (128, 512)
+    a.shape = (256, 1024)
     del a
     b = buffers.empty(BIG, np.float32)
     assert b.shape == BIG
@@ -71,17 +72,17 @@ def test_held_counts_the_cache_reference():
 
 
 def test_over_the_limit_unused_arrays_are_dropped(monkeypatch):
-    monkeypatch.setattr(buffers, "LIMIT_BYTES", 3 * 256 * 1024)
+    monkeypatch.setattr(buffers, "LIMIT_BYTES", 3 * MIB)
     kept = buffers.empty(BIG, np.float32)
-    unused = buffers.empty((512, 128), np.float32)
+    unused = buffers.empty((1024, 256), np.float32)
     del unused
-    third = buffers.empty((64, 1024), np.float32)
-    fourth = buffers.empty((32, 2048), np.float32)      # drops the unused (512, 128)
-    assert buffers._CACHE.nbytes == 3 * 256 * 1024
+    third = buffers.empty((128, 2048), np.float32)
+    fourth = buffers.empty((64, 4096), np.float32)      # drops the unused (1024, 256)
+    assert buffers._CACHE.nbytes == 3 * MIB
     assert buffers.held(kept) and buffers.held(third) and buffers.held(fourth)
-    assert (512, 128) not in {key[0] for key in buffers._CACHE.arrays}
-    fifth = buffers.empty((16, 4096), np.float32)      # nothing to drop: not cached
-    assert not buffers.held(fifth) and buffers._CACHE.nbytes == 3 * 256 * 1024
+    assert (1024, 256) not in {key[0] for key in buffers._CACHE.arrays}
+    fifth = buffers.empty((32, 8192), np.float32)      # nothing to drop: not cached
+    assert not buffers.held(fifth) and buffers._CACHE.nbytes == 3 * MIB
 
 
 def test_each_thread_has_its_own_arrays():
