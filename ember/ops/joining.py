@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _dtype
 from .._cpu import buffers
+from .._memory_format import contiguous_format, empty_as, suggested_format
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .creation import ones, zeros
@@ -52,13 +53,14 @@ class Cat(Function):
         ctx.dim = dim
         ctx.sizes = [a.shape[dim] if a.shape != (0,) else None for a in arrays]
         parts = [a.astype(dtype, copy=False) for a in kept]
-        # NumPy gives the result the parts' layout (channels-last stays so); C-contiguous
-        # parts' result goes into a reused buffer (a meta device's arrays: their own).
-        if not all(type(a) is np.ndarray and a.flags.c_contiguous for a in parts):
+        if any(type(a) is not np.ndarray for a in parts):       # a meta device's arrays
             return np.concatenate(parts, axis=dim)
         shape = list(parts[0].shape)
         shape[dim] = sum(a.shape[dim] for a in parts)
-        return np.concatenate(parts, axis=dim, out=buffers.empty(tuple(shape), dtype))
+        fmt = _joined_format(parts)
+        out = buffers.empty(tuple(shape), dtype) if fmt is contiguous_format else \
+            empty_as(tuple(shape), dtype, fmt)
+        return np.concatenate(parts, axis=dim, out=out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -70,6 +72,13 @@ class Cat(Function):
             grads.append(narrow(grad, ctx.dim, start, size))
             start += size
         return tuple(grads)
+
+
+def _joined_format(parts: list):
+    """torch.cat's output layout: the channels-last format every part suggests, else
+    row-major (NumPy alone would keep any layout the parts share, a transpose's too)."""
+    formats = {suggested_format(a) for a in parts}
+    return formats.pop() if len(formats) == 1 else contiguous_format
 
 
 @autocast_op(PROMOTE)

@@ -33,6 +33,22 @@ def test_cat_aliases_uneven(fn):
     check(fn, (2, 3), (4, 3))
 
 
+@pytest.mark.parametrize("make", [
+    lambda lib: [lib.ones(30, 20).t(), lib.ones(30, 20).t()],                # both transposed
+    lambda lib: [lib.ones(30, 20).t(), lib.ones(20, 30)],
+    lambda lib: [lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last)] * 2,
+    lambda lib: [lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last),
+                 lib.ones(2, 3, 4, 5)],
+    lambda lib: [lib.ones(2, 3, 2, 4, 5).contiguous(memory_format=lib.channels_last_3d)] * 3,
+    lambda lib: [lib.ones(4, 5, 6).permute(2, 0, 1)] * 2,
+])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cat_result_layout_is_torchs(make, dim):
+    outs = [lib.cat(make(lib), dim) for lib in (torch, ember)]
+    assert outs[1].stride() == outs[0].stride()
+    assert outs[1].shape == outs[0].shape
+
+
 def test_cat_empty_tensors():
     check(lambda lib, x, y: lib.cat([x, y, x]), (0,), (2, 3))          # legacy: (0,) skipped
     check(lambda lib, x, y: lib.cat([x, y], 1), (2, 0), (2, 3))
