@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from . import buffers
 from .erf import erf
 from .scratch import ThreadScratch
 
@@ -161,7 +162,7 @@ def gelu_with_slope(x: np.ndarray, approximate: str):
     passes cost 2.5 ms a layer; keeping the slope costs one array of x's size."""
     if approximate == "tanh" or x.ndim == 0:
         return None
-    y, slope = np.empty_like(x), np.empty_like(x)
+    y, slope = buffers.empty_like(x), buffers.empty_like(x)
     with np.errstate(over="ignore", invalid="ignore"), \
             _SCRATCH.lend(x.shape, x.dtype, _GAUSSIAN) as gaussian:
         _cdf_and_gaussian(x, y, gaussian)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import buffers
+
 
 def layer_norm(x: np.ndarray, weight, bias, eps: float):
     """(y, mean, rstd): y = (x - mean) * rstd * weight + bias, row by row (empty rows
@@ -23,7 +25,7 @@ def layer_norm(x: np.ndarray, weight, bias, eps: float):
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = x.sum(axis=1)
         mean /= n
-        y = x - mean[:, None]
+        y = np.subtract(x, mean[:, None], out=buffers.empty_like(x))
         rstd = np.square(y).sum(axis=1)
         rstd /= n
         rstd += eps
@@ -72,7 +74,7 @@ def batch_norm(x: np.ndarray, weight, bias, eps: float):
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = x.sum(axis=(0, 2))
         mean /= count
-        y = x - mean[:, None]
+        y = np.subtract(x, mean[:, None], out=buffers.empty_like(x))
         var = np.square(y).sum(axis=(0, 2))
         var /= count
         rstd = np.sqrt(var + eps)
