@@ -84,9 +84,11 @@ def held(array: np.ndarray) -> int:
 
 def empty_like(a: np.ndarray, dtype=None) -> np.ndarray:
     """An uninitialised array of a's shape (and dtype, unless given) in a's layout: from
-    the cache when that layout is C-contiguous."""
+    the cache when that layout is C-contiguous (a meta device's array: its own kind)."""
     dtype = a.dtype if dtype is None else dtype
-    return empty(a.shape, dtype) if a.flags.c_contiguous else np.empty_like(a, dtype)
+    if type(a) is np.ndarray and a.flags.c_contiguous:
+        return empty(a.shape, dtype)
+    return np.empty_like(a, dtype)
 
 
 def _free_one(arrays: list, shape: tuple):
