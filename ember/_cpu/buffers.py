@@ -52,7 +52,7 @@ _CACHE = _Cache()
 def empty(shape: tuple, dtype) -> np.ndarray:
     """An uninitialised C-contiguous array, reused from an earlier one that nothing
     references any more when there is one of this shape and dtype."""
-    dtype = np.dtype(dtype)
+    shape, dtype = tuple(shape), np.dtype(dtype)
     nbytes = math.prod(shape) * dtype.itemsize
     if nbytes < MIN_BYTES:
         return np.empty(shape, dtype)
@@ -79,7 +79,7 @@ def held(array: np.ndarray) -> int:
     """How many references to `array` the cache holds (0 or 1): code that tells from
     reference counts whether it may adopt an array as it is (the autograd engine making
     a gradient a leaf's .grad) discounts them."""
-    return id(array) in _CACHE.ids
+    return 1 if id(array) in _CACHE.ids else 0
 
 
 def empty_like(a: np.ndarray, dtype=None) -> np.ndarray:
@@ -92,6 +92,7 @@ def empty_like(a: np.ndarray, dtype=None) -> np.ndarray:
 
 
 def _free_one(arrays: list, shape: tuple):
+    """An array of `arrays` that nothing else refers to, or None."""
     for array in arrays:
         # An array someone reshaped in place (`a.shape = ...`) or made read-only is left.
         if sys.getrefcount(array) == _UNUSED and array.shape == shape and \

@@ -150,3 +150,10 @@ def test_empty_like_keeps_the_layout():
     f = np.empty(BIG, np.float32, order="F")
     other = buffers.empty_like(f)
     assert other.flags.f_contiguous and not other.flags.c_contiguous and not buffers.held(other)
+
+
+def test_a_shape_given_as_a_list_is_a_tuple_key():
+    a = buffers.empty(list(BIG), np.float32)
+    address = a.ctypes.data
+    del a
+    assert buffers.empty(list(BIG), np.float32).ctypes.data == address
