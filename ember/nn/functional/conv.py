@@ -73,7 +73,8 @@ def _columns(x: np.ndarray, kernel, geo: Geometry, temporary: bool):
     are a new array that may outlive it."""
     out = geo.out_size(x.shape[2:], kernel)
     shape = (x.shape[1], math.prod(kernel)) + out + (x.shape[0],)
-    buffer = _COLUMNS.lend(shape, x.dtype) if temporary else nullcontext(buffers.empty(shape, x.dtype))
+    buffer = _COLUMNS.lend(shape, x.dtype) if temporary else \
+        nullcontext(buffers.empty(shape, x.dtype))
     with buffer as cols:
         _im2col(x, kernel, geo, cols)
         yield cols, out
