@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import buffers
+from .transpose import contiguous
 
 
 # ---------------------------------------------------------------- shared preparation
@@ -88,10 +89,10 @@ def _weight_grads(d_rows, z):
     """sum_t d_rows[t] z[t]^T, i.e. the gradients of all columns [W_hh | W_ih | b] of the
     stacked weight; also returns d_rows flattened to (rows, T B) for the input gradient."""
     steps, width, batch = d_rows.shape
-    flat = np.ascontiguousarray(d_rows.transpose(1, 0, 2)).reshape(width, steps * batch)
-    stacked = np.ascontiguousarray(z[:steps].transpose(0, 2, 1)).reshape(steps * batch,
-                                                                         z.shape[1])
-    return flat @ stacked, flat
+    flat = contiguous(d_rows.transpose(1, 0, 2)).reshape(width, steps * batch)
+    stacked = contiguous(z[:steps].transpose(0, 2, 1)).reshape(steps * batch, z.shape[1])
+    return np.matmul(flat, stacked, out=buffers.empty((width, z.shape[1]),
+                                                      np.result_type(flat, stacked))), flat
 
 
 def _input_grad(wanted: bool, flat, w_ih, x):

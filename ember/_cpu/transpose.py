@@ -45,11 +45,14 @@ def contiguous(a: np.ndarray) -> np.ndarray:
     (C, H, W, N) view of an (N, C, H, W) array) go through OpenBLAS's transposes."""
     if a.flags.c_contiguous:
         return a
-    plan = _transposed_layout(a) if a.dtype in LIBRARY.omatcopy else None
-    if plan is None:
+    if type(a) is not np.ndarray:       # a meta device's array
         return np.ascontiguousarray(a)
-    prefix, rows, cols, row_stride = plan
+    plan = _transposed_layout(a) if a.dtype in LIBRARY.omatcopy else None
     out = buffers.empty(a.shape, a.dtype)
+    if plan is None:
+        np.copyto(out, a)
+        return out
+    prefix, rows, cols, row_stride = plan
     source = a.reshape([n for n in a.shape if n != 1])   # a view: size-1 axes dropped
     target = out.reshape(prefix + (cols, rows))
     _transpose_matrices([(source[index].ctypes.data, target[index].ctypes.data)
