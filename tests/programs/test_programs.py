@@ -209,8 +209,13 @@ def test_ddp_under_torchrun(tmp_path):
     (tmp_path / "torch").mkdir()
     ember = start([sys.executable, "-m", "ember", "torchrun", "--nproc-per-node", "2", script,
                    *args], tmp_path / "ember")
-    torch = start([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                   "--nproc-per-node", "2", script, *args], tmp_path / "torch")
-    assert_same_outcome(finish(ember, "ember torchrun ddp.py"), finish(torch, "torchrun ddp.py"))
+    torch_command = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+                     "--nproc-per-node", "2", script, *args]
+    torch = finish(start(torch_command, tmp_path / "torch"), "torchrun ddp.py")
+    if torch.returncode != 0 and "terminate called without an active exception" in torch.stderr:
+        # torch's gloo worker sometimes aborts while exiting, after its run (1 in 6 on a
+        # 2-core AVX-512 machine): the oracle's own flake, so it runs once more.
+        torch = finish(start(torch_command, tmp_path / "torch"), "torchrun ddp.py")
+    assert_same_outcome(finish(ember, "ember torchrun ddp.py"), torch)
     assert (tmp_path / "ember" / "ddp.pt").exists() and (tmp_path / "torch" / "ddp.pt").exists()
 
