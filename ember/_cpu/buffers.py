@@ -91,6 +91,23 @@ def empty_like(a: np.ndarray, dtype=None) -> np.ndarray:
     return np.empty_like(a, dtype)
 
 
+def copy(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous copy of `a` (a meta device's array: its own kind)."""
+    if type(a) is not np.ndarray:
+        return np.ascontiguousarray(a)
+    out = empty(a.shape, a.dtype)
+    np.copyto(out, a)
+    return out
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for matrices or stacks of them (a meta device's arrays: their own product)."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return a @ b
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    return np.matmul(a, b, out=empty(shape, np.result_type(a, b)))
+
+
 def _free_one(arrays: list, shape: tuple):
     """An array of `arrays` that nothing else refers to, or None."""
     for array in arrays:

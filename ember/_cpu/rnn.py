@@ -91,8 +91,7 @@ def _weight_grads(d_rows, z):
     steps, width, batch = d_rows.shape
     flat = contiguous(d_rows.transpose(1, 0, 2)).reshape(width, steps * batch)
     stacked = contiguous(z[:steps].transpose(0, 2, 1)).reshape(steps * batch, z.shape[1])
-    return np.matmul(flat, stacked, out=buffers.empty((width, z.shape[1]),
-                                                      np.result_type(flat, stacked))), flat
+    return buffers.matmul(flat, stacked), flat
 
 
 def _input_grad(wanted: bool, flat, w_ih, x):

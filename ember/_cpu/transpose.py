@@ -45,14 +45,12 @@ def contiguous(a: np.ndarray) -> np.ndarray:
     (C, H, W, N) view of an (N, C, H, W) array) go through OpenBLAS's transposes."""
     if a.flags.c_contiguous:
         return a
-    if type(a) is not np.ndarray:       # a meta device's array
-        return np.ascontiguousarray(a)
-    plan = _transposed_layout(a) if a.dtype in LIBRARY.omatcopy else None
-    out = buffers.empty(a.shape, a.dtype)
+    plan = _transposed_layout(a) if type(a) is np.ndarray and a.dtype in LIBRARY.omatcopy \
+        else None
     if plan is None:
-        np.copyto(out, a)
-        return out
+        return buffers.copy(a)
     prefix, rows, cols, row_stride = plan
+    out = buffers.empty(a.shape, a.dtype)
     source = a.reshape([n for n in a.shape if n != 1])   # a view: size-1 axes dropped
     target = out.reshape(prefix + (cols, rows))
     _transpose_matrices([(source[index].ctypes.data, target[index].ctypes.data)
@@ -132,8 +130,4 @@ def move_last_axes_first(a: np.ndarray, count: int = 1) -> np.ndarray:
 
 def _new_contiguous(view: np.ndarray) -> np.ndarray:
     """A C-contiguous copy of `view` that never shares its memory."""
-    if not view.flags.c_contiguous:
-        return contiguous(view)
-    out = buffers.empty(view.shape, view.dtype)
-    np.copyto(out, view)
-    return out
+    return buffers.copy(view) if view.flags.c_contiguous else contiguous(view)

@@ -157,3 +157,14 @@ def test_a_shape_given_as_a_list_is_a_tuple_key():
     address = a.ctypes.data
     del a
     assert buffers.empty(list(BIG), np.float32).ctypes.data == address
+
+
+def test_copy_and_matmul_write_into_reused_arrays():
+    a = np.random.default_rng(0).standard_normal((512, 512)).astype(np.float32)
+    c = buffers.copy(a.T)
+    assert c.flags.c_contiguous and buffers.held(c)
+    np.testing.assert_array_equal(c, a.T)
+    stacks = np.stack([a, a.T])
+    product = buffers.matmul(stacks, a)
+    assert product.shape == (2, 512, 512) and buffers.held(product)
+    np.testing.assert_array_equal(product, np.matmul(stacks, a))

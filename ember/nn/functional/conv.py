@@ -121,9 +121,7 @@ def conv_forward(x: np.ndarray, w: np.ndarray, geo: Geometry, keep_columns: bool
     kernel = w.shape[2:]
     w_g = w.reshape(geo.groups, w.shape[0] // geo.groups, -1)
     with _columns(x, kernel, geo, temporary=not keep_columns) as (cols, out):
-        cols_g = _grouped(cols, geo.groups)
-        y = np.matmul(w_g, cols_g, out=buffers.empty(w_g.shape[:2] + cols_g.shape[2:],
-                                                      np.result_type(w_g, cols_g)))
+        y = buffers.matmul(w_g, _grouped(cols, geo.groups))
     return _to_batch_first(y, x.shape[0], out, bias), cols if keep_columns else None
 
 

@@ -65,7 +65,7 @@ class _LinearFn(Function):
         w = weight
         if compute is not None:
             x2, w = x2.astype(compute), w.astype(compute)
-        out = _matmul(x2, w.T)
+        out = buffers.matmul(x2, w.T)
         if bias is not None:
             out += bias if compute is None else bias.astype(compute)
         return out.astype(x.dtype, copy=False).reshape(x.shape[:-1] + (weight.shape[0],))
@@ -92,10 +92,10 @@ class _LinearGrads(FusedBackward):
         g_2d = grad.reshape(-1, weight.shape[0])
         if grad.dtype in _LOW_PRECISION:          # 16-bit floats multiply in float32
             g_2d, x, weight = (a.astype(np.float32) for a in (g_2d, x, weight))
-        grad_x = _matmul(g_2d, weight).reshape(x.shape).astype(grad.dtype, copy=False) \
-            if need_x else None
-        grad_w = _matmul(g_2d.T, x.reshape(-1, x.shape[-1])).astype(grad.dtype, copy=False) \
-            if need_w else None
+        grad_x = buffers.matmul(g_2d, weight).reshape(x.shape) \
+            .astype(grad.dtype, copy=False) if need_x else None
+        grad_w = buffers.matmul(g_2d.T, x.reshape(-1, x.shape[-1])) \
+            .astype(grad.dtype, copy=False) if need_w else None
         grad_b = bias_grad(g_2d, 1).astype(grad.dtype, copy=False) if need_b else None
         return grad_x, grad_w, grad_b
 
@@ -106,13 +106,6 @@ class _LinearGrads(FusedBackward):
         return (grad.matmul(weight) if need_x else None,
                 grad_2d.mT.matmul(x.reshape(-1, x.shape[-1])) if need_w else None,
                 grad_2d.sum(0) if need_b else None)
-
-
-def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b for 2-D arrays, into a reused buffer (a meta device's arrays: their own)."""
-    if type(a) is not np.ndarray or type(b) is not np.ndarray:
-        return a @ b
-    return np.matmul(a, b, out=buffers.empty((a.shape[0], b.shape[1]), np.result_type(a, b)))
 
 
 def _check_dtypes(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> None:
