@@ -42,9 +42,10 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic=N
     """Return `model` compiled as torch.compile does (an OptimizedModule for a Module, a
     CompiledFunction for a function); without a model, a decorator.
 
-    ember reads fullgraph (a graph break is an error) and recompile_limit; mode, options,
-    dynamic (ember guards on exact shapes: a new shape traces again) and the other
-    options are checked and otherwise ignored; a callable backend runs eagerly."""
+    ember reads fullgraph (a graph break is an error), recompile_limit and dynamic (True:
+    any dim may take new sizes without a plan per size; None: the dims marked with
+    torch._dynamo.mark_dynamic; False: none); mode, options and the other options are
+    checked and otherwise ignored; a callable backend runs eagerly."""
     _check_options(backend, mode, options)
     if model is None:
         return functools.partial(compile, fullgraph=fullgraph, dynamic=dynamic,
@@ -60,7 +61,8 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic=N
     if not isinstance(backend, str) or backend in _EAGER_BACKENDS:
         compiled = _EagerCall(model)
     else:
-        compiled = CompiledFunction(model, fullgraph=fullgraph, recompile_limit=recompile_limit)
+        compiled = CompiledFunction(model, fullgraph=fullgraph, recompile_limit=recompile_limit,
+                                    dynamic=dynamic)
     if isinstance(model, Module):
         return OptimizedModule(model, compiled)
     return compiled

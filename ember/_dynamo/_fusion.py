@@ -7,14 +7,21 @@ each input once, keeps the intermediate values in registers and writes only the 
 something else reads later:
 
     @jit
-    def kernel(x0, x1):
-        y0 = np.empty((64, 256), np.float32)
-        for i0 in range(64):
-            for i1 in range(256):
+    def kernel(shape, x0, x1):
+        n0, n1 = shape
+        if x0.shape != (n0, n1) or x1.shape != (n1,):
+            raise ValueError(...)
+        y0 = np.empty((n0, n1), np.float32)
+        for i0 in range(n0):
+            for i1 in range(n1):
                 t0 = x0[i0, i1] + x1[i1]            # AddBackward0
                 t1 = t0 if t0 > 0 or t0 != t0 else np.float32(0)   # ReluBackward0
                 y0[i0, i1] = t1
         return y0
+
+The plan passes the result's shape, `fused((64, 256), a4, a2)`: a kernel depends only on
+the ops, the dtype and which operand dims broadcast, so other sizes reuse its compiled
+code (a last batch of another size, the plans of `dynamic=True`).
 
 Only ops whose results round exactly as NumPy's do are fused (the IEEE operations + - * /,
 sqrt, max against zero, in one float dtype; numba contracts nothing into multiply-add
@@ -183,33 +190,46 @@ def _kernel_call(group: list, used_outside: set, name_of) -> str:
     outputs = [op.out for op in group if op.out in used_outside]
     source = _source(shapes, shape, scalar, body, [local[name] for name in outputs])
     kernel = name_of(load(source))
-    return f"{', '.join(outputs)}, = {kernel}({', '.join(inputs)})  # fused: {', '.join(names)}"
+    arguments = ", ".join([repr(tuple(shape))] + inputs)
+    return f"{', '.join(outputs)}, = {kernel}({arguments})  # fused: {', '.join(names)}"
 
 
 def _index(operand_shape: tuple, shape: tuple) -> str:
     """How the loops over `shape` index an operand broadcast to it."""
     if not operand_shape:
         return "()"
+    return ", ".join("0" if broadcast else f"i{dim}"
+                     for dim, broadcast in _operand_dims(operand_shape, shape))
+
+
+def _operand_dims(operand_shape: tuple, shape: tuple) -> list:
+    """(the result's dim, whether the operand broadcasts along it) for each operand dim."""
     lead = len(shape) - len(operand_shape)
-    return ", ".join("0" if size == 1 and shape[lead + j] != 1 else f"i{lead + j}"
-                     for j, size in enumerate(operand_shape))
+    return [(lead + j, size == 1 and shape[lead + j] != 1)
+            for j, size in enumerate(operand_shape)]
 
 
 def _source(shapes, shape, scalar, body, results) -> str:
-    """A kernel module's source: shape checks, the output arrays, the loops."""
-    arguments = ", ".join(f"x{k}" for k in range(len(shapes)))
-    checks = " or ".join(f"x{k}.shape != {tuple(s)!r}" for k, s in enumerate(shapes))
+    """A kernel module's source: shape checks, the output arrays, the loops. Sizes are
+    the kernel's first argument; the source holds only which operand dims broadcast."""
+    arguments = ", ".join(["shape"] + [f"x{k}" for k in range(len(shapes))])
+    sizes = "".join(f"n{k}, " for k in range(len(shape)))
+    checks = " or ".join(
+        f"x{k}.shape != ({''.join('1, ' if b else f'n{d}, ' for d, b in _operand_dims(s, shape))})"
+        for k, s in enumerate(shapes) if s)
     lines = ["import numpy as np", "from ember._cpu.numba._common import jit", "",
              "", "@jit",
              f"def kernel({arguments}):"]
+    if shape:
+        lines.append(f"    {sizes}= shape")
     if checks:
         lines += [f"    if {checks}:",
                   '        raise ValueError("ember.compile: a fused kernel got arrays of '
                   'other shapes than it was made for")']
-    lines += [f"    y{k} = np.empty({tuple(shape)!r}, {scalar})" for k in range(len(results))]
+    lines += [f"    y{k} = np.empty(({sizes}), {scalar})" for k in range(len(results))]
     indent = "    "
-    for k, size in enumerate(shape):
-        lines.append(f"{indent}for i{k} in range({size}):")
+    for k in range(len(shape)):
+        lines.append(f"{indent}for i{k} in range(n{k}):")
         indent += "    "
     lines += [indent + line for line in body]
     at = ", ".join(f"i{k}" for k in range(len(shape))) or "()"

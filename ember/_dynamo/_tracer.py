@@ -372,6 +372,9 @@ class Tracer:
             return ("tensor" if as_tensor else "array", name)
         if isinstance(value, (np.ndarray, np.generic, Function)):
             name = self._array(value, None)
+            if name is None and self._viewed_in_call(value):
+                self.graph_break(f"{self._reading} got a NumPy view of an array the call "
+                                 "computed, made outside the ops compile records")
             return ("const", value) if name is None else ("array", name)
         if type(value) in (tuple, list):
             if any(isinstance(v, Tensor) for v in value):
@@ -380,6 +383,16 @@ class Tracer:
             if any(kind != "const" for kind, _ in parts):   # holds arrays the plan makes
                 return ("sequence", (type(value), parts))
         return ("const", value)
+
+    def _viewed_in_call(self, array) -> bool:
+        """Whether an array no op made views one the plan names (its values would be
+        frozen into the plan, though each call computes them)."""
+        base = getattr(array, "base", None)
+        while isinstance(base, np.ndarray):
+            if id(base) in self._names or id(base) in self._in_ctx:
+                return True
+            base = base.base
+        return False
 
     def _call_source(self, value):
         """Arguments of replayed calls: tensors computed in the call as new Tensors on the

@@ -1,13 +1,15 @@
 """The names of torch._dynamo's decorators module that scripts use around compile: shape
 markers, graph_break and the compiler's stance.
 
-ember traces every call with the exact shapes it sees, so the dynamic-shape markers
-change nothing: a marked dimension that takes a new size traces again, like any new
-shape, up to `config.recompile_limit`. The values computed are the same either way.
+`mark_dynamic(t, i)` lets dimension i of t vary between calls of a compiled function
+without a plan per size (see _dynamic.py), as `dynamic=True` does for every dimension;
+`mark_static` keeps a dimension fixed even then. ember keeps the marks in a table by
+tensor (its Tensors have no attribute dict), read when a compiled function is called.
 """
 from __future__ import annotations
 
 import functools
+import weakref
 
 from .._modes import current as current_modes
 from ._tracer import Tracer
@@ -19,19 +21,50 @@ STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile",
            "eager_then_compile", "aot_eager_then_compile")
 
 
+# id(tensor) -> (a weak reference to it, {"dynamic": dims, "static": dims})
+_MARKS: dict = {}
+
+
+def _marks(t) -> dict:
+    entry = _MARKS.get(id(t))
+    if entry is None or entry[0]() is not t:
+        entry = (weakref.ref(t, lambda _, key=id(t): _MARKS.pop(key, None)),
+                 {"dynamic": set(), "static": set()})
+        _MARKS[id(t)] = entry
+    return entry[1]
+
+
+def _dims(t, index) -> set:
+    if index is None:
+        return set(range(t.dim()))
+    return {index} if isinstance(index, int) else set(index)
+
+
+def marked(t, kind: str) -> set:
+    """The dims of t marked "dynamic" or "static" (negative ones counted from the end;
+    torch does not check them when marking, nor does ember)."""
+    entry = _MARKS.get(id(t))
+    if entry is None or entry[0]() is not t:
+        return set()
+    n = t.dim()
+    return {i % n for i in entry[1][kind] if -n <= i < n}
+
+
 def mark_dynamic(t, index, *, hint_override=None, min=None, max=None,
                  specialize_on=None) -> None:
-    """Mark dimension(s) `index` of `t` as varying between calls. Ignored (module
-    docstring): each size traces its own plan."""
+    """Let dimension(s) `index` of `t` take other sizes in later calls without a plan per
+    size (the module docstring). `min`, `max` and the hints are accepted and unused."""
+    _marks(t)["dynamic"].update(_dims(t, index))
 
 
 def maybe_mark_dynamic(t, index) -> None:
-    """Like mark_dynamic, as a hint (ignored)."""
+    """Like mark_dynamic (in torch, a hint that does not fail when the dim is fixed)."""
+    mark_dynamic(t, index)
 
 
 def mark_static(t, index=None) -> None:
-    """Mark dimension(s) of `t` (all when index is None) as fixed: what ember's guards do
-    for every dimension already."""
+    """Keep dimension(s) of `t` (all when index is None) fixed, even with dynamic=True."""
+    _marks(t)["static"].update(_dims(t, index))
 
 
 def mark_static_address(t, guard: bool = False) -> None:

@@ -11,7 +11,9 @@ are not guards: the plan reads them when it starts, so updates (by the plan's ow
 optimizer step or outside it) never retrace.
 
 The first call of a new signature runs eagerly under the tracer; later calls replay its
-plan. A call the plan cannot follow (a graph break) makes its signature run eagerly from
+plan. With `dynamic=True` (or dims marked with `mark_dynamic`), plans of calls that differ
+only in those dims' sizes are generalised into a template (`_dynamic.py`) that gives the
+plan of a new size without tracing. A call the plan cannot follow (a graph break) makes its signature run eagerly from
 then on, with one warning naming the reason; `fullgraph=True` makes it an error instead.
 The compiler's stance (`torch.compiler.set_stance`) can make calls run eagerly instead.
 """
@@ -28,11 +30,16 @@ from .._tensor import Tensor
 from ..autograd.anomaly_mode import STATE as ANOMALY_STATE
 from ..nn.modules.module import Module
 from . import config
+from ._dynamic import NotGeneral, Template
 from ._tracer import GraphBreak, Tracer, global_module_hooks, module_state
-from .decorators import STANCES, set_stance
+from .decorators import STANCES, marked, set_stance
 from .exc import Unsupported
 
 _ALL = weakref.WeakSet()        # every CompiledFunction, for reset()
+# Plans a template made, kept per function (the oldest dropped beyond this many).
+_SIZED_PLANS = 64
+# Traced calls a template is fitted to at most, before its dims are given up on.
+_TEMPLATE_POINTS = 4
 
 
 class _Entry:
@@ -47,23 +54,45 @@ class _Entry:
         self.confirmed = False      # a second trace gave the same plan
 
     def matches(self, key) -> bool:
-        if key != self.key:
-            return False
-        for module, state in self.modules:
-            if module_state(module) != state:
-                return False
-        return True
+        return key == self.key and _modules_unchanged(self.modules)
+
+
+def _modules_unchanged(modules) -> bool:
+    return all(module_state(module) == state for module, state in modules)
+
+
+class _Dynamic:
+    """A template (`_dynamic.Template`; None: these dims could not be generalised) with
+    what a call must match to use it: the guard key with the sizes (and C-order strides)
+    of `dims` left out, and the modules' state."""
+
+    __slots__ = ("template", "dims", "general_key", "modules")
+
+    def __init__(self, template, dims, general_key, modules):
+        self.template, self.dims = template, dims
+        self.general_key, self.modules = general_key, modules
+
+    def sizes(self, key) -> tuple | None:
+        """The sizes of `dims` in a call with this key, or None if the call does not fit."""
+        if _general_key(key, self.dims) != self.general_key or \
+                not _modules_unchanged(self.modules):
+            return None
+        return _sizes(key, self.dims)
 
 
 class CompiledFunction:
     """`fn` compiled: see the module docstring."""
 
-    def __init__(self, fn, *, fullgraph: bool = False, recompile_limit=None, module=None):
+    def __init__(self, fn, *, fullgraph: bool = False, recompile_limit=None, module=None,
+                 dynamic=None):
         self._fn = fn
         self._module = module       # Module.compile: the module whose call fn is
         self._fullgraph = fullgraph
         self._recompile_limit = recompile_limit
+        self._dynamic = dynamic     # True: any dim may vary; None: dims marked dynamic
         self._entries = []
+        self._templates = []        # _Dynamic, verified or still candidates
+        self._sized = []            # entries whose plan a verified template made
         self._warned = set()
         self._called = False        # for the "eager_then_compile" stances
         functools.update_wrapper(self, fn, updated=())
@@ -91,6 +120,9 @@ class CompiledFunction:
                 if not entry.confirmed:
                     return self._confirm(entry, tensors, args, kwargs)
                 return entry.plan.run(tensors)
+        sized = self._sized_entry(key)
+        if sized is not None:
+            return sized.plan.run(tensors)
         if stance == "eager_on_recompile":
             return self._fn(*args, **kwargs)
         if stance == "fail_on_recompile":
@@ -105,6 +137,77 @@ class CompiledFunction:
                        "eagerly (raise ember._dynamo.config.recompile_limit to allow more)")
             return self._fn(*args, **kwargs)
         return self._trace(tensors, key, args, kwargs)
+
+    def _sized_entry(self, key) -> _Entry | None:
+        """A plan for a call no trace matched, from a verified template (dynamic sizes)."""
+        for entry in self._sized:
+            if entry.matches(key):
+                return entry
+        for dynamic in self._templates:
+            verified = dynamic.template is not None and dynamic.template.verified
+            sizes = dynamic.sizes(key) if verified else None
+            plan = None if sizes is None else dynamic.template.plan(sizes)
+            if plan is not None:
+                entry = _Entry(key, dynamic.modules, plan, None, None)
+                entry.confirmed = True
+                self._sized = self._sized[1 - _SIZED_PLANS:] + [entry]
+                return entry
+        return None
+
+    def _generalise(self, entry: _Entry, tensors) -> None:
+        """After a new signature's trace: check a candidate template this call fits (it
+        is verified if its plan for these sizes is exactly the traced one, else refitted
+        with this call too, up to `_TEMPLATE_POINTS` calls), or pair the trace with an
+        earlier one that differs only in dims allowed to vary."""
+        allowed = self._allowed(tensors)
+        if entry.plan is None or not allowed:
+            return
+        for dynamic in self._templates:
+            sizes = dynamic.sizes(entry.key)
+            if sizes is None:
+                continue
+            template = dynamic.template
+            if template is None or template.verified:
+                return
+            plan = template.plan(sizes)
+            if plan is not None and plan.difference(entry.plan) is None:
+                template.verified = entry.confirmed = True
+                return
+            points = template.points + [(entry.plan, sizes)]
+            try:
+                dynamic.template = Template(points) if len(points) <= _TEMPLATE_POINTS \
+                    else None
+            except NotGeneral:
+                dynamic.template = None
+            if dynamic.template is None:
+                self._warn(f"sizes of {_dim_names(dynamic.dims)} change the traced code in "
+                           "a way ember cannot generalise: each size traces its own plan")
+            return
+        for other in reversed(self._entries):
+            dims = _varying(other.key, entry.key, allowed)
+            if other.plan is None or not dims or other.modules != entry.modules:
+                continue
+            try:
+                template = Template([(other.plan, _sizes(other.key, dims)),
+                                     (entry.plan, _sizes(entry.key, dims))])
+            except NotGeneral:
+                template = None
+            self._templates.append(_Dynamic(template, dims, _general_key(entry.key, dims),
+                                            entry.modules))
+            if template is None:
+                self._warn(f"sizes of {_dim_names(dims)} change the traced code in a way "
+                           "ember cannot generalise: each size traces its own plan")
+            return
+
+    def _allowed(self, tensors) -> set:
+        """(argument tensor, dim) pairs that may take new sizes without a new trace."""
+        if self._dynamic is False:
+            return set()
+        found = set()
+        for i, t in enumerate(tensors):
+            dims = set(range(t.dim())) if self._dynamic else marked(t, "dynamic")
+            found |= {(i, d) for d in dims - marked(t, "static")}
+        return found
 
     def _eager_by_stance(self, stance: str) -> bool:
         """Whether the compiler's stance (decorators.set_stance) runs this call eagerly
@@ -163,6 +266,8 @@ class CompiledFunction:
         self._entries.append(entry)
         if plan is None:
             self._warn_break(entry)
+        else:
+            self._generalise(entry, tensors)
         return result
 
     def _warn_break(self, entry: _Entry) -> None:
@@ -182,16 +287,20 @@ class CompiledFunction:
 
     def reset(self) -> None:
         self._entries.clear()
+        self._templates.clear()
+        self._sized.clear()
         self._warned.clear()
 
     # A copy compiles afresh: plans hold the tensors of the objects they were traced on.
     def __deepcopy__(self, memo):
         return CompiledFunction(copy.deepcopy(self._fn, memo), fullgraph=self._fullgraph,
                                 recompile_limit=self._recompile_limit,
-                                module=copy.deepcopy(self._module, memo))
+                                module=copy.deepcopy(self._module, memo),
+                                dynamic=self._dynamic)
 
     def __reduce__(self):
-        return (_rebuild, (self._fn, self._fullgraph, self._recompile_limit, self._module))
+        return (_rebuild, (self._fn, self._fullgraph, self._recompile_limit, self._module,
+                           self._dynamic))
 
 
 def _finish(tracer: Tracer, result, fn):
@@ -204,9 +313,9 @@ def _finish(tracer: Tracer, result, fn):
         return None
 
 
-def _rebuild(fn, fullgraph, recompile_limit, module):
+def _rebuild(fn, fullgraph, recompile_limit, module, dynamic=None):
     return CompiledFunction(fn, fullgraph=fullgraph, recompile_limit=recompile_limit,
-                            module=module)
+                            module=module, dynamic=dynamic)
 
 
 def _watching(modes):
@@ -244,6 +353,72 @@ def _flatten(value, tensors: list, key: list) -> None:
         key.append((type(value), value))
     else:
         key.append(("id", id(value)))
+
+
+# -- keys of calls with dynamic sizes ---------------------------------------------------
+# A guard key (see __call__) holds, at index 5, one item per argument; a tensor's item is
+# ("T", shape, dtype, strides, requires_grad, is_leaf, shared), in the order of the
+# call's tensors.
+
+def _tensor_items(key) -> list:
+    return [item for item in key[5] if item[0] == "T"]
+
+
+def _varying(first, second, allowed: set) -> tuple | None:
+    """The (tensor, dim) pairs whose sizes differ between two guard keys, if nothing else
+    does, every one is allowed to vary, has sizes of at least 2, and belongs to tensors
+    in C order in both calls; else None."""
+    if len(first[5]) != len(second[5]) or first[:5] != second[:5] or first[6:] != second[6:]:
+        return None
+    dims = []
+    for i, (a, b) in enumerate(zip(_tensor_items(first), _tensor_items(second))):
+        if a[1] == b[1]:
+            continue
+        if len(a[1]) != len(b[1]) or not (_c_order(a) and _c_order(b)):
+            return None
+        dims += [(i, d) for d, (x, y) in enumerate(zip(a[1], b[1])) if x != y]
+    if not dims or any(d not in allowed or _sizes(k, [d])[0] < 2
+                       for d in dims for k in (first, second)):
+        return None
+    dims = tuple(dims)
+    return dims if _general_key(first, dims) == _general_key(second, dims) else None
+
+
+def _c_order(item) -> bool:
+    shape, strides, itemsize = item[1], item[3], item[2].itemsize
+    expected = []
+    step = itemsize
+    for size in reversed(shape):
+        expected.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(expected)) == strides
+
+
+def _sizes(key, dims) -> tuple:
+    items = _tensor_items(key)
+    return tuple(items[i][1][d] for i, d in dims)
+
+
+def _general_key(key, dims) -> tuple | None:
+    """The key with the sizes of `dims` left out, and the strides of their tensors (which
+    must be in C order) marked "C"; None if one is not in C order."""
+    varying = {i for i, _ in dims}
+    items, position = [], 0
+    for item in key[5]:
+        if item[0] == "T":
+            if position in varying:
+                if not _c_order(item):
+                    return None
+                shape = tuple(None if (position, d) in dims else n
+                              for d, n in enumerate(item[1]))
+                item = (item[0], shape, item[2], "C") + item[4:]
+            position += 1
+        items.append(item)
+    return key[:5] + (tuple(items),) + key[6:]
+
+
+def _dim_names(dims) -> str:
+    return ", ".join(f"argument tensor {i} dim {d}" for i, d in dims)
 
 
 class OptimizedModule(Module):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._dtype import refuse_limited
 from .._cpu.embedding import add_rows
-from .._tensor import Tensor
+from .._tensor import Tensor, _python_value
 from ..autograd.function import Function
 from .._modes import current as modes
 from ..amp.policy import PROMOTE, autocast_op
@@ -747,23 +747,26 @@ def unravel_index(indices: Tensor, shape) -> tuple:
 
 
 # ---------------------------------------------------------------- masked ops
-def _mask_array(mask: Tensor, op: str) -> np.ndarray:
+def _check_mask(mask: Tensor, op: str) -> None:
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype.name}")
-    return mask._data
 
 
-def _broadcast_with_mask(input: Tensor, mask: np.ndarray):
-    shape = np.broadcast_shapes(input._data.shape, mask.shape)
+def _broadcast_with_mask(input: Tensor, mask: Tensor, op: str):
+    """input and the mask's array broadcast to one shape. Both through `expand`, an op:
+    a compiled call then replays the mask of each call, not the one it was traced with."""
+    _check_mask(mask, op)
+    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
     x = input if input._data.shape == shape else input.expand(shape)
-    return x, np.broadcast_to(mask, shape)
+    m = mask if mask._data.shape == shape else mask.expand(shape)
+    return x, m._data
 
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """Copy of input with `value` wherever the bool mask (broadcast to input) is True."""
     refuse_limited(input._data, "masked_fill")
-    x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_fill_"))
+    x, m = _broadcast_with_mask(input, mask, "masked_fill_")
     value = _fill_value(value, "masked_fill_")
     if isinstance(value, Tensor) and value.dtype is not input.dtype:
         value = value.to(input.dtype)
@@ -773,7 +776,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """1-D tensor of the elements of input where the bool mask is True."""
     refuse_limited(input._data, "masked_select")
-    x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_select:"))
+    x, m = _broadcast_with_mask(input, mask, "masked_select:")
     return _named(Index.apply(x, m), "MaskedSelectBackward0")
 
 
@@ -781,7 +784,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """Copy of input with the positions where mask is True filled, in order, from the elements of
     `source`."""
     refuse_limited(input._data, "masked_scatter")
-    x, m = _broadcast_with_mask(input, _mask_array(mask, "masked_scatter_"))
+    x, m = _broadcast_with_mask(input, mask, "masked_scatter_")
+    _python_value("masked_scatter", "number", mask)    # how many values it takes
     count = int(m.sum())
     if source._data.size < count:
         raise RuntimeError("Number of elements of source < number of ones in mask")

@@ -336,8 +336,39 @@ def test_sparse_gradients_run_eagerly():
         opt.step()
     compiled = ember.compile(step)
     before = embed.weight.detach().clone()
-    with pytest.warns(UserWarning, match="sparse gradient"):
+    # the sparse gradient is built from a NumPy view of the indices: that breaks first
+    with pytest.warns(UserWarning, match="SparseCoo.* NumPy view"):
         for _ in range(3):
             compiled(ember.tensor([1, 2]))
     changed = (embed.weight.detach() != before).any(dim=1).tolist()
     assert changed == [False, True, True] + [False] * 7
+
+
+def test_masks_computed_in_the_call_are_replayed_not_frozen():
+    """A mask computed from an argument (padding positions) changes between calls: the
+    plan broadcasts it with an op, so a replay uses each call's mask (the first two calls,
+    traced, have the same one)."""
+    def masked(x, rows, tokens):
+        pad = (tokens == 0).unsqueeze(1)                    # (B, 1, T), broadcast to (B, T, T)
+        return (x.masked_fill(pad, float("-inf")).softmax(-1),
+                x.masked_select(pad.expand_as(x)), rows.masked_fill(tokens == 0, 0.0))
+
+    compiled = ember.compile(masked)
+    x = ember.arange(2 * 3 * 3, dtype=ember.float32).view(2, 3, 3)
+    rows = ember.arange(1.0, 7.0).view(2, 3)
+    for tokens in ([[1, 2, 3], [4, 5, 6]], [[1, 2, 3], [4, 5, 6]], [[1, 2, 0], [4, 0, 0]],
+                   [[0, 2, 3], [4, 5, 0]]):
+        tokens = ember.tensor(tokens)
+        for a, b in zip(masked(x, rows, tokens), compiled(x, rows, tokens)):
+            assert np.array_equal(a.numpy(), b.numpy())
+    assert all(e.confirmed for e in compiled._entries)
+
+
+def test_masked_scatter_takes_a_count_from_values_and_breaks_the_graph():
+    compiled = ember.compile(lambda x, m, s: x.masked_scatter(m, s))
+    x, s = ember.zeros(4), ember.arange(1.0, 5.0)
+    with pytest.warns(UserWarning, match="masked_scatter"):
+        for mask in ([True, False, True, False], [True, False, True, False],
+                     [False, True, True, True]):
+            out = compiled(x, ember.tensor(mask), s)
+            assert out.tolist() == x.masked_scatter(ember.tensor(mask), s).tolist()

@@ -209,7 +209,7 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
         if running_mean is not None:
             _update_running(running_mean, mean, momentum)
         if running_var is not None:
-            _update_running(running_var, var * (count / (count - 1)), momentum)
+            _update_running(running_var, var, momentum, count)
         return y
     if running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
@@ -222,11 +222,19 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
 
 
 @replayed_call
-def _update_running(stat: Tensor, batch_value: Tensor, momentum: float) -> None:
+def _update_running(stat: Tensor, batch_value: Tensor, momentum: float,
+                    count: int | None = None) -> None:
+    """Move a running statistic towards the batch's value; with `count` (the values per
+    channel), the value is a variance, made unbiased first. The count is an argument, not
+    folded into the value by the caller, so that a compiled call replays it as an integer
+    of the batch's size (see _dynamo/_dynamic.py)."""
+    value = batch_value.numpy(force=True)
+    if count is not None:
+        value = value * (count / (count - 1))
     with no_grad():
         data = stat._data_to_write()
         data *= 1 - momentum
-        data += momentum * batch_value.numpy(force=True).astype(data.dtype, copy=False)
+        data += momentum * value.astype(data.dtype, copy=False)
 
 
 class _AllReduceSum(Function):
@@ -265,7 +273,7 @@ def _sync_batch_norm(input: Tensor, running_mean, running_var, weight, bias, mom
     if running_mean is not None:
         _update_running(running_mean, mean, momentum)
     if running_var is not None:
-        _update_running(running_var, var * (count / (count - 1)), momentum)
+        _update_running(running_var, var, momentum, count)
     y = centered * (var + eps).rsqrt().reshape(shape)
     if weight is not None:
         y = y * weight.reshape(shape)
@@ -290,9 +298,8 @@ def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=Non
     if running_mean is not None:
         _update_running(running_mean, mean.reshape(n, c).mean(0), momentum)
     if running_var is not None:
-        count = input.numel() // (n * c)
-        unbiased = var.reshape(n, c).mean(0) * (count / (count - 1))
-        _update_running(running_var, unbiased, momentum)
+        _update_running(running_var, var.reshape(n, c).mean(0), momentum,
+                        input.numel() // (n * c))
     return y
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ...ops.creation import zeros
 from .. import functional as F
 from .. import init
 from ..functional.rnn import GRULayer, LSTMLayer, RNNLayer, gru_cell, lstm_cell, rnn_cell
@@ -159,8 +160,9 @@ class RNNBase(Module):
         if self.mode == "LSTM":
             shapes.append((layers, batch, self.hidden_size))
         if hx is None:
-            zeros = [Tensor._wrap(np.zeros(shape, dtype=x.dtype.numpy)) for shape in shapes]
-            return tuple(zeros) if self.mode == "LSTM" else zeros[0]
+            # a factory (not a wrapped NumPy array): compiled calls replay it at each size
+            states = [zeros(shape, dtype=x.dtype) for shape in shapes]
+            return tuple(states) if self.mode == "LSTM" else states[0]
         states = hx if isinstance(hx, tuple) else (hx,)
         for k, (s, shape) in enumerate(zip(states, shapes)):
             if tuple(s.shape) != shape:
@@ -333,7 +335,7 @@ class RNNCellBase(Module):
         return input, hx, False
 
     def _zeros(self, input: Tensor) -> Tensor:
-        return Tensor._wrap(np.zeros((input.shape[0], self.hidden_size), input.dtype.numpy))
+        return zeros((input.shape[0], self.hidden_size), dtype=input.dtype)
 
 
 class RNNCell(RNNCellBase):
