@@ -20,6 +20,7 @@ from __future__ import annotations
 import keyword
 import re
 import sys
+import types
 
 import numpy as np
 
@@ -357,7 +358,7 @@ class BuiltPlan:
             return "the traced ops differ"
         mine, theirs = self.function.__globals__, other.function.__globals__
         for name, value in mine.items():
-            if name != "__builtins__" and name != "plan" and \
+            if name not in ("__builtins__", "plan", "backward") and \
                     not _same_constant(value, theirs[name]):
                 return f"{name} ({type(value).__name__}) differs"
         return None
@@ -382,6 +383,10 @@ def _same_constant(a, b, depth: int = 0) -> bool:
         return bool(a == b) or (a != a and b != b)
     if type(a).__eq__ is not object.__eq__:
         return bool(a == b)
+    if isinstance(a, types.FunctionType):   # a lambda made by each call: what it closes over
+        return a.__code__ is b.__code__ and _same_constant(
+            (a.__defaults__, [c.cell_contents for c in a.__closure__ or ()]),
+            (b.__defaults__, [c.cell_contents for c in b.__closure__ or ()]), depth + 1)
     # Other objects made afresh by each call (a conv's geometry, an op's ctx): the same
     # if everything they hold is.
     return _same_constant(_fields(a), _fields(b), depth + 1)

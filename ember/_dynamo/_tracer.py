@@ -115,8 +115,21 @@ class Tracer:
         if self.break_reason is None:
             outputs = self._outputs(result)
             if self.break_reason is None:
+                self._check_made_outside(result, fn)
+            if self.break_reason is None:
                 return self._plan.build(outputs, self.op_names, self._backward)
         return None
+
+    def _check_made_outside(self, result, fn) -> None:
+        """A returned tensor no recorded op made must have existed before the call (a
+        parameter, a tensor the function holds): one made inside it by code outside the op
+        layer would be returned again, with its first value, by every replay."""
+        fresh = [t for t in _tensors_in(result) if id(t) not in self._inputs and
+                 self._names.get(id(t._data)) in (None, *self._live)]
+        if fresh and any(id(t) not in _tensors_held(fn, [m for m, _ in self.modules.values()])
+                         for t in fresh):
+            self.graph_break("the call returns a tensor made by code outside the ops compile "
+                             "records")
 
     def trace_backward(self, result) -> None:
         """Results that need their autograd graph after the call: trace their backward now

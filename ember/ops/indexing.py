@@ -13,6 +13,7 @@ import numpy as np
 
 from .._dtype import refuse_limited
 from .._cpu.embedding import add_rows
+from .._recorded_call import replayed_call
 from .._tensor import Tensor, _python_value
 from ..autograd.function import Function
 from .._modes import current as modes
@@ -654,8 +655,16 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     _check_bounds(idx, x._data.shape[dim], dim, IndexError)
     value = _fill_value(value, "index_fill_")
     # A repeated index fills its slice once: the value's gradient counts each slice once.
-    out = IndexPut.apply(x, _dim_key(x, dim, np.unique(idx)), value, False)
+    distinct = _distinct(index) if isinstance(index, Tensor) else np.unique(idx)
+    out = IndexPut.apply(x, _dim_key(x, dim, distinct), value, False)
     return _named(_restore(out, input), "IndexFillBackward0")
+
+
+@replayed_call
+def _distinct(index: Tensor) -> np.ndarray:
+    """The index's distinct entries, sorted; a replayed call, so that a compiled plan
+    recomputes them from each call's index."""
+    return np.unique(index._data.reshape(-1))
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:

@@ -727,13 +727,21 @@ def _cumulative_extreme(input: Tensor, dim: int, name: str, ufunc):
     if data.ndim == 0:
         return result_type(_named(take_along(input, None, 0), backward_name),
                            Tensor._wrap(np.zeros((), np.int64)))
+    index = _running_index(input, axis, ufunc)
+    return result_type(_named(take_along(input, index, axis), backward_name),
+                       Tensor._wrap(index))
+
+
+@replayed_call
+def _running_index(input: Tensor, axis: int, ufunc) -> np.ndarray:
+    """Where the running extreme (ufunc: maximum or minimum) along `axis` was attained:
+    the last equal entry, or the first NaN. A replayed call: compiled plans recompute it."""
+    data = input._data
     running = ufunc.accumulate(data, axis=axis)
     attained = (data == running) | _isnan(data)
     positions = np.arange(data.shape[axis]).reshape([-1 if d == axis else 1
                                                      for d in range(data.ndim)])
-    index = np.maximum.accumulate(np.where(attained, positions, 0), axis=axis)
-    return result_type(_named(take_along(input, index, axis), backward_name),
-                       Tensor._wrap(index.astype(np.int64)))
+    return np.maximum.accumulate(np.where(attained, positions, 0), axis=axis).astype(np.int64)
 
 
 def cummax(input: Tensor, dim: int):

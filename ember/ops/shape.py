@@ -15,7 +15,7 @@ from .._memory_format import (check_format, contiguous_format, is_contiguous_as,
                               preserve_format)
 from .._cpu.transpose import contiguous as contiguous_array
 from .._modes import current as modes
-from .._recorded_call import recorded_call
+from .._recorded_call import recorded_call, replayed_call
 from .._tensor import Tensor
 from ..autograd.function import Function
 from .indexing import Index, IndexPut, _named, index, put_into_zeros
@@ -596,15 +596,21 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
     x = input.reshape(-1) if dim is None else input
     dim = 0 if dim is None else x._wrap_dim(dim)
     x = reshape(x, (1,)) if x._data.ndim == 0 else x
+    idx = _repeated_positions(repeats, x._data.shape[dim], dim)
+    return _named(Index.apply(x, (slice(None),) * dim + (idx,)), "IndexSelectBackward0")
+
+
+@replayed_call
+def _repeated_positions(repeats, n: int, dim: int) -> np.ndarray:
+    """Positions 0..n-1, each repeated as `repeats` (a number, or one count per position)
+    says; a replayed call, so that a compiled plan reads each call's counts."""
     counts = repeats._data if isinstance(repeats, Tensor) else np.asarray(repeats)
-    n = x._data.shape[dim]
     if counts.ndim == 1 and counts.size != n and counts.size != 1:
         raise RuntimeError(f"repeats must have the same size as input along dim, but got "
                            f"repeats.size(0) = {counts.size} and input.size({dim}) = {n}")
     if (counts < 0).any():
         raise RuntimeError("repeats can not be negative")
-    idx = np.repeat(np.arange(n, dtype=np.int64), counts.reshape(-1) if counts.ndim else counts)
-    return _named(Index.apply(x, (slice(None),) * dim + (idx,)), "IndexSelectBackward0")
+    return np.repeat(np.arange(n, dtype=np.int64), counts.reshape(-1) if counts.ndim else counts)
 
 
 # ---------------------------------------------------------------- strided views

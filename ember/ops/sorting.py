@@ -14,7 +14,8 @@ import numpy as np
 
 from .._dtype import refuse_limited
 from .._tensor import Tensor
-from .reduction import Extremum, _check_nonempty, _isnan, return_types, take_along
+from .reduction import (Extremum, _check_nonempty, _isnan, _value_and_index, return_types,
+                        take_along)
 from ._nondifferentiable import recorded
 from .shape import _named
 
@@ -39,16 +40,10 @@ def stable_argsort(data: np.ndarray, axis: int, descending: bool = False) -> np.
 
 def _sorted_selection(input: Tensor, dim: int, index_fn, keepdim: bool, name: str,
                       result_type):
-    """(values, indices) where index_fn(order, axis) picks positions of the stable sort
-    order along `dim` (kept as an axis of the index array)."""
-    axis = input._wrap_dim(dim)
-    data = input._data
-    if data.ndim == 0:
-        return result_type(_named(take_along(input, None, 0), name),
-                           Tensor._wrap(np.zeros((), np.int64)))
-    index = index_fn(data, axis).astype(np.int64)
-    values = _named(take_along(input, index, axis, keepdim), name)
-    return result_type(values, Tensor._wrap(index if keepdim else index.squeeze(axis)))
+    """(values, indices) where index_fn(data, axis) picks positions of the stable sort
+    order along `dim` (kept as an axis of the index array); the positions are computed
+    in a replayed call, so a compiled plan recomputes them from each call's values."""
+    return _value_and_index(input, dim, keepdim, name, index_fn, result_type)
 
 
 # ---------------------------------------------------------------- sort, topk

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._recorded_call import replayed_call
 from .._tensor import Tensor
 from .creation import linspace
 from .pointwise import _float_result_type, _unsupported, _with_out, scalar_type_name, where
@@ -32,6 +33,7 @@ _F64 = np.dtype(np.float64)
 
 
 # ---------------------------------------------------------------- bincount
+@recorded("bincount")
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ... occurs in a 1-D tensor of non-negative integers (or the
     sum of `weights` at each value). The result has max(input) + 1 entries, at least minlength.
@@ -361,11 +363,13 @@ def _check_quantile_input(input: Tensor, interpolation: str) -> None:
                            f"midpoint or nearest, but got {interpolation}")
 
 
+@replayed_call
 def _ranks(sorted_values: Tensor, q: Tensor, ignore_nan: bool) -> Tensor:
     """The (fractional) position of each quantile in each sorted row, shape (..., len(q)).
 
     A row with NaN gives its last position (NaN sorts last), unless ignore_nan, which counts
-    only the non-NaN values (an all-NaN row gives position 0, its NaN)."""
+    only the non-NaN values (an all-NaN row gives position 0, its NaN). A replayed call:
+    a compiled plan recomputes the ranks from each call's values."""
     data = sorted_values._data
     nan = _isnan(data)
     if ignore_nan:
@@ -378,18 +382,23 @@ def _ranks(sorted_values: Tensor, q: Tensor, ignore_nan: bool) -> Tensor:
 
 def _select_quantiles(sorted_values: Tensor, ranks: Tensor, interpolation: str) -> Tensor:
     """Values at `ranks` of the sorted rows, interpolated between neighbours as asked."""
-    r = ranks._data
     if interpolation in ("lower", "higher", "nearest"):
         rounding = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}[interpolation]
-        return take_along(sorted_values, rounding(r).astype(np.int64), -1)
-    below = r.astype(np.int64)
-    values_below = take_along(sorted_values, below, -1)
-    values_above = take_along(sorted_values, np.ceil(r).astype(np.int64), -1)
+        return take_along(sorted_values, _positions(ranks, rounding), -1)
+    values_below = take_along(sorted_values, _positions(ranks, np.floor), -1)
+    values_above = take_along(sorted_values, _positions(ranks, np.ceil), -1)
     if interpolation == "midpoint":
-        weight = Tensor._wrap(np.full(r.shape, 0.5, dtype=r.dtype))
+        weight = Tensor._wrap(np.full(ranks.shape, 0.5, dtype=ranks._data.dtype))
     else:
-        weight = ranks - Tensor._wrap(below.astype(r.dtype))
+        weight = ranks - ranks.floor()      # ranks are >= 0: floor is the position below
     return values_below.lerp(values_above, weight)
+
+
+@replayed_call
+def _positions(ranks: Tensor, rounding) -> np.ndarray:
+    """The positions at `ranks` rounded by `rounding` (np.floor, np.ceil, np.round); a
+    replayed call, so that a compiled plan recomputes them from each call's ranks."""
+    return rounding(ranks._data).astype(np.int64)
 
 
 def _quantile(input: Tensor, q, dim: int | None, keepdim: bool, interpolation: str,

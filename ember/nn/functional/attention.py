@@ -91,22 +91,17 @@ def _probabilities(query: Tensor, key: Tensor, scale: float, is_causal: bool,
                    attn_mask) -> Tensor:
     """softmax(q k^T * scale + mask) in ember ops, zero for queries that see no key."""
     scores = query @ key.transpose(-2, -1) * scale
-    blocked = None      # NumPy bool array of hidden (query, key) pairs, broadcastable
     if is_causal:
-        blocked = causal_hidden(query.shape[-2], key.shape[-2])
+        scores = scores.masked_fill(Tensor._wrap(causal_hidden(query.shape[-2], key.shape[-2])),
+                                    float("-inf"))
     elif attn_mask is not None:
         if attn_mask.dtype == bool_:
-            blocked = ~attn_mask.numpy(force=True)
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
         else:
             scores = scores + attn_mask
-    if blocked is not None:
-        scores = scores.masked_fill(Tensor._wrap(blocked), float("-inf"))
-    dead = np.isneginf(scores.numpy(force=True)).all(axis=-1, keepdims=True)
-    if not dead.any():
-        return softmax(scores, dim=-1)
     # Rows that see no key: softmax of finite stand-ins, then zeros (no NaN in any
-    # derivative).
-    dead = Tensor._wrap(dead)
+    # derivative). The rows are found by ops, so that a compiled plan finds each call's.
+    dead = scores.detach().isneginf().all(dim=-1, keepdim=True)
     return softmax(scores.masked_fill(dead, 0.0), dim=-1).masked_fill(dead, 0.0)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from ... import _dtype
 from ..._cpu import buffers, kernels
 from ..._modes import current as _current_modes
+from ..._recorded_call import replayed_call
 from ..._cpu.softmax import at_targets, row_shift
 from ..._tensor import Tensor
 from ...autograd.function import Function
@@ -105,19 +106,20 @@ def _check_broadcast(a: Tensor, b: Tensor) -> None:
 
 
 # ---------------------------------------------------------------- small building blocks
-def _where(cond: np.ndarray, a, b) -> Tensor:
-    """torch.where on a constant NumPy mask (the gradient goes to the chosen side)."""
-    return Where.apply(np.asarray(cond), a, b)
+def _where(cond, a, b) -> Tensor:
+    """torch.where (the gradient goes to the chosen side). `cond` is a bool Tensor computed
+    by ops from the call's tensors (a compiled plan then recomputes it), or a constant."""
+    return Where.apply(cond if isinstance(cond, Tensor) else np.asarray(cond), a, b)
 
 
 def _clamp_min(x: Tensor, low: float) -> Tensor:
     """clamp_min with torch's gradient rule (passes where x >= low)."""
-    return _where(x.numpy(force=True) >= low, x, low)
+    return _where(x.detach() >= low, x, low)
 
 
 def _positive_part(x: Tensor) -> Tensor:
     """max(x, 0) whose gradient flows only where x > 0 (the margin kernels' rule)."""
-    return _where(x.numpy(force=True) > 0, x, 0.0)
+    return _where(x.detach() > 0, x, 0.0)
 
 
 def _softplus(x: Tensor) -> Tensor:
@@ -166,7 +168,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 def _huber(diff: Tensor, delta: float) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - delta / 2)."""
     a = diff.abs()
-    return _where(a.numpy(force=True) < delta, diff * diff * 0.5, (a - 0.5 * delta) * delta)
+    return _where(a.detach() < delta, diff * diff * 0.5, (a - 0.5 * delta) * delta)
 
 
 @autocast_op(FP32)
@@ -212,7 +214,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
         loss = input - target * (input + eps).log()
     if full:
         # Stirling's approximation of log(target!), counted only where target > 1.
-        big = target.numpy(force=True) > 1
+        big = target.detach() > 1
         t = _where(big, target, 2.0)
         stirling = t * t.log() - t + (t * (2 * math.pi)).log() * 0.5
         loss = loss + _where(big, stirling, 0.0)
@@ -238,8 +240,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     # torch clamps var for stability without letting the clamp touch the gradient.
-    v = var.numpy(force=True)
-    var = var + Tensor._wrap(np.maximum(v, eps) - v)
+    v = var.detach()
+    var = var + (v.clamp(min=eps) - v)
     diff = input - target
     loss = (var.log() + diff * diff / var) * 0.5
     if full:
@@ -266,7 +268,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
         loss = target.exp() * (target - input)
     else:
         # xlogy(t, t) - t * input, with 0 * log 0 taken as 0
-        nonzero = target.numpy(force=True) != 0
+        nonzero = target.detach() != 0
         safe = _where(nonzero, target, 1.0)
         loss = target * safe.log() - target * input
     out = _reduce(loss, reduction)
@@ -651,7 +653,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     pairs are similar from a distance."""
     reduction = _pick_reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
-    t = target.numpy(force=True)
+    t = target.detach()
     loss = _where(t != 1, _clamp_min(margin - input, 0.0), 0.0) + _where(t != -1, input, 0.0)
     return _reduce(loss, reduction)
 
@@ -699,18 +701,17 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     dot = (input1 * input2).sum(dim)
     cos = dot / (((input1 * input1).sum(dim) + eps) * ((input2 * input2).sum(dim) + eps)).sqrt()
     _check_broadcast(cos, target)
-    t = target.numpy(force=True)
+    t = target.detach()
     loss = _where(t == 1, 1 - cos, 0.0) + _where(t == -1, _clamp_min(cos - margin, 0.0), 0.0)
     return _reduce(loss, reduction)
 
 
-def _margin_batch(input: Tensor, target: Tensor):
-    """A margin loss's (), (C,) or (N, C) input as (N, C) plus the target as an int array."""
+def _margin_batch(input: Tensor) -> Tensor:
+    """A margin loss's (), (C,) or (N, C) input as (N, C)."""
     if input.ndim > 2 or (input.numel() == 0 and not (input.ndim == 2 and input.shape[1])):
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
                            f"size, but got: {list(input.shape)}")
-    batch = input if input.ndim == 2 else input.reshape(1, -1)  # a 0-dim input is one class
-    return batch, target.numpy(force=True).astype(np.int64)
+    return input if input.ndim == 2 else input.reshape(1, -1)  # a 0-dim input is one class
 
 
 @autocast_op(FP32)
@@ -724,7 +725,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
-    x, t = _margin_batch(input, target)
+    x = _margin_batch(input)
     n, n_classes = x.shape
     if target.ndim > 1 or target.numel() != n:
         raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to "
@@ -734,19 +735,14 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if weight is not None and weight.numel() != n_classes:
         raise RuntimeError(f"inconsistent weight size, expected {n_classes} but got "
                            f"{list(weight.shape)}")
-    t = t.reshape(n)
-    if ((t < 0) | (t >= n_classes)).any():
-        raise RuntimeError("target out of range")
-    rows = np.arange(n)
-    z = x - x[rows, t].unsqueeze(1) + margin
+    t, others, scale = _class_masks(target, n_classes, weight)
+    z = x - x[np.arange(n), t].unsqueeze(1) + margin
     h = _positive_part(z)
     if p == 2:
         h = h * h
-    others = np.ones((n, n_classes), dtype=bool)
-    others[rows, t] = False
     h = h * Tensor._wrap(others)
     if weight is not None:
-        h = h * Tensor._wrap(weight.numpy(force=True)[t][:, None])
+        h = h * Tensor._wrap(scale)
     loss = h.sum(1) / n_classes
     return _reduce(loss.reshape(target.shape), reduction)
 
@@ -757,25 +753,46 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     """Multi-class multi-label hinge loss: target lists each sample's classes (ended by -1); every
     (target class, other class) pair adds max(0, 1 - (x[j] - x[i]))."""
     reduction = _pick_reduction(size_average, reduce, reduction)
-    x, t = _margin_batch(input, target)
+    x = _margin_batch(input)
     if target.shape != input.shape:
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
-    t = t.reshape(x.shape)
     n, n_classes = x.shape
-    # A sample's labels are its target entries up to the first -1.
+    safe, pairs = _label_pairs(target, x.shape)
+    # z[n, j, i] = 1 - (x[n, label_j] - x[n, i]) for every label j and non-label i
+    z = 1 - x[np.arange(n)[:, None], safe].unsqueeze(2) + x.unsqueeze(1)
+    loss = _where(Tensor._wrap(pairs) & (z > 0), z, 0.0).sum((1, 2)) / n_classes
+    return _reduce(loss if input.ndim == 2 else loss[0], reduction)
+
+
+# The margin losses' target arrays are computed in replayed calls: a compiled plan
+# recomputes them from each call's target instead of keeping the first one's.
+@replayed_call
+def _class_masks(target: Tensor, n_classes: int, weight: Tensor | None) -> tuple:
+    """multi_margin_loss's target as row indices, the mask of the other classes, and the
+    target classes' weights (None without weight), as (N, 1)."""
+    t = target.numpy(force=True).astype(np.int64).reshape(-1)
+    if ((t < 0) | (t >= n_classes)).any():
+        raise RuntimeError("target out of range")
+    others = np.ones((t.size, n_classes), dtype=bool)
+    others[np.arange(t.size), t] = False
+    scale = None if weight is None else weight.numpy(force=True)[t][:, None]
+    return t, others, scale
+
+
+@replayed_call
+def _label_pairs(target: Tensor, shape: tuple) -> tuple:
+    """multilabel_margin_loss's labels (each sample's target entries up to the first -1):
+    the label of each target slot (0 past the end), and the (N, labels, C) mask of the
+    (label slot, other class) pairs that count."""
+    n, n_classes = shape
+    t = target.numpy(force=True).astype(np.int64).reshape(shape)
     valid = np.cumprod(t != -1, axis=1).astype(bool)
     if ((t[valid] < 0) | (t[valid] >= n_classes)).any():
         raise RuntimeError("argument #2 'target' is out of range")
-    safe = np.where(valid, t, 0)
     is_target = np.zeros((n, n_classes + 1), dtype=bool)
     np.put_along_axis(is_target, np.where(valid, t, n_classes), True, axis=1)
-    is_target = is_target[:, :n_classes]
-    # z[n, j, i] = 1 - (x[n, label_j] - x[n, i]) for every label j and non-label i
-    z = 1 - x[np.arange(n)[:, None], safe].unsqueeze(2) + x.unsqueeze(1)
-    counted = valid[:, :, None] & ~is_target[:, None, :] & (z.numpy(force=True) > 0)
-    loss = _where(counted, z, 0.0).sum((1, 2)) / n_classes
-    return _reduce(loss if input.ndim == 2 else loss[0], reduction)
+    return np.where(valid, t, 0), valid[:, :, None] & ~is_target[:, None, :n_classes]
 
 
 def _check_triplet_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
@@ -791,7 +808,7 @@ def _triplet(anchor, positive, negative, distance, margin: float, swap: bool) ->
     d_neg = distance(anchor, negative)
     if swap:
         d_swap = distance(positive, negative)
-        d_neg = _where(d_swap.numpy(force=True) < d_neg.numpy(force=True), d_swap, d_neg)
+        d_neg = _where(d_swap.detach() < d_neg.detach(), d_swap, d_neg)
     return _clamp_min(d_pos - d_neg + margin, 0.0)
 
 
