@@ -264,7 +264,10 @@ def test_worker_killed_mid_epoch_reported():
                                            r"unexpectedly.*killed by signal SIGKILL"):
         for batch in loader:
             delivered.append(batch["i"].tolist())
-    assert delivered == [[0, 1], [2, 3], [4, 5]]
+    # The batches before the killed one, in order, as many as were read before the death
+    # was noticed: it depends on timing (torch's SIGCHLD handler raises whenever it runs;
+    # ember notices at its next read from, or write to, the dead worker).
+    assert delivered == [[0, 1], [2, 3], [4, 5]][:len(delivered)]
 
 
 def kill_and_wait(process):
