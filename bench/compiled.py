@@ -4,6 +4,9 @@ jit(train_step). ember's column runs the compiled step, torch's its eager step: 
 ratio is what issue 19's table asks for (ember compiled vs torch eager). torch.compile
 itself is not run here (inductor compiles with gcc for minutes on this machine).
 
+A row runs nanoGPT's step on batches of 16 sequence lengths in turn, ember's compiled with
+dynamic=True (three lengths traced, the others' plans from the template).
+
 The second group compiles only ember's model and keeps the training loop eager (the
 plain `model = torch.compile(model)`): forward and backward replay as plans inside one
 autograd node, the optimizer runs eagerly.
@@ -53,6 +56,23 @@ def _compiled_model(workload):
     return setup
 
 
+def _dynamic(workload):
+    """workload with ember's step compiled with dynamic=True; torch's runs eagerly. The
+    time of ember's first pass over the batches (each length once) is noted."""
+    def setup(lib):
+        if lib.__name__ != "ember":
+            return workload(lib)
+        step, units = workload(lib, compile_step=lambda f: lib.compile(f, dynamic=True))
+        start = time.perf_counter()
+        for _ in range(16):
+            step()
+        if setup.first_calls is None:
+            setup.first_calls = time.perf_counter() - start
+        return step, units
+    setup.first_calls = None
+    return setup
+
+
 WORKLOADS = [("MLP 784-256-256-10 Adam step (batch 128)", nn.mlp, 0.8),
              ("MNIST CNN train step (batch 64)", nn.mnist_cnn, 0.8),
              ("LSTM LM step (seq 35, batch 20)", nn.lstm_lm, 0.8),
@@ -70,6 +90,11 @@ def run() -> None:
         compare(f"{name.split(' (')[0]}, ember compiled model", setup, unit="steps/s",
                 min_seconds=seconds, rounds=5, higher_is_better=True)
         print(f"  ember's first two calls (trace, confirm): {setup.first_calls:.2f} s")
+    setup = _dynamic(nn.gpt_lengths)
+    compare("nanoGPT 4x128 step, 16 lengths in turn, ember compiled dynamic=True", setup,
+            unit="steps/s", min_seconds=1.6, rounds=5, higher_is_better=True)
+    print(f"  ember's first 16 calls (3 traces, 13 plans from the template): "
+          f"{setup.first_calls:.2f} s")
     setup = _compiled(core.op_chain_backward)
     compare("op chain forward+backward, ember compiled", setup)
     print(f"  ember's first two calls (trace, confirm): {setup.first_calls:.2f} s")

@@ -207,6 +207,36 @@ def gpt(lib, wrap=None):
     return _train_step(lib, model, opt, loss_fn, x, y, wrap), 1
 
 
+def gpt_lengths(lib, wrap=None, compile_step=None):
+    """nanoGPT's step on batches of 16 lengths (34 to 64 tokens) in turn: variable-length
+    sequences, the case of torch.compile(dynamic=True). `compile_step(step)` is what is
+    called instead of the step on (x, y)."""
+    lib.manual_seed(0)
+    model = _gpt(lib)
+    model = wrap(lib, model) if wrap else model
+    opt = lib.optim.AdamW(model.parameters(), lr=6e-4, betas=(0.9, 0.95), weight_decay=0.1)
+    rng = np.random.default_rng(0)
+    batches = []
+    for length in range(34, 65, 2):
+        tokens = rng.integers(0, 65, (12, length + 1))
+        batches.append((lib.tensor(tokens[:, :-1]), lib.tensor(tokens[:, 1:])))
+    turn = iter(range(1 << 62))
+
+    def step(x, y):
+        opt.zero_grad()
+        logits = model(x)
+        loss = lib.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)),
+                                               y.reshape(-1))
+        loss.backward()
+        opt.step()
+
+    run = compile_step(step) if compile_step else step
+
+    def next_step():
+        return run(*batches[next(turn) % len(batches)])
+    return next_step, 1
+
+
 def run() -> None:
     # Many short rounds rather than two long ones: on a shared 2-core machine slow
     # phases last seconds, and each library's fastest round is what is compared.
