@@ -58,6 +58,7 @@ class Tracer:
         self.fullgraph = fullgraph
         self.break_reason = None        # why the call cannot be replayed, if it cannot
         self.break_stack = None         # the user's source line of the break
+        self.break_lines = {}           # code object -> its line, for the frames of the break
         self.backward_ran = False       # a backward pass reached leaves inside the call
         self.modules = {}               # id -> (module, its state when first called)
         self.op_names = []              # the recorded ops, for explain()
@@ -209,6 +210,10 @@ class Tracer:
             return
         self.break_reason = reason
         self.break_stack = _user_line()
+        frame = sys._getframe(1)
+        while frame is not None:
+            self.break_lines.setdefault(frame.f_code, frame.f_lineno)
+            frame = frame.f_back
         modes = own_modes()
         if modes.recorder is self:      # the rest of the call runs untraced
             modes.recorder = None

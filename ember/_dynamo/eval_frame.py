@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import types
 import warnings
 import weakref
 
@@ -31,7 +32,9 @@ from ..autograd.anomaly_mode import STATE as ANOMALY_STATE
 from ..nn.modules.module import Module
 from . import config
 from ._dynamic import NotGeneral, Template
-from ._tracer import GraphBreak, Tracer, global_module_hooks, module_state
+from ._split import split
+from ._tracer import (GraphBreak, Tracer, _filled, _has_hooks, global_module_hooks,
+                      module_state)
 from .decorators import STANCES, marked, set_stance
 from .exc import Unsupported
 
@@ -46,12 +49,13 @@ class _Entry:
     """One traced signature: its guard key, the modules it went through (and their
     state then), and its plan (None: the signature runs eagerly, for `reason`)."""
 
-    __slots__ = ("key", "modules", "plan", "reason", "where", "confirmed")
+    __slots__ = ("key", "modules", "plan", "reason", "where", "confirmed", "split")
 
     def __init__(self, key, modules, plan, reason, where):
         self.key, self.modules, self.plan = key, modules, plan
         self.reason, self.where = reason, where
         self.confirmed = False      # a second trace gave the same plan
+        self.split = None           # a break's (compiled prefix, rest): see _split.py
 
     def matches(self, key) -> bool:
         return key == self.key and _modules_unchanged(self.modules)
@@ -116,6 +120,8 @@ class CompiledFunction:
         for entry in self._entries:
             if entry.matches(key):
                 if entry.plan is None:
+                    if entry.split is not None:
+                        return self._run_split(entry, args, kwargs)
                     return self._fn(*args, **kwargs)
                 if not entry.confirmed:
                     return self._confirm(entry, tensors, args, kwargs)
@@ -265,15 +271,43 @@ class CompiledFunction:
                        tracer.break_stack)
         self._entries.append(entry)
         if plan is None:
+            entry.split = self._split(tracer)
             self._warn_break(entry)
         else:
             self._generalise(entry, tensors)
         return result
 
+    def _split(self, tracer: Tracer):
+        """A break in a top-level statement of the function itself: (the statements before
+        it compiled, the rest as a plain function), or None (see _split.py)."""
+        module = self._module if self._module is not None else \
+            self._fn if isinstance(self._fn, Module) else None
+        if module is not None and _has_hooks(module):
+            return None
+        parts = split(module.forward if module is not None else self._fn,
+                      tracer.break_lines.get)
+        if parts is None:
+            return None
+        prefix, rest = parts
+        return (CompiledFunction(prefix, recompile_limit=self._recompile_limit, module=module,
+                                 dynamic=self._dynamic), rest)
+
+    def _run_split(self, entry: _Entry, args, kwargs):
+        prefix, rest = entry.split
+        names = prefix(*args, **kwargs)
+        fresh = _made_in_call(names, self._fn, args, kwargs)
+        if fresh is not None:
+            # A plan of the prefix would return this object again at every call.
+            entry.split = None
+            self._warn(f"the statements before the graph break make {fresh}, which compile "
+                       "cannot replay: calls with this signature run eagerly")
+        return rest(**names)
+
     def _warn_break(self, entry: _Entry) -> None:
         where = f" at {entry.where}" if entry.where else ""
-        self._warn(f"graph break{where}: {entry.reason}; calls with this signature run "
-                   "eagerly")
+        rest = "the statements before it run compiled, the rest eagerly" if entry.split \
+            else "calls with this signature run eagerly"
+        self._warn(f"graph break{where}: {entry.reason}; {rest}")
 
     def _warn(self, message: str) -> None:
         if message not in self._warned:
@@ -353,6 +387,44 @@ def _flatten(value, tensors: list, key: list) -> None:
         key.append((type(value), value))
     else:
         key.append(("id", id(value)))
+
+
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, type, types.FunctionType,
+              types.BuiltinFunctionType, types.ModuleType)
+
+
+def _made_in_call(names: dict, fn, args, kwargs) -> str | None:
+    """The type of a value the split's prefix bound that a plan cannot give back (a list,
+    an object made in the call: not a tensor, an immutable value, an argument, or an
+    object the function, its arguments or its globals hold), or None."""
+    existing = None
+    for value in names.values():
+        if isinstance(value, tuple):
+            if all(isinstance(v, _IMMUTABLE) or isinstance(v, Tensor) for v in value):
+                continue
+        elif isinstance(value, _IMMUTABLE) or isinstance(value, Tensor):
+            continue
+        if existing is None:
+            existing = _held_objects(fn, args, kwargs)
+        if id(value) not in existing:
+            return type(value).__name__
+    return None
+
+
+def _held_objects(fn, args, kwargs) -> set:
+    """ids of the objects a call of fn can reach without making them: its arguments, its
+    closure, the globals it names, fn's own object, and their attributes."""
+    roots = list(args) + list(kwargs.values()) + [fn, getattr(fn, "__self__", None)]
+    func = getattr(fn, "__func__", fn)
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        roots += [c.cell_contents for c in func.__closure__ or () if _filled(c)]
+        roots += [func.__globals__[n] for n in code.co_names if n in func.__globals__]
+    found = set()
+    for root in roots:
+        found.add(id(root))
+        found.update(map(id, getattr(root, "__dict__", {}).values()))
+    return found
 
 
 # -- keys of calls with dynamic sizes ---------------------------------------------------
