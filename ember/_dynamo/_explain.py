@@ -22,8 +22,9 @@ class GraphCompileReason:
 
 class ExplainOutput:
     """What explain found: the plans (`graphs`, as Python source), how many ops each
-    replays, and the graph breaks with their reasons. A call with a break runs eagerly in
-    ember (no prefix plan), so it reports no graph."""
+    replays, and the graph breaks with their reasons. explain traces one call: a call
+    with a break ran eagerly, so it reports no graph (later calls may replay the
+    statements before the break, see _split.py)."""
 
     def __init__(self, graphs, ops_per_graph, break_reasons, out_guards):
         self.graphs = graphs

@@ -13,8 +13,10 @@ optimizer step or outside it) never retrace.
 The first call of a new signature runs eagerly under the tracer; later calls replay its
 plan. With `dynamic=True` (or dims marked with `mark_dynamic`), plans of calls that differ
 only in those dims' sizes are generalised into a template (`_dynamic.py`) that gives the
-plan of a new size without tracing. A call the plan cannot follow (a graph break) makes its signature run eagerly from
-then on, with one warning naming the reason; `fullgraph=True` makes it an error instead.
+plan of a new size without tracing. A call the plan cannot follow (a graph break) makes
+its signature run eagerly from then on, with one warning naming the reason, or, when the
+break is in a top-level statement of the function, runs the statements before it
+compiled and the rest eagerly (`_split.py`); `fullgraph=True` makes it an error instead.
 The compiler's stance (`torch.compiler.set_stance`) can make calls run eagerly instead.
 """
 from __future__ import annotations
