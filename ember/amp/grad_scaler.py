@@ -5,7 +5,8 @@ The loss is multiplied by `scale` before backward so small gradients survive in 
 of them overflowed to inf/NaN. `update` then adjusts the scale: it shrinks by
 `backoff_factor` after an overflow and grows by `growth_factor` after
 `growth_interval` clean steps in a row. The scale is a float32 value, as in torch, so
-the sequence of scales matches torch's bit for bit.
+the sequence of scales matches torch's bit for bit. `unscale_`, `step` and `update` change
+the scaler's Python state: a compiled training step replays them whole.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from enum import Enum
 
 import numpy as np
 
+from .._recorded_call import replayed_call
 from .._tensor import Tensor
 
 __all__ = ["GradScaler", "OptState"]
@@ -113,6 +115,7 @@ class GradScaler:
                 g[...] = unscaled   # not counted as a version change, as in torch
         return found_inf
 
+    @replayed_call
     def unscale_(self, optimizer) -> None:
         """Divide the optimizer's gradients by the scale (at most once between updates)."""
         if not self._enabled:
@@ -129,6 +132,7 @@ class GradScaler:
         state["found_inf"] = self._unscale_grads_(optimizer, inv_scale, allow_fp16=False)
         state["stage"] = OptState.UNSCALED
 
+    @replayed_call
     def step(self, optimizer, *args, **kwargs):
         """Unscale (if not done yet), then run optimizer.step(...) unless a gradient
         overflowed. Returns the step's result, or None when it was skipped."""
@@ -147,6 +151,7 @@ class GradScaler:
         state["stage"] = OptState.STEPPED
         return result
 
+    @replayed_call
     def update(self, new_scale: float | Tensor | None = None) -> None:
         """Set the next scale: `new_scale` if given, else by the dynamic rule."""
         if not self._enabled:

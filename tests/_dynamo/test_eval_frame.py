@@ -372,3 +372,34 @@ def test_masked_scatter_takes_a_count_from_values_and_breaks_the_graph():
                      [False, True, True, True]):
             out = compiled(x, ember.tensor(mask), s)
             assert out.tolist() == x.masked_scatter(ember.tensor(mask), s).tolist()
+
+
+def test_grad_scaler_steps_replay_and_skip_overflowing_steps_as_eager():
+    def make():
+        ember.manual_seed(0)
+        model = ember.nn.Sequential(ember.nn.Linear(6, 8), ember.nn.ReLU(),
+                                    ember.nn.Linear(8, 3))
+        opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        scaler = ember.amp.GradScaler("cpu", init_scale=2.0 ** 16, growth_interval=2)
+
+        def step(x, y):
+            opt.zero_grad()
+            scaler.scale(F.cross_entropy(model(x), y)).backward()
+            scaler.unscale_(opt)
+            ember.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scaler.step(opt)
+            scaler.update()
+            return scaler._scale.detach()
+        return model, step
+
+    (eager_model, eager), (model, step) = make(), make()
+    compiled = ember.compile(step)
+    batches = _batches(7, (6, 6), 3)
+    batches[4] = (batches[4][0] * np.float32(1e36), batches[4][1])     # gradients overflow
+    for x, y in batches:
+        scales = [run(ember.tensor(x), ember.tensor(y)).item() for run in (eager, compiled)]
+        assert scales[0] == scales[1]
+    for (name, a), (_, b) in zip(eager_model.state_dict().items(), model.state_dict().items()):
+        assert np.array_equal(a.numpy(), b.numpy()), name
+    assert compiled._entries[0].confirmed
+    assert "GradScaler_step" in compiled.plan_source()[0]
