@@ -271,3 +271,22 @@ def test_fitted_sizes_are_integers_or_the_template_does_not_apply():
     three = _dynamic._Fitter([[3], [4], [5]])
     with pytest.raises(_dynamic.NotGeneral):
         three([9, 16, 25])                  # n * n: no line through three calls
+
+
+def test_a_buffer_of_one_value_written_by_the_plan_is_not_generalised():
+    caches = {n: ember.zeros(n) for n in range(3, 8)}     # a buffer per size, kept outside
+
+    def fill(x):
+        cache = caches[x.shape[0]]
+        cache.copy_(x)
+        return cache * 2.0
+
+    fn = ember.compile(fill, dynamic=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n in (3, 5, 3, 4, 6, 7):
+            caches[n].zero_()
+            x = ember.ones(n)               # the buffers the plans read hold one value
+            assert fn(x).tolist() == [2.0] * n
+            assert caches[n].tolist() == [1.0] * n
+    assert fn._sized == []
