@@ -44,8 +44,9 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic=N
 
     ember reads fullgraph (a graph break is an error), recompile_limit and dynamic (True:
     any dim may take new sizes without a plan per size; None: the dims marked with
-    torch._dynamo.mark_dynamic; False: none); mode, options and the other options are
-    checked and otherwise ignored; a callable backend runs eagerly."""
+    torch._dynamo.mark_dynamic, and any dim at the recompile limit; False: none); mode,
+    options and the other options are checked and otherwise ignored; a callable backend
+    runs eagerly."""
     _check_options(backend, mode, options)
     if model is None:
         return functools.partial(compile, fullgraph=fullgraph, dynamic=dynamic,

@@ -22,14 +22,13 @@ from __future__ import annotations
 import io
 import itertools
 import math
-import re
 import tokenize
 from fractions import Fraction
 
 import numpy as np
 
 from .._tensor import Tensor
-from ._plan import BuiltPlan, _same_constant
+from ._plan import BuiltPlan, _same_constant, writes_into
 
 
 class NotGeneral(Exception):
@@ -57,7 +56,7 @@ class Template:
             raise NotGeneral("the plans name other constants")
         self._constants = {name: _unify([n[name] for n in names], fit) for name in names[0]}
         for name, build in self._constants.items():
-            if getattr(build, "filled", False) and _written(model.source, name):
+            if getattr(build, "filled", False) and writes_into(model.source, name):
                 raise NotGeneral(f"the plans write into {name}, a tensor of one value")
         self._outputs = _unify([p._outputs for p in plans], fit)
         self._model = model
@@ -222,8 +221,8 @@ def _one_value(values: list) -> bool:
 
 
 def _filled(first, shape):
-    """The constant of one repeated value, at the sizes of each call (made afresh: see
-    `_written` for why a plan that writes into it is not generalised)."""
+    """The constant of one repeated value, at the sizes of each call (made afresh: a plan
+    that writes into it is not generalised, see `_plan.writes_into`)."""
     array, wrap = _array(first), isinstance(first, Tensor)
     fill, dtype = array.flat[0], array.dtype
 
@@ -231,11 +230,3 @@ def _filled(first, shape):
         return (Tensor._wrap if wrap else np.asarray)(np.full(shape(symbols), fill, dtype))
     build.filled = True
     return build
-
-
-def _written(source: str, name: str) -> bool:
-    """Whether a plan writes into the array of tensor `name` (a buffer the function keeps
-    per size, filled in place, say): a fresh array in its place would not be the one the
-    function reads afterwards."""
-    read = re.search(rf"^\s*(a[0-9]+) = {re.escape(name)}\._data$", source, re.MULTILINE)
-    return read is not None and f"copyto({read.group(1)}," in source

@@ -364,6 +364,13 @@ class BuiltPlan:
         return None
 
 
+def writes_into(source: str, name: str) -> bool:
+    """Whether a plan's source writes into the array it reads from existing tensor `name`
+    (a buffer kept per size, filled in place, say)."""
+    read = re.search(rf"^\s*(a[0-9]+) = {re.escape(name)}\._data$", source, re.MULTILINE)
+    return read is not None and f"copyto({read.group(1)}," in source
+
+
 def _same_constant(a, b, depth: int = 0) -> bool:
     """Whether b, made by the second trace where the first made a, is the same constant."""
     if a is b:

@@ -141,10 +141,44 @@ class CompiledFunction:
         limit = config.recompile_limit if self._recompile_limit is None else \
             self._recompile_limit
         if len(self._entries) >= limit:
+            if self._dynamic is None and self._automatic(key, tensors, limit):
+                return self._sized_entry(key).plan.run(tensors)
             self._warn(f"hit the recompile limit ({limit}): calls with a new signature run "
                        "eagerly (raise ember._dynamo.config.recompile_limit to allow more)")
             return self._fn(*args, **kwargs)
         return self._trace(tensors, key, args, kwargs)
+
+    def _automatic(self, key, tensors, limit: int) -> bool:
+        """At the recompile limit (dynamic=None): whether the traced signatures that
+        differ from this call only in sizes, three or more, fit one template that gives
+        this call's plan (torch's automatic dynamic shapes, which ember applies only here:
+        a template fitted to many traced sizes, each one checking the others' fit)."""
+        static = {(i, d) for i, t in enumerate(tensors) for d in marked(t, "static")}
+        everything = _Everything()
+        varying = [(e, _varying(e.key, key, everything)) for e in self._entries
+                   if e.plan is not None]
+        dims = tuple(sorted({d for _, ds in varying if ds for d in ds}))
+        if not dims or static & set(dims):
+            return False
+        general_key = _general_key(key, dims)
+        if general_key is None or any(d.general_key == general_key for d in self._templates):
+            return False
+        points = [e for e, _ in varying if _general_key(e.key, dims) == general_key and
+                  _modules_unchanged(e.modules)]
+        if len(points) < 3:
+            return False
+        try:
+            template = Template([(e.plan, _sizes(e.key, dims)) for e in points])
+        except NotGeneral:
+            return False
+        template.verified = True
+        self._templates.append(_Dynamic(template, dims, general_key, points[-1].modules))
+        if self._sized_entry(key) is None:
+            return False
+        self._warn(f"hit the recompile limit ({limit}) with calls that differ in the sizes of {_dim_names(dims)}: new sizes "
+                   f"replay a plan fitted to the {len(points)} traced ones, as torch's "
+                   "automatic dynamic shapes do (dynamic=False runs them eagerly instead)")
+        return True
 
     def _sized_entry(self, key) -> _Entry | None:
         """A plan for a call no trace matched, from a verified template (dynamic sizes)."""
@@ -433,6 +467,13 @@ def _held_objects(fn, args, kwargs) -> set:
 # A guard key (see __call__) holds, at index 5, one item per argument; a tensor's item is
 # ("T", shape, dtype, strides, requires_grad, is_leaf, shared), in the order of the
 # call's tensors.
+
+class _Everything:
+    """Every (tensor, dim) pair, for _varying."""
+
+    def __contains__(self, item) -> bool:
+        return True
+
 
 def _tensor_items(key) -> list:
     return [item for item in key[5] if item[0] == "T"]

@@ -290,3 +290,35 @@ def test_a_buffer_of_one_value_written_by_the_plan_is_not_generalised():
             assert fn(x).tolist() == [2.0] * n
             assert caches[n].tolist() == [1.0] * n
     assert fn._sized == []
+
+
+def test_at_the_recompile_limit_sizes_become_dynamic_as_in_torch():
+    """dynamic=None: each size traces its own plan up to recompile_limit; past it, the
+    traced plans that differ only in sizes are fitted into a template (torch's automatic
+    dynamic shapes) instead of running eagerly; dynamic=False runs them eagerly."""
+    shapes = [(4, n) for n in (6, 9, 7, 12, 5, 8, 10, 11, 14, 20, 3, 31)]
+    compiled = _side_by_side(_TinyGPT, _sequence_batches(shapes, 11), _sequence_loss,
+                             recompile_limit=4)
+    assert len(compiled._entries) == 4 and [d.template.verified for d in
+                                            compiled._templates] == [True]
+    assert _input_shapes(compiled._sized) == shapes[4:]
+    fixed = ember.compile(_double_rows, dynamic=False, recompile_limit=3)
+    with pytest.warns(UserWarning, match="run eagerly"):
+        for rows in (3, 5, 4, 7, 9):
+            assert fixed(ember.ones(rows, 4)).tolist() == [2.0 * rows] * 4
+    assert fixed._templates == [] and fixed._sized == []
+
+
+def test_at_the_recompile_limit_a_loop_over_a_size_still_runs_eagerly():
+    def cumulative(x):
+        total = x[0]
+        for i in range(1, x.shape[0]):
+            total = total + x[i]
+        return total
+
+    fn = ember.compile(cumulative, recompile_limit=3)
+    with pytest.warns(UserWarning, match="hit the recompile limit"):
+        for rows in (3, 4, 5, 6, 7):
+            x = ember.arange(rows * 2, dtype=ember.float32).view(rows, 2)
+            assert np.array_equal(fn(x).numpy(), cumulative(x).numpy())
+    assert fn._sized == []
