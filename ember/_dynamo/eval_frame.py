@@ -169,15 +169,16 @@ class CompiledFunction:
             return False
         try:
             template = Template([(e.plan, _sizes(e.key, dims)) for e in points])
+            template.verified = True
         except NotGeneral:
-            return False
-        template.verified = True
+            template = None     # kept, so that later calls do not fit the plans again
         self._templates.append(_Dynamic(template, dims, general_key, points[-1].modules))
-        if self._sized_entry(key) is None:
+        if template is None or self._sized_entry(key) is None:
             return False
-        self._warn(f"hit the recompile limit ({limit}) with calls that differ in the sizes of {_dim_names(dims)}: new sizes "
-                   f"replay a plan fitted to the {len(points)} traced ones, as torch's "
-                   "automatic dynamic shapes do (dynamic=False runs them eagerly instead)")
+        self._warn(f"hit the recompile limit ({limit}) with calls that differ in the sizes "
+                   f"of {_dim_names(dims)}: new sizes replay a plan fitted to the "
+                   f"{len(points)} traced ones, as torch's automatic dynamic shapes do "
+                   "(dynamic=False runs them eagerly instead)")
         return True
 
     def _sized_entry(self, key) -> _Entry | None:
@@ -222,8 +223,7 @@ class CompiledFunction:
             except NotGeneral:
                 dynamic.template = None
             if dynamic.template is None:
-                self._warn(f"sizes of {_dim_names(dynamic.dims)} change the traced code in "
-                           "a way ember cannot generalise: each size traces its own plan")
+                self._warn_not_general(dynamic.dims)
             return
         for other in reversed(self._entries):
             dims = _varying(other.key, entry.key, allowed)
@@ -237,9 +237,12 @@ class CompiledFunction:
             self._templates.append(_Dynamic(template, dims, _general_key(entry.key, dims),
                                             entry.modules))
             if template is None:
-                self._warn(f"sizes of {_dim_names(dims)} change the traced code in a way "
-                           "ember cannot generalise: each size traces its own plan")
+                self._warn_not_general(dims)
             return
+
+    def _warn_not_general(self, dims) -> None:
+        self._warn(f"sizes of {_dim_names(dims)} change the traced code in a way ember "
+                   "cannot generalise: each size traces its own plan")
 
     def _allowed(self, tensors) -> set:
         """(argument tensor, dim) pairs that may take new sizes without a new trace."""
