@@ -209,14 +209,20 @@ def _operand_dims(operand_shape: tuple, shape: tuple) -> list:
             for j, size in enumerate(operand_shape)]
 
 
+def _expected_shape(operand_shape: tuple, shape: tuple) -> str:
+    """An operand's shape as the kernel checks it: 1 where it broadcasts, else the size
+    of the result's dim (n0, n1 ...)."""
+    return "".join("1, " if broadcast else f"n{dim}, "
+                   for dim, broadcast in _operand_dims(operand_shape, shape))
+
+
 def _source(shapes, shape, scalar, body, results) -> str:
     """A kernel module's source: shape checks, the output arrays, the loops. Sizes are
     the kernel's first argument; the source holds only which operand dims broadcast."""
     arguments = ", ".join(["shape"] + [f"x{k}" for k in range(len(shapes))])
     sizes = "".join(f"n{k}, " for k in range(len(shape)))
-    checks = " or ".join(
-        f"x{k}.shape != ({''.join('1, ' if b else f'n{d}, ' for d, b in _operand_dims(s, shape))})"
-        for k, s in enumerate(shapes) if s)
+    checks = " or ".join(f"x{k}.shape != ({_expected_shape(s, shape)})"
+                         for k, s in enumerate(shapes) if s)
     lines = ["import numpy as np", "from ember._cpu.numba._common import jit", "",
              "", "@jit",
              f"def kernel({arguments}):"]
