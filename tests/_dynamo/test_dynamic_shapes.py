@@ -13,20 +13,25 @@ from ember._dynamo import _dynamic
 nn, F = ember.nn, ember.nn.functional
 
 
-def _train_step(model, opt, loss_fn):
-    def step(x, y):
+def _train_step(model, opt, loss_fn, loss_with_model=None):
+    def step(*args):
+        *inputs, y = args
         opt.zero_grad()
-        loss = loss_fn(model(x), y)
+        loss = loss_with_model(model, inputs, y) if loss_with_model else \
+            loss_fn(model(*inputs), y)
         loss.backward()
         opt.step()
         return loss.detach()
     return step
 
 
-def _side_by_side(make, batches, loss_fn, compile_step=True, **options):
+def _side_by_side(make, batches, loss_fn, compile_step=True, wrap_inputs=False,
+                  loss_with_model=None, **options):
     """Train two copies of make()'s model on `batches`, one eagerly, one compiled with
     `options` (the whole step, or only the model when compile_step is False): losses and
-    state_dicts stay bit-identical. Returns the compiled callable."""
+    state_dicts stay bit-identical. Returns the compiled callable. With wrap_inputs, a
+    batch's x is a tuple of inputs; `loss_with_model(model, inputs, y)` replaces
+    loss_fn(model(x), y)."""
     ember.manual_seed(0)
     models = [make()]
     models.append(copy.deepcopy(models[0]))
@@ -35,15 +40,16 @@ def _side_by_side(make, batches, loss_fn, compile_step=True, **options):
         if n == 1 and not compile_step:
             model = compiled = ember.compile(model, **options)
         opt = ember.optim.Adam(model.parameters(), lr=1e-2)
-        runs.append(_train_step(model, opt, loss_fn))
+        runs.append(_train_step(model, opt, loss_fn, loss_with_model))
     if compile_step:
         runs[1] = compiled = ember.compile(runs[1], **options)
     for i, (x, y) in enumerate(batches):
+        inputs = x if wrap_inputs else (x,)
         losses = []
         for run in runs:
             ember.manual_seed(i)
-            losses.append(run(ember.tensor(x), ember.tensor(y)).numpy())
-        assert np.array_equal(losses[0], losses[1]), f"step {i}: sizes {x.shape}"
+            losses.append(run(*map(ember.tensor, inputs), ember.tensor(y)).numpy())
+        assert np.array_equal(losses[0], losses[1]), f"step {i}"
     for (name, a), (_, b) in zip(models[0].state_dict().items(), models[1].state_dict().items()):
         assert np.array_equal(a.numpy(), b.numpy()), name
     return compiled
@@ -322,3 +328,30 @@ def test_at_the_recompile_limit_a_loop_over_a_size_still_runs_eagerly():
             x = ember.arange(rows * 2, dtype=ember.float32).view(rows, 2)
             assert np.array_equal(fn(x).numpy(), cumulative(x).numpy())
     assert fn._sized == []
+
+
+def test_transformer_encoder_with_padding_masks_and_attention_dropout():
+    """Lengths and padding change at every call; attention dropout draws a fresh mask
+    at every replay (its mask was frozen into the plan, which two traces then refused)."""
+    def make():
+        ember.manual_seed(0)
+        layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.1, batch_first=True)
+        return nn.ModuleDict({"encoder": nn.TransformerEncoder(layer, 2,
+                                                               enable_nested_tensor=False),
+                              "head": nn.Linear(16, 3)})
+
+    def loss_fn(model, inputs, target):
+        x, pad = inputs
+        h = model["encoder"](x, src_key_padding_mask=pad)
+        h = h.masked_fill(pad.unsqueeze(-1), 0.0).sum(1) / (~pad).sum(1, keepdim=True)
+        return F.cross_entropy(model["head"](h), target)
+
+    rng = np.random.default_rng(0)
+    batches = []
+    for length in (6, 9, 6, 12, 7, 15, 10, 8):
+        x = rng.standard_normal((4, length, 16)).astype(np.float32)
+        pad = np.arange(length)[None, :] >= rng.integers(1, length + 1, 4)[:, None]
+        batches.append(((x, pad), rng.integers(0, 3, 4)))
+    compiled = _side_by_side(make, batches, None, wrap_inputs=True, loss_with_model=loss_fn,
+                             dynamic=True)
+    assert len(compiled._entries) == 3 and len(compiled._sized) == 4

@@ -59,8 +59,10 @@ def _draws(shape, dtype) -> np.ndarray:
     return numpy_generator(None).random(shape, dtype=draws)
 
 
+@replayed_call
 def keep_draws(shape, p: float, dtype) -> np.ndarray:
-    """Which elements dropout keeps (bool, True with probability 1 - p)."""
+    """Which elements dropout keeps (bool, True with probability 1 - p). A replayed call:
+    a compiled plan draws a fresh mask at each call."""
     return _draws(shape, dtype) >= p
 
 
