@@ -80,17 +80,19 @@ def recorded(op_name: str, result_type=None, factory: bool = False):
     set and a positional argument is a Tensor, the op runs as a NonDifferentiable Function
     named after it (kept as `op.Function`), so that the exporter records it or refuses it
     by name. Factories (`factory=True`: zeros, randn ...) are left to the exporter as
-    before (their result is a constant of the exported graph) and go only to a recorder
-    with `records_factories` (compile's tracer), which must replay them. `out=` and `requires_grad=` are honoured; a tuple result is made a
-    `result_type` (a named tuple) if given."""
+    before (their result is a constant of the exported graph). A recorder with
+    `records_factories` (compile's tracer) gets every call, with tensors or not (a plan
+    must replay `randperm(n)` or `normal(0.0, 1.0, size)`). `out=` and `requires_grad=`
+    are honoured; a tuple result is made a `result_type` (a named tuple) if given."""
     def decorate(fn):
         cls = nondifferentiable(op_name, lambda *a, **k: _arrays(fn(*a, **k)))
 
         @functools.wraps(fn)
         def op(*args, **kwargs):
             recorder = modes().recorder
-            if recorder is None or not (getattr(recorder, "records_factories", False) if factory
-                                        else any(isinstance(a, Tensor) for a in args)):
+            if recorder is None or not (
+                    getattr(recorder, "records_factories", False) or
+                    not factory and any(isinstance(a, Tensor) for a in args)):
                 return fn(*args, **kwargs)
             out = kwargs.pop("out", None)
             result = cls.apply(*args, **kwargs)

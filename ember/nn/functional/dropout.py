@@ -184,21 +184,23 @@ def _alpha(input: Tensor, p: float, training: bool, inplace: bool, mask_shape) -
     _check_p(p)
     if not training or p == 0:
         return input
-    dtype = input.dtype.numpy
-    keep = _alpha_keep(mask_shape, p, dtype)
+    mask, shift = _alpha_mask_and_shift(mask_shape, p, input.dtype.numpy)
+    return _apply(input, mask, shift, inplace)
+
+
+@replayed_call
+def _alpha_mask_and_shift(mask_shape, p: float, dtype) -> tuple:
+    """Alpha dropout's factor and shift per element (a kept element keeps mean and
+    variance, a dropped one becomes SELU's saturation value), from fresh draws: a
+    replayed call, so that a compiled plan draws at each call."""
+    keep = (numpy_generator(None).random(mask_shape) >= p).astype(dtype)
     if p == 1:
-        return _apply(input, keep * 0, np.zeros(mask_shape, dtype), inplace)
+        return keep * 0, np.zeros(mask_shape, dtype)
     a = 1.0 / np.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
     b = -a * _SELU_ALPHA_PRIME * p
     mask = keep * a
     shift = (1 - keep) * (a * _SELU_ALPHA_PRIME) + b
-    return _apply(input, mask.astype(dtype), shift.astype(dtype), inplace)
-
-
-@replayed_call
-def _alpha_keep(mask_shape, p: float, dtype) -> np.ndarray:
-    """Alpha dropout's keep mask (1 kept, 0 dropped) in `dtype`."""
-    return (numpy_generator(None).random(mask_shape) >= p).astype(dtype)
+    return mask.astype(dtype), shift.astype(dtype)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
