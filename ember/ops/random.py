@@ -135,6 +135,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     return Tensor._wrap(draws.astype(input._data.dtype))
 
 
+@recorded("multinomial")
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator=None, out=None) -> Tensor:
     """Draw category indices from the rows of non-negative weights `input` (1-D or 2-D)."""

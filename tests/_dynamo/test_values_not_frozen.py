@@ -54,6 +54,7 @@ CASES = {
     "alpha dropout": (lambda x: F.alpha_dropout(x, 0.3, training=True) + F.feature_alpha_dropout(
         x.view(1, 4, 3, 1), 0.3, training=True).view(4, 3), True),
     "randperm": (lambda x: x[ember.randperm(4)], True),
+    "multinomial": (lambda x: ember.multinomial(x.softmax(1), 2).float(), True),
     "normal of numbers": (lambda x: x + ember.normal(0.0, 1.0, (4, 3)), True),
     "attention dropout": (lambda x: F.scaled_dot_product_attention(
         *(x.view(1, 4, 3),) * 3, dropout_p=0.3), True),
