@@ -488,9 +488,26 @@ class ModuleState:
 def _tensors_held(fn, modules) -> set:
     """ids of the tensors that exist outside a call of fn: held by the modules it went
     through (parameters with their grads, buffers, tensor attributes) and by fn itself
-    (its closure, the globals it names, a partial's arguments, a bound method's object)."""
+    (see `referenced_objects`)."""
     found = set()
-    objects = list(modules)
+    for obj in list(modules) + referenced_objects(fn):
+        if isinstance(obj, Tensor):
+            found.add(id(obj))
+        elif hasattr(obj, "modules") and hasattr(obj, "_parameters"):
+            for module in obj.modules():
+                for value in list(vars(module).values()) + list(module._parameters.values()) + \
+                        list(module._buffers.values()):
+                    if isinstance(value, Tensor):
+                        found.add(id(value))
+                        if value._grad is not None:
+                            found.add(id(value._grad))
+    return found
+
+
+def referenced_objects(fn) -> list:
+    """The objects a function refers to without making them: its closure's contents, the
+    globals it names, a bound method's object, a partial's arguments."""
+    objects = []
     pending = [fn]
     while pending:
         f = pending.pop()
@@ -506,18 +523,7 @@ def _tensors_held(fn, modules) -> set:
             objects += [c.cell_contents for c in (f.__closure__ or ()) if _filled(c)]
             globals_ = getattr(f, "__globals__", {})
             objects += [globals_[n] for n in code.co_names if n in globals_]
-    for obj in objects:
-        if isinstance(obj, Tensor):
-            found.add(id(obj))
-        elif hasattr(obj, "modules") and hasattr(obj, "_parameters"):
-            for module in obj.modules():
-                for value in list(vars(module).values()) + list(module._parameters.values()) + \
-                        list(module._buffers.values()):
-                    if isinstance(value, Tensor):
-                        found.add(id(value))
-                        if value._grad is not None:
-                            found.add(id(value._grad))
-    return found
+    return objects
 
 
 def _tensors_in(value) -> list:

@@ -35,8 +35,8 @@ from ..nn.modules.module import Module
 from . import config
 from ._dynamic import NotGeneral, Template
 from ._split import split
-from ._tracer import (GraphBreak, Tracer, _filled, _has_hooks, global_module_hooks,
-                      module_state)
+from ._tracer import (GraphBreak, Tracer, _has_hooks, global_module_hooks, module_state,
+                      referenced_objects)
 from .decorators import STANCES, marked, set_stance
 from .exc import Unsupported
 
@@ -451,16 +451,10 @@ def _made_in_call(names: dict, fn, args, kwargs) -> str | None:
 
 
 def _held_objects(fn, args, kwargs) -> set:
-    """ids of the objects a call of fn can reach without making them: its arguments, its
-    closure, the globals it names, fn's own object, and their attributes."""
-    roots = list(args) + list(kwargs.values()) + [fn, getattr(fn, "__self__", None)]
-    func = getattr(fn, "__func__", fn)
-    code = getattr(func, "__code__", None)
-    if code is not None:
-        roots += [c.cell_contents for c in func.__closure__ or () if _filled(c)]
-        roots += [func.__globals__[n] for n in code.co_names if n in func.__globals__]
+    """ids of the objects a call of fn can reach without making them: its arguments, fn,
+    what fn refers to (_tracer.referenced_objects), and their attributes."""
     found = set()
-    for root in roots:
+    for root in list(args) + list(kwargs.values()) + [fn] + referenced_objects(fn):
         found.add(id(root))
         found.update(map(id, getattr(root, "__dict__", {}).values()))
     return found
