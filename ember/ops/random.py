@@ -203,15 +203,15 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
 
 # ---------------------------------------------------------------- in-place fillers
 @replayed_call
-def _fill(self: Tensor, generator, draw, param=None) -> Tensor:
-    """Write draw(rng, shape, param)'s samples into self without recording autograd history
-    (`param`: a number, or a tensor, read as its array). A meta tensor has nothing to
+def _fill(self: Tensor, generator, draw, *params) -> Tensor:
+    """Write draw(rng, shape, *params)'s samples into self without recording autograd
+    history (a tensor in `params` is given as its array). A meta tensor has nothing to
     write: nothing is drawn, and the generator's state stays. A replayed call: a compiled
     plan draws fresh samples into each call's tensor."""
     self._check_inplace()
     if not self.is_meta:
-        value = param._data if isinstance(param, Tensor) else param
-        np.copyto(self._data, draw(numpy_generator(generator), self._data.shape, value),
+        values = [p._data if isinstance(p, Tensor) else p for p in params]
+        np.copyto(self._data, draw(numpy_generator(generator), self._data.shape, *values),
                   casting="unsafe")
     self._bump_version()
     return self
@@ -220,7 +220,7 @@ def _fill(self: Tensor, generator, draw, param=None) -> Tensor:
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from U(a, b); returns self."""
     _require_float(self.dtype, "check_uniform_bounds")
-    return _fill(self, generator, lambda rng, shape, _: rng.uniform(a, b, shape))
+    return _fill(self, generator, lambda rng, shape: rng.uniform(a, b, shape))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
@@ -228,7 +228,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     _require_float(self.dtype, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill(self, generator, lambda rng, shape, _: mean + std * rng.standard_normal(shape))
+    return _fill(self, generator, lambda rng, shape: mean + std * rng.standard_normal(shape))
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
@@ -243,27 +243,27 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=No
     _dtype.refuse_limited(self._data, "random_kernel_cpu")
     if to is None:
         to = 2 ** 24 if self.is_floating_point() else np.iinfo(self._data.dtype).max
-    return _fill(self, generator, lambda rng, shape, _: rng.integers(from_, to, shape))
+    return _fill(self, generator, lambda rng, shape: rng.integers(from_, to, shape))
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from the exponential distribution of rate lambd."""
-    return _fill(self, generator, lambda rng, shape, _: rng.exponential(1.0 / lambd, shape))
+    return _fill(self, generator, lambda rng, shape: rng.exponential(1.0 / lambd, shape))
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     """Fill self in place with draws from the geometric distribution of success probability p (the
     number of trials up to the first success)."""
-    return _fill(self, generator, lambda rng, shape, _: rng.geometric(p, shape))
+    return _fill(self, generator, lambda rng, shape: rng.geometric(p, shape))
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
     """Fill self in place with exp(N(mean, std**2)) draws."""
-    return _fill(self, generator, lambda rng, shape, _: rng.lognormal(mean, std, shape))
+    return _fill(self, generator, lambda rng, shape: rng.lognormal(mean, std, shape))
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from the Cauchy distribution (median, sigma)."""
     return _fill(self, generator,
-                 lambda rng, shape, _: median + sigma * rng.standard_cauchy(shape))
+                 lambda rng, shape: median + sigma * rng.standard_cauchy(shape))
 
