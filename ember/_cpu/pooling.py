@@ -33,7 +33,7 @@ def windows(kernel: tuple, stride: tuple, dilation: tuple, out: tuple) -> tuple:
     return tuple((slice(None), slice(None)) + offset for offset in itertools.product(*ranges))
 
 
-def _padded(x: np.ndarray, pads, fill) -> np.ndarray:
+def with_padding(x: np.ndarray, pads, fill) -> np.ndarray:
     if not any(lo or hi for lo, hi in pads):
         return x
     return np.pad(x, ((0, 0), (0, 0)) + tuple(pads), constant_values=fill)
@@ -65,7 +65,7 @@ def max_pool(x: np.ndarray, kernel, stride, dilation, pads, out):
 
     A running maximum over the offsets' strided views: no stacked copy of the windows."""
     fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min   # V: bfloat16
-    xp = _padded(x, pads, fill)
+    xp = with_padding(x, pads, fill)
     if xp.dtype.kind == "V":
         xp = xp.astype(np.float32)
     views = [xp[w] for w in windows(kernel, stride, dilation, out)]
@@ -104,7 +104,7 @@ def max_pool_select(x: np.ndarray, arg: np.ndarray, kernel, stride, dilation, pa
                     out) -> np.ndarray:
     """Each window's element at offset arg (N, C, *out): max_pool_backward's adjoint,
     which max pooling's double backward runs on the gradient's gradient."""
-    xp = _padded(x, pads, 0)
+    xp = with_padding(x, pads, 0)
     stacked = np.stack([xp[w] for w in windows(kernel, stride, dilation, out)])
     return np.take_along_axis(stacked, arg[None].astype(np.intp), 0)[0]
 
@@ -125,7 +125,7 @@ def max_pool_indices(arg: np.ndarray, spatial, kernel, stride, dilation, pads,
 def window_sum(x: np.ndarray, kernel, stride, pads, out) -> np.ndarray:
     """The sum of each window of the zero-padded input, (N, C, *out), x's dtype (average
     pooling divides it by the window sizes)."""
-    xp = _padded(x, pads, 0)
+    xp = with_padding(x, pads, 0)
     total = np.zeros(x.shape[:2] + tuple(out), dtype=x.dtype)
     for window in windows(kernel, stride, (1,) * len(kernel), tuple(out)):
         total += xp[window]

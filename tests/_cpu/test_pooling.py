@@ -103,6 +103,14 @@ def test_numba_twin_agrees_with_the_reference(dtype, n, shape, kw):
     pads, out = _pool_geometry(full[2:], kernel, stride, padding, dilation,
                                kw.get("ceil_mode", False))
     x = np.random.default_rng(0).standard_normal(full).astype(dtype)
+    x.flat[::7] = x.flat[3]                              # ties: the first offset wins
+    x.flat[5::11] = np.nan                               # NaN: the last one wins
+    arg, values = reference.max_pool(x, kernel, stride, dilation, pads, out)
+    compiled_arg, compiled_values = compiled.max_pool(x, kernel, stride, dilation, pads, out)
+    assert compiled_arg.dtype == arg.dtype and compiled_values.dtype == values.dtype
+    np.testing.assert_array_equal(compiled_arg, arg)
+    np.testing.assert_array_equal(compiled_values, values)
+    x = np.nan_to_num(x)
     arg, values = reference.max_pool(x, kernel, stride, dilation, pads, out)
     g = np.random.default_rng(1).standard_normal(values.shape).astype(dtype)
     for grad in (g, g.transpose(1, 0, *range(2, g.ndim)).copy().transpose(
