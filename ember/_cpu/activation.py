@@ -22,6 +22,7 @@ import numpy as np
 
 from . import buffers
 from .erf import erf
+from .mask import zero_unless
 from .scratch import ThreadScratch
 
 SQRT_HALF = math.sqrt(0.5)
@@ -280,6 +281,15 @@ def elu_backward(grad: np.ndarray, y: np.ndarray, alpha: float, scale: float,
     slope = np.where(y > 0, y.dtype.type(scale), slope)
     slope *= grad
     return slope
+
+
+@_elementwise
+def relu_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """grad where the output y is not <= 0, +0 elsewhere (torch's threshold_backward: a
+    NaN output passes its gradient, an infinite gradient at y <= 0 gives 0)."""
+    keep = np.less_equal(y, 0)
+    np.logical_not(keep, out=keep)
+    return zero_unless(grad, keep)
 
 
 @_elementwise

@@ -257,6 +257,13 @@ def _logsigmoid_backward(grad, x, out):
 
 
 @_loop
+def _relu_backward(grad, y, out):
+    zero = y.dtype.type(0.0)
+    for i in range(y.size):
+        out[i] = zero if y[i] <= zero else grad[i]
+
+
+@_loop
 def _hardsigmoid(x, out):
     zero, three, six = x.dtype.type(0.0), x.dtype.type(3.0), x.dtype.type(6.0)
     for i in range(x.size):
@@ -372,6 +379,11 @@ def elu_backward(grad: np.ndarray, y: np.ndarray, alpha: float, scale: float,
                  input_scale: float) -> np.ndarray:
     # 17-21x faster
     return _run(reference.elu_backward, _elu_backward, (grad, y), alpha, scale, input_scale)
+
+
+def relu_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
+    # 4.5-6x faster
+    return _run(reference.relu_backward, _relu_backward, (grad, y))
 
 
 def logsigmoid(x: np.ndarray) -> np.ndarray:

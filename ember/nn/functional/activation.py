@@ -99,7 +99,7 @@ def _backward_function(name: str, kernel, derivative):
 # torch's names for the node of an activation's gradient where they are not
 # "<Name>BackwardBackward0" (celu runs elu's kernel; silu's and mish's are products).
 _DOUBLE_BACKWARD_NAMES = {"Celu": "EluBackwardBackward0", "Silu": "MulBackward0",
-                          "Mish": "MulBackward0"}
+                          "Mish": "MulBackward0", "Relu": "ThresholdBackwardBackward0"}
 
 
 def _activation(name: str, forward, derivative, from_output: bool = False,
@@ -161,14 +161,17 @@ def _run(fn_cls, input: Tensor, inplace: bool, *params) -> Tensor:
 
 
 # ---------------------------------------------------------------- rectifiers
-_Relu = _activation("Relu", relu_array,
-                    lambda y: y > 0, from_output=True, gate=True)
+# relu's and threshold's gates pass the gradient where the output (input) is not <= the
+# threshold, as torch's threshold_backward tests it: a NaN passes. (hardtanh keeps NaN's
+# gradient out, as torch's vectorised loop does; its scalar loop lets it through.)
+_Relu = _activation("Relu", relu_array, lambda y: (y <= 0).logical_not(), from_output=True,
+                    gate=True, backward=_kernel("relu_backward"))
 _LeakyRelu = _activation("LeakyRelu", lambda a, s: np.where(a > 0, a, a * s),
                          lambda x, s: _mask(x > 0, x) * (1 - s) + s)
 _Hardtanh = _activation("Hardtanh", lambda a, lo, hi: np.clip(a, lo, hi),
                         lambda x, lo, hi: (x > lo) & (x < hi), gate=True)
 _Threshold = _activation("Threshold", lambda a, t, v: np.where(a > t, a, a.dtype.type(v)),
-                         lambda x, t, v: x > t, gate=True)
+                         lambda x, t, v: (x <= t).logical_not(), gate=True)
 
 
 def _elu_derivative(y, alpha, scale, input_scale):

@@ -163,7 +163,7 @@ sinc = unary("Sinc", np.sinc, grad=lambda g, x: g * _sinc_slope(x))
 deg2rad = unary("Deg2Rad", np.deg2rad, grad=lambda g, x: g * (math.pi / 180))
 rad2deg = unary("Rad2Deg", np.rad2deg, grad=lambda g, x: g * (180 / math.pi))
 relu = unary("Relu", relu_array,
-             grad_from_output=lambda g, y: g * (y > 0), ints="keep",
+             grad_from_output=lambda g, y: where(y <= 0, 0.0, g), ints="keep",
              kernel="clamp_min_scalar_cpu")
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 fix, absolute = trunc, abs
