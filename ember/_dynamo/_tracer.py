@@ -144,6 +144,9 @@ class Tracer:
         targets = [t for t in self._input_tensors if t._requires_grad]
         targets += [t for t in self._live_tensors.values()
                     if t._requires_grad and all(t is not u for u in targets)]
+        if not targets:
+            self.graph_break("the results need gradients only of tensors made in the call")
+            return
         for t in targets:
             node = t._grad_fn if t._grad_fn is not None else t._accumulator
             if node is not None and _hooked(node):

@@ -19,6 +19,7 @@ from ..autograd.function import Function
 from .._modes import current as modes
 from ..amp.policy import PROMOTE, autocast_op
 from ._nondifferentiable import nondifferentiable, run
+from ._value_checks import check_values
 
 METHODS = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
            "index_copy", "index_fill", "index_put", "masked_fill", "masked_select",
@@ -366,13 +367,21 @@ def _index_array(index: Tensor, op: str, kinds: str = "iu") -> np.ndarray:
 
 
 def _check_bounds(idx: np.ndarray, size: int, dim: int, error=RuntimeError,
-                  prefix: str = "") -> None:
-    """Indices must lie in [0, size) (negative indices are not allowed)."""
+                  prefix: str = "", negative: bool = False) -> None:
+    """Indices must lie in [0, size), or in [-size, size) when `negative` ones count from
+    the end."""
     if idx.size:
+        low = -size if negative else 0
         bad = idx.max() if idx.max() >= size else idx.min()
-        if bad >= size or bad < 0:
+        if bad >= size or bad < low:
             raise error(f"{prefix}index {bad} is out of bounds for dimension {dim} with size "
                         f"{size}")
+
+
+def _check_in_range(idx: np.ndarray, size: int) -> None:
+    """index_select's and embedding's check: indices in [0, size)."""
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        raise IndexError("index out of range in self")
 
 
 def _dim_key(input: Tensor, dim: int, idx: np.ndarray) -> tuple:
@@ -388,7 +397,8 @@ def _vector_index(input: Tensor, dim: int, index: Tensor, op: str) -> tuple:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
     if idx.dtype.kind not in "iu":
         raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
-    return dim, idx.reshape(-1)
+    # a 1-D index stays the tensor's own array, which compile's tracer can name
+    return dim, idx if idx.ndim == 1 else idx.reshape(-1)
 
 
 # ---------------------------------------------------------------- gather / scatter
@@ -410,7 +420,7 @@ def _scatter_key(input: Tensor, dim: int, index: Tensor, op: str, src=None) -> t
             raise RuntimeError(f"Size does not match at dimension {d} expected index "
                                f"{list(idx.shape)} to be no larger than src "
                                f"{list(src._data.shape)}")
-    _check_bounds(idx, shape[dim], dim)
+    check_values(_check_bounds, index, shape[dim], dim)
     grids = np.ogrid[tuple(slice(s) for s in idx.shape)] if idx.ndim > 1 else []
     key = tuple(idx if d == dim else grids[d] for d in range(idx.ndim))
     return dim, key, idx.shape
@@ -599,8 +609,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     refuse_limited(input._data, "index_select")
     dim, idx = _vector_index(input, dim, index, "index_select")
     x = _as_1d(input)
-    if idx.size and (idx.max() >= x._data.shape[dim] or idx.min() < -x._data.shape[dim]):
-        raise IndexError("index out of range in self")
+    check_values(_check_in_range, index, x._data.shape[dim])
     out = Index.apply(x, _dim_key(x, dim, idx))
     return _named(_restore(out, input) if idx.size == 1 else out, "IndexSelectBackward0")
 
@@ -623,7 +632,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
     refuse_limited(input._data, "index_add_")
     dim, idx = _vector_index(input, dim, index, "index_add")
     x, source = _index_source(input, dim, idx, source, "index_add_", ":")
-    _check_bounds(idx, x._data.shape[dim], dim)
+    check_values(_check_bounds, index, x._data.shape[dim], dim)
     if alpha != 1:
         source = source * alpha
     out = IndexPut.apply(x, _dim_key(x, dim, idx), source, True)
@@ -636,7 +645,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     refuse_limited(input._data, "index_copy_cpu")
     dim, idx = _vector_index(input, dim, index, "index_copy")
     x, source = _index_source(input, dim, idx, source, "index_copy_", "")
-    _check_bounds(idx, x._data.shape[dim], dim, IndexError, "index_copy_(): ")
+    check_values(_check_bounds, index, x._data.shape[dim], dim, IndexError, "index_copy_(): ")
     out = IndexPut.apply(x, _dim_key(x, dim, idx), source, False)
     return _named(_restore(out, input), "IndexCopyBackward0")
 
@@ -652,19 +661,21 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """Copy of input with the slices at positions `index` along `dim` set to `value`."""
     dim, idx = _vector_index(input, dim, index, "index_fill")
     x = _as_1d(input)
-    _check_bounds(idx, x._data.shape[dim], dim, IndexError)
+    size = x._data.shape[dim]
+    check_values(_check_bounds, index, size, dim, IndexError, "", True)
     value = _fill_value(value, "index_fill_")
     # A repeated index fills its slice once: the value's gradient counts each slice once.
-    distinct = _distinct(index) if isinstance(index, Tensor) else np.unique(idx)
+    distinct = _distinct(index, size) if isinstance(index, Tensor) else np.unique(idx % size)
     out = IndexPut.apply(x, _dim_key(x, dim, distinct), value, False)
     return _named(_restore(out, input), "IndexFillBackward0")
 
 
 @replayed_call
-def _distinct(index: Tensor) -> np.ndarray:
-    """The index's distinct entries, sorted; a replayed call, so that a compiled plan
-    recomputes them from each call's index."""
-    return np.unique(index._data.reshape(-1))
+def _distinct(index: Tensor, size: int) -> np.ndarray:
+    """The index's distinct positions in a dim of `size` (a negative index counts from the
+    end), sorted; a replayed call, so that a compiled plan recomputes them from each
+    call's index."""
+    return np.unique(index._data.reshape(-1) % size)
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
@@ -824,12 +835,15 @@ def argwhere(input: Tensor) -> Tensor:
 
 def _flat_index(input: Tensor, index: Tensor, op: str) -> np.ndarray:
     idx = _index_array(index, op)
-    n = input._data.size
+    check_values(_check_flat_range, index, input._data.size)
+    return idx
+
+
+def _check_flat_range(idx: np.ndarray, n: int) -> None:
     if idx.size and (idx.max() >= n or idx.min() < -n):
         bad = idx.max() if idx.max() >= n else idx.min()
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")
-    return idx
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:

@@ -25,6 +25,7 @@ from ..._cpu.softmax import at_targets, row_shift
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
+from ...ops._value_checks import check_values
 from ...ops.pointwise import to_dtype
 from ...ops.pointwise.where import Where
 from ...amp.policy import FP32, autocast_op
@@ -221,16 +222,18 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return _reduce(loss, reduction)
 
 
+def _check_variance(var: np.ndarray) -> None:
+    if (var < 0).any():
+        raise ValueError("var has negative entry/entries")
+
+
 def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of target under a Gaussian with mean input and variance var:
     (log(var) + (input - target)**2 / var) / 2, var clamped to eps."""
+    check_values(_check_variance, var)
     if isinstance(var, (int, float)):
-        if var < 0:
-            raise ValueError("var has negative entry/entries")
         var = input.detach() * 0 + var
-    elif (var.numpy(force=True) < 0).any():
-        raise ValueError("var has negative entry/entries")
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:
             var = var.unsqueeze(-1)
@@ -309,19 +312,21 @@ def _class_targets(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarr
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                                f"{list(target.shape)}")
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-    if target.is_meta:              # no values to check; apply takes its storage
+    check_values(_check_classes, target, input.shape[1], ignore_index)
+    if target.is_meta:              # no values; apply takes its storage
         return target
-    t = target.numpy(force=True).astype(np.int64, copy=False)
-    n_classes = input.shape[1]
+    return target.numpy(force=True).astype(np.int64, copy=False)
+
+
+def _check_classes(t: np.ndarray, n_classes: int, ignore_index: int) -> None:
     if t.size == 0 or 0 <= t.min() and t.max() < n_classes:    # the common case: valid
-        return t
+        return
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
         value = int(t[bad][0])
         raise IndexError(f"Target {value} is out of bounds. Hint: target value {value} but the "
                          f"input has {n_classes} classes (valid labels 0..{n_classes - 1}); "
                          "check the number of output units or the label encoding.")
-    return t
 
 
 def _target_weights(t: np.ndarray, weight, ignore_index: int, dtype):

@@ -9,6 +9,7 @@ from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ...ops._nondifferentiable import recorded
+from ...ops._value_checks import check_values
 from ...sparse import sparse_coo_tensor
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
@@ -21,14 +22,15 @@ def _check_indices(input: Tensor, num: int):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got "
                            f"{input.type()} instead (while checking arguments for embedding)")
-    if input.is_meta:
-        return input
-    idx = input.numpy(force=True)
-    if idx.size and (idx.min() < -num or idx.max() >= num):
+    check_values(_check_rows, input, num)
+    return input if input.is_meta else input.numpy(force=True)
+
+
+def _check_rows(idx: np.ndarray, num: int) -> None:
+    if idx.size and (idx.min() < 0 or idx.max() >= num):
         bad = int(idx.max() if idx.max() >= num else idx.min())
         raise IndexError(f"index out of range in self. Hint: index {bad} but the embedding has "
                          f"{num} rows (valid indices 0..{num - 1}); check the vocabulary size.")
-    return idx
 
 
 class EmbeddingLookup(Function):
@@ -112,8 +114,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None,
         padding_idx %= num
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)
-    if not input.is_meta and idx.size and idx.min() < 0:
-        idx = idx % num
     return EmbeddingLookup.apply(weight, idx,
                                  -1 if padding_idx is None else padding_idx,
                                  bool(scale_grad_by_freq), bool(sparse))
