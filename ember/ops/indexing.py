@@ -722,8 +722,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     if src._data.shape[dim] != idx.size:
         raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to "
                            f"source.size(dim): ({src._data.shape[dim]}), for dim: {dim}")
-    if idx.size and (idx.max() >= x._data.shape[dim] or idx.min() < 0):
-        raise IndexError("index out of range in self")
+    check_values(_check_in_range, index, x._data.shape[dim])
     out = ScatterReduce.apply(x, _dim_key(x, dim, idx), src, reduce, include_self)
     return _named(_restore(out, input), "IndexReduceBackward0")
 

@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from .creation import linspace
 from .pointwise import _float_result_type, _unsupported, _with_out, scalar_type_name, where
 from ._nondifferentiable import recorded
+from ._value_checks import check_values
 from ._return_types import return_types
 from .reduction import _isnan, take_along
 
@@ -263,8 +264,18 @@ def _check_observation_weights(w: Tensor, name: str, observations: int) -> None:
     if w.numel() != observations:
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                            f"observations in the input but got {w.numel()} != {observations}")
-    if observations and w._data.min() < 0:
-        raise RuntimeError(f"cov(): {name} cannot be negative")
+    if observations:
+        check_values(_check_not_negative, w, f"cov(): {name} cannot be negative")
+
+
+def _check_not_negative(w: np.ndarray, message: str) -> None:
+    if w.min() < 0:
+        raise RuntimeError(message)
+
+
+def _check_fractions(q: np.ndarray) -> None:
+    if not ((q >= 0) & (q <= 1)).all():
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
 
 
 def _check_at_most_2d(input: Tensor, name: str) -> None:
@@ -343,8 +354,7 @@ def _quantile_q(input: Tensor, q) -> Tensor:
             raise RuntimeError("quantile() q must be a scalar or 1D tensor")
         if q.dtype != input.dtype:
             raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
-        if not ((q._data >= 0) & (q._data <= 1)).all():
-            raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        check_values(_check_fractions, q)
         return q
     if not 0 <= q <= 1:
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")

@@ -1,7 +1,8 @@
-"""Checks of a tensor's values (an index in range, a class target, a variance's sign) run
-on every compiled call, not only on the traced one: a plan traced on valid values, then
-called with invalid ones, raises torch's error (before, a negative index wrapped around
-silently and an index past the end gave NumPy's message). The eager errors are torch's."""
+"""Checks of a tensor's values (an index in range, a class target, a variance's sign, a
+quantile's q) run on every compiled call, not only on the traced one: a plan traced on
+valid values, then called with invalid ones, raises torch's error (before, a negative
+index wrapped around silently and an index past the end gave NumPy's message). The eager
+errors are torch's."""
 import warnings
 
 import numpy as np
@@ -39,6 +40,11 @@ CASES = {
                    [[0, 1, 2, 5], [0, -6, 1, 1]]),
     "index_copy": (lambda lib, t, x, w: lib.zeros(4, 5).index_copy(1, t, x[:, :4]),
                    [[0, 1, 2, 3], [4, 3, 2, 1]], [[0, 1, 2, 5], [0, -1, 1, 2]]),
+    "max_unpool": (lambda lib, t, x, w: lib.nn.functional.max_unpool2d(x[:1, :4].reshape(
+        1, 1, 2, 2), t.view(1, 1, 2, 2), 2), [[0, 3, 8, 10], [1, 2, 9, 11]],
+        [[0, 3, 8, 16], [0, -1, 8, 9]]),
+    "quantile": (lambda lib, q, x, w: x.quantile(q), [[0.1, 0.5], [0.2, 0.9]],
+                 [[0.1, 1.5], [-0.1, 0.5]]),
     "gaussian_nll": (lambda lib, v, x, w: lib.nn.functional.gaussian_nll_loss(x[:, 0],
                                                                      lib.zeros(4), v),
                      [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]],

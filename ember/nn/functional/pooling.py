@@ -21,6 +21,7 @@ from ..._memory_format import as_format, contiguous_format, format_of
 from ..._recorded_call import recorded_call, replayed_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...ops._value_checks import check_values
 from ...ops.indexing import _named
 from ._checks import require_floating
 from .conv import _tuple
@@ -295,12 +296,16 @@ def _check_unpool_indices(x: Tensor, indices: Tensor, spatial: tuple) -> np.ndar
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({list(x.shape)}) but got indices tensor with shape: "
                            f"{list(indices.shape)}")
+    check_values(_check_unpool_positions, indices, spatial)
     idx = indices.numpy(force=True)
+    return idx
+
+
+def _check_unpool_positions(idx: np.ndarray, spatial: tuple) -> None:
     bad = (idx < 0) | (idx >= math.prod(spatial))
     if bad.any():
         raise RuntimeError(f"Found an invalid max index: {idx[bad][0]} (output volumes are of "
-                           f"size {'x'.join(str(s) for s in spatial)}")
-    return idx
+                           f"size {'x'.join(str(s) for s in spatial)})")
 
 
 def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
