@@ -69,11 +69,12 @@ def explain(f, *extra_args, **extra_kwargs):
 
 
 def _guards(entry) -> list[str]:
-    grad, inference, autocast, autocast_dtype, global_hooks, arguments, chosen = entry.key
+    grad, inference, autocast, autocast_dtype, global_hooks, arguments, chosen, reads = entry.key
     guards = [f"grad_enabled == {grad}", f"inference_mode == {inference}",
               f"autocast == {autocast} ({autocast_dtype})", f"global module hooks: {global_hooks}",
               f"ember.backends.cpu.kernels == {chosen!r}"]
     guards += [f"argument {i}: {arg}" for i, arg in enumerate(arguments)]
+    guards.append(f"{len(reads)} globals and closure variables read, held by identity")
     guards += [f"state of {type(module).__name__} (training={module.training}, "
                f"{len(state.key[0])} attributes held by identity)" for module, state in entry.modules]
     return guards

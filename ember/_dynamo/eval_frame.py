@@ -6,7 +6,8 @@ A call's signature (its guards) is everything the plan took as fixed: the struct
 the arguments, each tensor's shape, dtype, strides and requires_grad, the other
 arguments' values, grad mode, inference mode, autocast, and the state of every module the
 call went through (training flag, plain attributes, which parameters, buffers, submodules
-and hooks it holds, each parameter's requires_grad, shape and dtype). Parameter values
+and hooks it holds, each parameter's requires_grad, shape and dtype), and which objects
+the globals and closure variables the function reads hold (`_reads.py`). Parameter values
 are not guards: the plan reads them when it starts, so updates (by the plan's own
 optimizer step or outside it) never retrace.
 
@@ -34,6 +35,7 @@ from ..autograd.anomaly_mode import STATE as ANOMALY_STATE
 from ..nn.modules.module import Module
 from . import config
 from ._dynamic import NotGeneral, Template
+from ._reads import NamedReads
 from ._split import split
 from ._tracer import (GraphBreak, Tracer, _has_hooks, global_module_hooks, module_state,
                       referenced_objects)
@@ -101,6 +103,9 @@ class CompiledFunction:
         self._sized = []            # entries whose plan a verified template made
         self._warned = set()
         self._called = False        # for the "eager_then_compile" stances
+        owner = module if module is not None else fn if isinstance(fn, Module) else None
+        self._reads = NamedReads(owner.forward if owner is not None else fn)
+        self._held_reads = []       # what traced calls read: alive, so no id is reused
         functools.update_wrapper(self, fn, updated=())
         _ALL.add(self)
 
@@ -117,8 +122,10 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         tensors, key = [], []
         _flatten((args, kwargs), tensors, key)
+        reads = self._reads.current()
         key = (modes.grad_enabled, modes.inference, modes.autocast_enabled,
-               modes.autocast_dtype, global_module_hooks(), tuple(key), kernels.current())
+               modes.autocast_dtype, global_module_hooks(), tuple(key), kernels.current(),
+               tuple(map(id, reads)))
         for entry in self._entries:
             if entry.matches(key):
                 if entry.plan is None:
@@ -146,6 +153,7 @@ class CompiledFunction:
             self._warn(f"hit the recompile limit ({limit}): calls with a new signature run "
                        "eagerly (raise ember._dynamo.config.recompile_limit to allow more)")
             return self._fn(*args, **kwargs)
+        self._held_reads.append(reads)
         return self._trace(tensors, key, args, kwargs)
 
     def _automatic(self, key, tensors, limit: int) -> bool:
@@ -363,6 +371,7 @@ class CompiledFunction:
         self._templates.clear()
         self._sized.clear()
         self._warned.clear()
+        self._held_reads.clear()
 
     # A copy compiles afresh: plans hold the tensors of the objects they were traced on.
     def __deepcopy__(self, memo):
