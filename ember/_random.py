@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._recorded_call import replayed_call
+
 _DEFAULT_SEED = 67280421310721  # torch's default_generator initial seed
 
 # A state tensor is a fixed binary layout (never pickle: a state read from an untrusted
@@ -24,6 +26,9 @@ class Generator:
         self._seed = _DEFAULT_SEED
         self.np = np.random.Generator(np.random.MT19937(self._seed))
 
+    # Seeding and restoring a state are replayed calls: a compiled call that seeds and then
+    # draws draws the same numbers at every replay, as eager calls do.
+    @replayed_call
     def manual_seed(self, seed: int) -> "Generator":
         seed = int(seed)
         if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
@@ -48,6 +53,7 @@ class Generator:
         record = np.array((self._seed, twister["pos"], twister["key"]), dtype=_STATE_LAYOUT)
         return Tensor._wrap(record.reshape(1).view(np.uint8).copy())
 
+    @replayed_call
     def set_state(self, new_state) -> "Generator":
         data = np.ascontiguousarray(new_state._data)
         if data.dtype != np.uint8:

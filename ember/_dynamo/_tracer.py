@@ -224,6 +224,11 @@ class Tracer:
             raise GraphBreak(reason)
 
     def record_python_value(self, op: str, kind: str, tensors: tuple) -> None:
+        if kind == "size":
+            # torch breaks there too (capture_dynamic_output_shape_ops): a size the plan
+            # kept could reach Python (len(), .shape, a view) and be frozen with it.
+            self.graph_break(f"the size of {op}'s result depends on tensor values")
+            return
         what = {"text": "printed"}.get(kind, f"converted to a Python {kind}")
         self.graph_break(f"a tensor was {what} (Tensor.{op}): the rest of the call depends "
                          "on tensor values")

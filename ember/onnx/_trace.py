@@ -211,7 +211,7 @@ class Tracer:
     def record_python_value(self, op: str, kind: str, tensors: tuple) -> None:
         """A live tensor's values leave the graph as a Python value: warn, as torch's
         tracer does, that the trace holds it as a constant."""
-        if kind != "text" and any(self.graph.is_live(t) for t in tensors):
+        if kind not in ("text", "size") and any(self.graph.is_live(t) for t in tensors):
             from ..jit import TracerWarning
             warnings.warn(f"Converting a tensor to a Python {kind} ({op}) might cause the "
                           "trace to be incorrect: the value is not computed by the exported "

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._meta import as_storage
 from .._modes import current as modes
-from .._tensor import Tensor
+from .._tensor import Tensor, _python_value
 from ..autograd.function import Function
 
 
@@ -75,7 +75,7 @@ def _arrays(result):
     return result._data if isinstance(result, Tensor) else np.asarray(result)
 
 
-def recorded(op_name: str, result_type=None, factory: bool = False):
+def recorded(op_name: str, result_type=None, factory: bool = False, value_sized: bool = False):
     """Decorator of an op that computes its Tensor result(s) directly: when a recorder is
     set and a positional argument is a Tensor, the op runs as a NonDifferentiable Function
     named after it (kept as `op.Function`), so that the exporter records it or refuses it
@@ -83,12 +83,16 @@ def recorded(op_name: str, result_type=None, factory: bool = False):
     before (their result is a constant of the exported graph). A recorder with
     `records_factories` (compile's tracer) gets every call, with tensors or not (a plan
     must replay `randperm(n)` or `normal(0.0, 1.0, size)`). `out=` and `requires_grad=`
-    are honoured; a tuple result is made a `result_type` (a named tuple) if given."""
+    are honoured; a tuple result is made a `result_type` (a named tuple) if given.
+    `value_sized`: the result's size depends on the values (unique, bincount), which the
+    recorder is told first (compile's tracer breaks the graph there)."""
     def decorate(fn):
         cls = nondifferentiable(op_name, lambda *a, **k: _arrays(fn(*a, **k)))
 
         @functools.wraps(fn)
         def op(*args, **kwargs):
+            if value_sized:
+                _python_value(op_name, "size", *[a for a in args if isinstance(a, Tensor)])
             recorder = modes().recorder
             if recorder is None or not (
                     getattr(recorder, "records_factories", False) or

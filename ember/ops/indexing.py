@@ -242,6 +242,8 @@ def getitem(input: Tensor, key) -> Tensor:
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     key = numpy_key(key)
     _check_key(key, input._data.shape)
+    if any(_is_mask(part) for part in (key if isinstance(key, tuple) else (key,))):
+        _python_value("__getitem__ with a boolean mask", "size", input)
     split = _split_ints(key)
     if split is not None:
         return index(index(input, split[0]), split[1])
@@ -796,6 +798,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """1-D tensor of the elements of input where the bool mask is True."""
     refuse_limited(input._data, "masked_select")
     x, m = _broadcast_with_mask(input, mask, "masked_select:")
+    _python_value("masked_select", "size", mask)
     return _named(Index.apply(x, m), "MaskedSelectBackward0")
 
 
@@ -817,6 +820,7 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     """Indices of the non-zero elements of input, as an (n, input.ndim) tensor, or with
     as_tuple=True one 1-D index tensor per dimension."""
     refuse_limited(input._data, "nonzero_count_cpu")
+    _python_value("nonzero", "size", input)
     if as_tuple:
         return run(NonzeroTuple, input)
     return run(Nonzero, input)

@@ -16,7 +16,7 @@ from .._memory_format import (check_format, contiguous_format, is_contiguous_as,
 from .._cpu.transpose import contiguous as contiguous_array
 from .._modes import current as modes
 from .._recorded_call import recorded_call, replayed_call
-from .._tensor import Tensor
+from .._tensor import Tensor, _python_value
 from ..autograd.function import Function
 from .indexing import Index, IndexPut, _named, index, put_into_zeros
 from ._nondifferentiable import nondifferentiable
@@ -596,6 +596,8 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
     x = input.reshape(-1) if dim is None else input
     dim = 0 if dim is None else x._wrap_dim(dim)
     x = reshape(x, (1,)) if x._data.ndim == 0 else x
+    if isinstance(repeats, Tensor):
+        _python_value("repeat_interleave", "size", repeats)
     idx = _repeated_positions(repeats, x._data.shape[dim], dim)
     return _named(Index.apply(x, (slice(None),) * dim + (idx,)), "IndexSelectBackward0")
 

@@ -180,7 +180,7 @@ def _unique_results(values: np.ndarray, inverse: np.ndarray, counts: np.ndarray,
     return out[0] if len(out) == 1 else tuple(out)
 
 
-@recorded("unique")
+@recorded("unique", value_sized=True)
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None):
     """The distinct values (sorted, as torch's CPU kernel always returns them); NaNs count
@@ -197,7 +197,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     return _unique_results(values, inverse, counts, return_inverse, return_counts)
 
 
-@recorded("unique_consecutive")
+@recorded("unique_consecutive", value_sized=True)
 def unique_consecutive(input: Tensor, return_inverse: bool = False,
                        return_counts: bool = False, dim: int | None = None):
     """Collapse each run of equal consecutive values (or slices along `dim`) to one."""

@@ -34,7 +34,7 @@ _F64 = np.dtype(np.float64)
 
 
 # ---------------------------------------------------------------- bincount
-@recorded("bincount")
+@recorded("bincount", value_sized=True)
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ... occurs in a 1-D tensor of non-negative integers (or the
     sum of `weights` at each value). The result has max(input) + 1 entries, at least minlength.

@@ -351,7 +351,7 @@ def test_masks_computed_in_the_call_are_replayed_not_frozen():
     def masked(x, rows, tokens):
         pad = (tokens == 0).unsqueeze(1)                    # (B, 1, T), broadcast to (B, T, T)
         return (x.masked_fill(pad, float("-inf")).softmax(-1),
-                x.masked_select(pad.expand_as(x)), rows.masked_fill(tokens == 0, 0.0))
+                x.masked_fill(pad.expand_as(x), 2.0), rows.masked_fill(tokens == 0, 0.0))
 
     compiled = ember.compile(masked)
     x = ember.arange(2 * 3 * 3, dtype=ember.float32).view(2, 3, 3)

@@ -2,7 +2,7 @@
 library code computes arrays from the call's tensors (sort orders, masks, index keys,
 random fills) recompute them on every replay, or the call runs eagerly. Each op is called
 twice with equal data (the two traces agree), then with other data: compiled results
-equal eager ones to the bit at every call."""
+equal eager ones to the bit at every call (a call that cannot replay runs eagerly)."""
 import warnings
 
 import numpy as np
@@ -31,8 +31,8 @@ CASES = {
     "quantile": (lambda x: x.quantile(0.3, dim=1) + x.quantile(0.5, interpolation="lower"), True),
     "rows by a key": (lambda x: x[x[:, 0].argsort()], True),
     "index_fill": (lambda x: x.clone().index_fill_(0, _classes(x), 2.0), True),
-    "repeat_interleave": (lambda x: x[:3].repeat_interleave(_classes(x)[:3], dim=0), True),
-    "bincount": (lambda x: _classes(x).bincount(x[:, 1], minlength=3), True),
+    "repeat_interleave": (lambda x: x[:3].repeat_interleave(_classes(x)[:3], dim=0), False),
+    "bincount": (lambda x: _classes(x).bincount(x[:, 1], minlength=3), False),
     "huber": (lambda x: F.huber_loss(x, x.flip(0) * 0.3) + F.smooth_l1_loss(x, x.flip(0) * 2),
               True),
     "hinge": (lambda x: F.hinge_embedding_loss(x, x.sign()), True),
@@ -59,6 +59,13 @@ CASES = {
     "attention dropout": (lambda x: F.scaled_dot_product_attention(
         *(x.view(1, 4, 3),) * 3, dropout_p=0.3), True),
     "masked_scatter": (lambda x: x.masked_scatter(x > 0, x * 10), False),
+    # Results whose size depends on values break the graph, as in torch: Python could read
+    # the size (len, a view, a divisor) and a plan would keep the traced one.
+    "boolean mask and its length": (lambda x: x[x > 0] / len(x[x > 0]), False),
+    "masked_select": (lambda x: x.masked_select(x > 0).view(-1, 1) * 2, False),
+    "nonzero view": (lambda x: (x[:, 0] > 0).nonzero().view(-1).float(), False),
+    "unique": (lambda x: ember.unique((x * 2).round()), False),
+    "manual_seed inside": (lambda x: (ember.manual_seed(3), x + ember.randn(4, 3))[1], True),
 }
 
 
