@@ -15,6 +15,7 @@ from ._meta import MetaArray
 from ._size import Size
 from ._storage import StorageMethods, storage_bytes
 from ._modes import current as modes
+from ._recorded_call import replayed_call
 
 _new = object.__new__
 
@@ -283,7 +284,9 @@ class Tensor(StorageMethods):
                 stacklevel=2)
         return self._grad
 
+    # Setting .grad or .data is Python state a compiled plan must repeat: replayed calls.
     @grad.setter
+    @replayed_call
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
@@ -337,6 +340,7 @@ class Tensor(StorageMethods):
         return t
 
     @data.setter
+    @replayed_call
     def data(self, value: "Tensor") -> None:
         self._data = value._data
         self._vc = value._vc

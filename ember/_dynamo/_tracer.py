@@ -37,6 +37,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.graph import SavedTensor
 from ._fusion import describe
+from ._optimizer_settings import OptimizerSettings
 from ._plan import Plan
 
 # ctx attributes the autograd machinery sets: never arrays an op's backward reads.
@@ -74,8 +75,19 @@ class Tracer:
         self._unknown = []              # (tensor, op name): tensors no recorded op made
         self._reading = None            # the op whose arguments are being named
         self._claimed = False
+        self._optimizers = None         # OptimizerSettings of the optimizers the call reaches
 
     # -- start and end --------------------------------------------------------------
+    def start(self, objects) -> None:
+        """Note the settings of the optimizers among `objects` (what the function refers
+        to, its arguments) before the call (_optimizer_settings.py)."""
+        self._optimizers = OptimizerSettings(objects)
+
+    def _check_optimizer_settings(self) -> None:
+        if self._optimizers is not None and self._optimizers.changed():
+            self.graph_break("the call changed an optimizer's settings (param_groups) in "
+                             "Python code, which a plan would not repeat")
+
     def add_input(self, tensor: Tensor) -> None:
         self._inputs[id(tensor)] = len(self._inputs)
         self._input_tensors.append(tensor)
@@ -105,6 +117,7 @@ class Tracer:
     def finish(self, result, fn=None):
         """The plan of the traced call of `fn` whose return value is `result`, or None when
         the call broke the graph (see `break_reason`)."""
+        self._check_optimizer_settings()
         if self.break_reason is None:
             self._check_unknown_tensors(fn)
         if self.break_reason is None:
@@ -345,8 +358,11 @@ class Tracer:
         args = tuple(list(a) if isinstance(a, Iterator) else a for a in args)
         arg_sources = [self._call_source(a) for a in args]
         kwarg_sources = {k: self._call_source(v) for k, v in kwargs.items()}
+        self._check_optimizer_settings()
         with self._suspended():
             result = fn(*args, **kwargs)
+        if self._optimizers is not None:
+            self._optimizers.seen()         # what a replayed call changes, replays change
         if self.break_reason is None:
             outs = result if isinstance(result, tuple) else (result,)
             arrays = [isinstance(o, (Tensor, np.ndarray)) for o in outs]

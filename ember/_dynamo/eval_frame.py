@@ -295,6 +295,7 @@ class CompiledFunction:
 
     def _run_traced(self, tensors, args, kwargs):
         tracer = Tracer(self._fullgraph)
+        tracer.start(referenced_objects(self._fn) + list(args) + list(kwargs.values()))
         for t in tensors:
             tracer.add_input(t)
         if self._module is not None:
