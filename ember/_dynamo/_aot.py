@@ -17,6 +17,7 @@ import numpy as np
 from .._modes import current as current_modes
 from .._tensor import Tensor
 from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad
 
 
 class CompiledFunction(Function):
@@ -61,4 +62,7 @@ def replay(plan, tensors: list):
     recorded as outputs of one CompiledFunctionBackward node."""
     targets = [tensors[source] if isinstance(source, int) else source
                for source in plan.targets]
-    return CompiledFunction.apply(plan, tensors, *targets)
+    # The traced results had a graph, so the node is recorded even where the caller
+    # disabled grad (the call enabled it inside, with torch.enable_grad()).
+    with enable_grad():
+        return CompiledFunction.apply(plan, tensors, *targets)

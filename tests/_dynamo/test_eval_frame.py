@@ -403,3 +403,23 @@ def test_grad_scaler_steps_replay_and_skip_overflowing_steps_as_eager():
         assert np.array_equal(a.numpy(), b.numpy()), name
     assert compiled._entries[0].confirmed
     assert "GradScaler_step" in compiled.plan_source()[0]
+
+
+def test_grad_enabled_inside_a_call_made_under_no_grad():
+    """The call turns grad mode on itself: its replays return results with a graph, as
+    eager calls do, whose backward reaches the weights."""
+    def scaled_sum(x, w):
+        with ember.enable_grad():
+            return (x * w).sum()
+
+    compiled = ember.compile(scaled_sum)
+    w, w_twin = ember.ones(3, requires_grad=True), ember.ones(3, requires_grad=True)
+    for step in range(4):
+        x = ember.arange(3.0) + step
+        with ember.no_grad():
+            eager, replayed = scaled_sum(x, w), compiled(x, w_twin)
+        assert replayed.requires_grad and replayed.item() == eager.item()
+        eager.backward()
+        replayed.backward()
+        assert np.array_equal(w_twin.grad.numpy(), w.grad.numpy())
+    assert compiled._entries[0].confirmed
