@@ -92,7 +92,7 @@ def digamma(x: np.ndarray) -> np.ndarray:
         # Reflection: psi(1 - x) - psi(x) = pi / tan(pi x).
         out = np.where(reflect, out - np.pi / np.tan(np.pi * x), out)
         out = np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
-        out = np.where(x == 0, -np.inf, out)
+        out = np.where(x == 0, np.copysign(np.inf, -x), out)    # -inf at +0, inf at -0
         return np.where(x == np.inf, np.inf, out)
 
 
@@ -108,7 +108,8 @@ def trigamma(x: np.ndarray) -> np.ndarray:
         out = inv + 0.5 * inv2 + tail + acc
         # Reflection: psi1(1 - x) + psi1(x) = pi^2 / sin^2(pi x).
         out = np.where(reflect, (np.pi / np.sin(np.pi * x)) ** 2 - out, out)
-        return np.where((x <= 0) & (x == np.floor(x)), np.inf, out)
+        out = np.where((x <= 0) & (x == np.floor(x)), np.inf, out)
+        return np.where(x == -np.inf, np.nan, out)
 
 
 def erfcx(x: np.ndarray) -> np.ndarray:

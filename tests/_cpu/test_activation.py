@@ -211,3 +211,19 @@ def test_numba_relu_backward_equals_the_numpy_one(dtype):
         assert got.dtype == dtype and got.shape == expected.shape
         np.testing.assert_array_equal(got, expected)
         assert (np.signbit(got) == np.signbit(expected)).all()
+
+
+@pytest.mark.parametrize("name", ["softshrink", "hardshrink"])
+def test_shrinks_keep_nan_and_select_their_gradient(kernels, name):
+    # 64 elements: all in torch's vectorised loop (its scalar loop, which takes the tail
+    # of other sizes, lets a NaN's gradient through)
+    x = np.tile(np.array([np.nan, 0.5, -0.5, 0.7, 0.2, -0.7, 1.0, -0.0], np.float32), 8)
+    g = np.tile(np.array([1.0, np.nan, 1.0, 1.0, np.nan, 2.0, np.inf, 1.0], np.float32), 8)
+    results = []
+    for lib in (torch, ember):
+        xt = lib.tensor(x, requires_grad=True)
+        y = getattr(lib.nn.functional, name)(xt, 0.5)
+        y.backward(lib.tensor(g))
+        results.append((np.asarray(y.tolist(), np.float32), np.asarray(xt.grad.tolist(), np.float32)))
+    for got, expected in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, expected)

@@ -108,6 +108,14 @@ def test_special_values():
           dtype="float64", grad=False)
     check(lambda lib, x: lib.digamma(x), np.array([0.0, -1.5, 1e-5, 0.5, 100.0, 1e10]),
           dtype="float64", grad=False)
+    # the poles' signs: digamma(+-0) = -+inf (lgamma's gradient too); trigamma(-inf) is NaN
+    zeros = np.array([0.0, -0.0, -np.inf, np.inf])
+    check(lambda lib, x: lib.digamma(x), zeros, dtype="float64", grad=False)
+    check(lambda lib, x: lib.polygamma(1, x), zeros, dtype="float64", grad=False)
+    for lib in (torch, ember):
+        x = lib.tensor(zeros[:2], requires_grad=True)
+        lib.lgamma(x).backward(lib.ones(2))
+        assert x.grad.tolist() == [-np.inf, np.inf]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

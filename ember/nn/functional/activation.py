@@ -447,18 +447,20 @@ _Hardswish = _activation("Hardswish", _kernel("hardswish"), _hardswish_derivativ
                          backward=_kernel("hardswish_backward"), torch_kernel="hardswish_cpu")
 
 
-def _shrink_mask(x, lambd):
-    return _mask(x > lambd, x) + _mask(x < -lambd, x)
+def _outside(x, lambd):
+    """The shrinks' gate: where |x| > lambd (NaN: no), as torch's vectorised backward."""
+    return (x > lambd) | (x < -lambd)
 
 
+# Both keep NaN, as torch's kernels do.
 _Softshrink = _activation("Softshrink",
                           lambda a, lambd: np.where(a > lambd, a - lambd,
-                                                    np.where(a < -lambd, a + lambd, 0))
-                          .astype(a.dtype), _shrink_mask)
+                                                    np.where(a < -lambd, a + lambd,
+                                                             np.where(np.isnan(a), a, 0)))
+                          .astype(a.dtype), _outside, gate=True)
 _Hardshrink = _activation("Hardshrink",
-                          lambda a, lambd: np.where((a > lambd) | (a < -lambd), a, 0)
-                          .astype(a.dtype),
-                          _shrink_mask)
+                          lambda a, lambd: np.where((a >= -lambd) & (a <= lambd), 0, a)
+                          .astype(a.dtype), _outside, gate=True)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
