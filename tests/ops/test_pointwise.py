@@ -876,3 +876,42 @@ def test_renorm_errors():
     check_error(lambda lib: lib.renorm(lib.ones(2, 2, dtype=lib.long), 2, 0, 1.0),
                 RuntimeError, r"^linalg.vector_norm: Expected a floating point or complex "
                 r"tensor as input. Got Long")
+
+
+# Every pair of special values (64 pairs, so that torch runs its vectorised loops), with a
+# gradient that is NaN or infinite at some of them.
+_SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.0], np.float32)
+_PAIRS = (np.tile(_SPECIAL, 8), np.repeat(_SPECIAL, 8))
+_GRAD = np.tile(np.array([1.0, 2.0, -1.0, 0.5, np.nan, 1.0, np.inf, 3.0], np.float32), 8)
+
+
+@pytest.mark.parametrize("name", ["pow", "atan2", "xlogy", "float_power", "div", "mul",
+                                  "maximum", "hypot"])
+def test_binary_gradients_at_special_values(name):
+    # pow: 0 where the exponent is 0 (no 0 * inf); atan2: 0 at the origin; xlogy: log b,
+    # and 0 where a == 0 and b <= 0 -- as torch's formulas, signed zeros included
+    results = []
+    for lib in (torch, ember):
+        a, b = (lib.tensor(x, requires_grad=True) for x in _PAIRS)
+        getattr(lib, name)(a, b).backward(lib.tensor(_GRAD))
+        results.append([np.asarray(t.grad.tolist(), np.float64) for t in (a, b)])
+    for got, expected in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=0)
+        zeros = (expected == 0) & (got == 0)
+        assert (np.signbit(got[zeros]) == np.signbit(expected[zeros])).all()
+
+
+def test_pow_by_zero_has_a_zero_gradient_even_for_nan_gradients():
+    for lib in (torch, ember):
+        x = lib.tensor([0.0, 2.0, np.nan], requires_grad=True)
+        (x ** 0).backward(lib.tensor([np.nan, np.inf, 1.0]))
+        assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_floor_division_rounds_from_the_remainder(dtype):
+    # floor(1.0 / 0.1) would be 10: the quotient rounds up to an integer; Python and torch say 9
+    a = np.array([1.0, 0.3, 7.0, -1.0, 2.5, 1.0, 0.0, -1.0, 5.0, -7.0])
+    b = np.array([0.1, 0.1, 0.7, 0.1, 0.5, 0.0, 0.0, np.inf, -0.0, 2.0])
+    check(lambda lib, x, y: lib.div(x, y, rounding_mode="floor"), a, b, dtype=dtype, grad=False)
+    check(lambda lib, x, y: lib.floor_divide(x, y), a, b, dtype=dtype, grad=False)

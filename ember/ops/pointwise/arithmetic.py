@@ -17,7 +17,8 @@ from .._nondifferentiable import nondifferentiable, recorded, run
 from ..indexing import _named
 from ._common import (_LIMITED, _LOW_PRECISION, _check_int_divisor, _integral,
                       _save_operands, _saved_operands, _scalar, _unsupported, _with_out,
-                      check_limited, data_of, float_math, operands, scalar_type_name)
+                      _zeros_like, check_limited, data_of, float_math, operands,
+                      scalar_type_name)
 from .unary import reciprocal
 from .where import where
 
@@ -205,10 +206,11 @@ class Div(Function):
 
 
 def _floor_divide(x, y):
+    """Python's floor division, as torch's: from the remainder, not floor(x / y), whose
+    rounded quotient can cross an integer (1.0 // 0.1 is 9.0; floor(1.0 / 0.1) is 10.0)."""
     if np.result_type(x, y).kind in "iu":
         _check_int_divisor(y)
-        return np.floor_divide(x, y)
-    return np.floor(np.true_divide(x, y))
+    return np.floor_divide(x, y)
 
 
 class Neg(Function):
@@ -267,14 +269,17 @@ class Pow(Function):
         need_a, need_b = ctx.needs_input_grad
         grad_a = grad_b = None
         if need_a:
+            # 0 where the exponent is 0, whatever a and grad (0 ** -1 or a NaN gradient
+            # would make grad * b * a ** (b - 1) NaN), as torch's pow_backward
             if isinstance(b, Tensor):
-                grad_a = grad * b * a ** (b - 1)
+                grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1))
             else:
-                grad_a = grad * 0 if b == 0 else grad * b * a ** (b - 1)
+                grad_a = _zeros_like(grad) if b == 0 else grad * b * a ** (b - 1)
         if need_b:
             base = a if isinstance(a, Tensor) else _scalar(a, grad)
-            # d/db a^b = a^b log a, defined as 0 where a == 0 and b >= 0 (torch's convention)
-            grad_b = where((base == 0) & (b >= 0), 0.0, grad * (a ** b) * base.log())
+            # d/db a^b = a^b log a, defined as 0 where a == 0 and b >= 0 (torch's convention;
+            # a NaN or infinite gradient still gives NaN there, as torch multiplies after)
+            grad_b = grad * where((base == 0) & (b >= 0), 0.0, (a ** b) * base.log())
         return grad_a, grad_b
 
 

@@ -153,8 +153,14 @@ remainder = binary("Remainder", _int_safe(np.remainder), lambda g, a, b, y: g,
 fmod = binary("Fmod", _int_safe(np.fmod), lambda g, a, b, y: g,
               lambda g, a, b, y: -g * div(a, b, rounding_mode="trunc"), float_only=False,
               backward_name="FmodBackward1", scalar_backward_name="FmodBackward0")
-atan2 = binary("Atan2", np.arctan2, lambda g, a, b, y: g * b / (a * a + b * b),
-               lambda g, a, b, y: -g * a / (a * a + b * b), tensor_other=True)
+def _atan2_scale(a, b):
+    """1 / (a^2 + b^2), 0 at the origin (as torch's atan2_backward: no NaN there)."""
+    scale = (a * a + b * b).reciprocal()
+    return where(scale.isinf(), 0.0, scale)
+
+
+atan2 = binary("Atan2", np.arctan2, lambda g, a, b, y: g * b * _atan2_scale(a, b),
+               lambda g, a, b, y: -g * a * _atan2_scale(a, b), tensor_other=True)
 hypot = binary("Hypot", np.hypot, lambda g, a, b, y: g * a / y, lambda g, a, b, y: g * b / y,
                ints=False, tensor_other=True, uses_output=True)
 copysign = binary("Copysign", np.copysign,
@@ -172,7 +178,8 @@ def _xlogy(x, y):
     return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y))
 
 
-xlogy = binary("Xlogy", _xlogy, lambda g, a, b, y: g * xlogy(a != 0, b),
+# d/da a log b = log b, with torch's 0 where a == 0 and b <= 0 (log b undefined or -inf)
+xlogy = binary("Xlogy", _xlogy, lambda g, a, b, y: where((a == 0) & (b <= 0), 0.0, xlogy(g, b)),
                lambda g, a, b, y: g * a / b, scalar_backward_name="XlogyBackward2",
                scalar_input_backward_name="XlogyBackward1")
 arctan2 = atan2
