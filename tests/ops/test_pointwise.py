@@ -915,3 +915,15 @@ def test_floor_division_rounds_from_the_remainder(dtype):
     b = np.array([0.1, 0.1, 0.7, 0.1, 0.5, 0.0, 0.0, np.inf, -0.0, 2.0])
     check(lambda lib, x, y: lib.div(x, y, rounding_mode="floor"), a, b, dtype=dtype, grad=False)
     check(lambda lib, x, y: lib.floor_divide(x, y), a, b, dtype=dtype, grad=False)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_remainder_keeps_the_sign_of_a_zero_result(dtype):
+    # -1.0 % 1.0 is -0.0 in torch (fmod's zero), +0.0 in NumPy's remainder
+    a = np.array([-1.0, 1.0, -0.0, 0.0, -1.0, 5.5, -5.5, 3.0, np.inf, -2.0, 4.0])
+    b = np.array([1.0, -1.0, np.inf, -np.inf, np.inf, 2.0, 2.0, -2.0, 2.0, 2.0, -2.0])
+    results = [np.asarray(lib.remainder(lib.tensor(a, dtype=getattr(lib, dtype)),
+                                        lib.tensor(b, dtype=getattr(lib, dtype))).tolist())
+               for lib in (torch, ember)]
+    np.testing.assert_array_equal(results[1], results[0])
+    assert (np.signbit(results[1]) == np.signbit(results[0])).all()

@@ -147,12 +147,24 @@ fmax = binary("Fmax", np.fmax, lambda g, a, b, y: where((a >= b) | b.isnan(), g,
 fmin = binary("Fmin", np.fmin, lambda g, a, b, y: where((a <= b) | b.isnan(), g, 0.0),
               lambda g, a, b, y: where((a <= b) | b.isnan(), 0.0, g),
               float_only=False, tensor_other=True)
-remainder = binary("Remainder", _int_safe(np.remainder), lambda g, a, b, y: g,
+def _remainder(x, y):
+    """Python's modulo as torch computes it: fmod, plus y where the signs differ. A zero
+    keeps fmod's sign (-1.0 % 1.0 is -0.0), where NumPy's remainder gives +0."""
+    if np.result_type(x, y).kind in "iu":
+        _check_int_divisor(y)
+        return np.remainder(x, y)
+    mod = np.fmod(x, y)
+    return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
+
+
+remainder = binary("Remainder", _remainder, lambda g, a, b, y: g,
                    lambda g, a, b, y: -g * div(a, b, rounding_mode="floor"), float_only=False,
                    backward_name="RemainderBackward1", scalar_backward_name="RemainderBackward0")
 fmod = binary("Fmod", _int_safe(np.fmod), lambda g, a, b, y: g,
               lambda g, a, b, y: -g * div(a, b, rounding_mode="trunc"), float_only=False,
               backward_name="FmodBackward1", scalar_backward_name="FmodBackward0")
+
+
 def _atan2_scale(a, b):
     """1 / (a^2 + b^2), 0 at the origin (as torch's atan2_backward: no NaN there)."""
     scale = (a * a + b * b).reciprocal()
