@@ -18,6 +18,14 @@ def _batches(n=6):
              ember.tensor(rng.integers(0, 2, 5))) for _ in range(n)]
 
 
+def _sgd_step(model, opt, x, y):
+    opt.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss.detach()
+
+
 def _side_by_side(make_step):
     """Train an eager and a compiled twin on the same batches; returns the compiled step."""
     ember.manual_seed(0)
@@ -59,11 +67,7 @@ def test_a_learning_rate_set_by_the_step_itself_runs_eagerly():
             calls[0] += 1
             for group in opt.param_groups:
                 group["lr"] = 0.1 / calls[0]
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss.detach()
+            return _sgd_step(model, opt, x, y)
         return step
 
     compiled = _side_by_side(make_step)
@@ -76,12 +80,9 @@ def test_a_schedulers_step_inside_the_call_is_replayed():
         scheduler = ember.optim.lr_scheduler.StepLR(opt, 2, 0.5)
 
         def step(x, y):
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
+            loss = _sgd_step(model, opt, x, y)
             scheduler.step()
-            return loss.detach()
+            return loss
         return step
 
     assert _side_by_side(make_step)._entries[0].confirmed
