@@ -315,8 +315,13 @@ class CompiledFunction:
         if plan is None and self._fullgraph:
             raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
                               "breaks)")
-        entry = _Entry(key, list(tracer.modules.values()), plan, tracer.break_reason,
-                       tracer.break_stack)
+        modules = list(tracer.modules.values())
+        if plan is None:
+            # An eager signature is matched on the modules as the call left them: a call
+            # that swaps their attributes meanwhile (torch.func.functional_call) would
+            # otherwise never match again and trace at every call.
+            modules = [(module, module_state(module)) for module, _ in modules]
+        entry = _Entry(key, modules, plan, tracer.break_reason, tracer.break_stack)
         self._entries.append(entry)
         if plan is None:
             entry.split = self._split(tracer)

@@ -423,3 +423,20 @@ def test_grad_enabled_inside_a_call_made_under_no_grad():
         replayed.backward()
         assert np.array_equal(w_twin.grad.numpy(), w.grad.numpy())
     assert compiled._entries[0].confirmed
+
+
+def test_a_call_that_swaps_module_attributes_runs_eagerly_without_retracing():
+    """torch.func.functional_call swaps a module's parameters during the call (a graph
+    break): the eager signature matches the module as the call left it, so later calls
+    run eagerly at once instead of tracing again until the recompile limit."""
+    from ember.func import functional_call
+    model = ember.nn.Linear(3, 1)
+    params = {name: p.detach() * 2 for name, p in model.named_parameters()}
+    compiled = ember.compile(lambda x: functional_call(model, params, (x,)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for step in range(5):
+            x = ember.ones(2, 3) * step
+            expected = functional_call(model, params, (x,))
+            assert np.array_equal(compiled(x).detach().numpy(), expected.detach().numpy())
+    assert len(compiled._entries) == 1 and compiled._entries[0].plan is None
