@@ -1,6 +1,6 @@
 """What a compiled function reads by name from outside the call: the globals its code
-loads and the cells it closes over, and those of the helper functions it calls from its
-own module's globals.
+loads, the cells it closes over and its default arguments, and those of the helper
+functions it calls from its own module's globals.
 
 Their values are part of a plan's guard, compared by identity: a plan bakes in what the
 traced call read (`x * scale` multiplies by the traced scale), so rebinding `scale = 2.0`
@@ -19,12 +19,13 @@ _EMPTY = object()       # an unset global or an empty cell
 
 
 class NamedReads:
-    """The (globals dict, name) pairs and closure cells a function reads; `current()` gives
-    the objects they hold now."""
+    """The (globals dict, name) pairs, closure cells and defaults a function reads;
+    `current()` gives the objects they hold now."""
 
     def __init__(self, fn):
         self._globals: list = []
         self._cells: list = []
+        self._functions: list = []          # whose default arguments are read too
         self._collect(fn, set())
 
     def _collect(self, fn, seen: set) -> None:
@@ -32,6 +33,7 @@ class NamedReads:
         if not isinstance(func, types.FunctionType) or func in seen:
             return
         seen.add(func)
+        self._functions.append(func)
         self._cells += list(func.__closure__ or ())
         for name in _loaded_globals(func.__code__):
             self._globals.append((func.__globals__, name))
@@ -42,7 +44,9 @@ class NamedReads:
     def current(self) -> tuple:
         """The objects the names and cells hold now (_EMPTY where unset)."""
         return tuple(d.get(name, _EMPTY) for d, name in self._globals) + \
-            tuple(_contents(cell) for cell in self._cells)
+            tuple(_contents(cell) for cell in self._cells) + \
+            tuple(f.__defaults__ for f in self._functions) + \
+            tuple(f.__kwdefaults__ for f in self._functions)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -1,6 +1,7 @@
 """A compiled function's plan bakes in the Python values the traced call read by name, so
-the globals and closure variables it reads are guarded (ember/_dynamo/_reads.py): binding
-one to another object traces again, as torch recompiles; unchanged ones never do."""
+the globals, closure variables and default arguments it reads are guarded
+(ember/_dynamo/_reads.py): binding one to another object traces again, as torch
+recompiles; unchanged ones never do."""
 import warnings
 
 import numpy as np
@@ -94,3 +95,13 @@ def test_attribute_names_are_not_guarded_as_globals():
     for step in range(6):
         compiled(ember.ones(2, 4))
     assert len(compiled._entries) == 1 and compiled._entries[0].plan is not None
+
+
+def test_rebound_default_arguments_trace_again():
+    def scaled(x, weight=ember.ones(4)):
+        return x * weight
+
+    compiled = ember.compile(scaled)
+    _calls(compiled, scaled, [2.0, 3.0],      # each a new defaults tuple
+           lambda value: setattr(scaled, "__defaults__", (ember.full((4,), value),)))
+    assert len(compiled._entries) == 2
