@@ -74,7 +74,8 @@ def _guards(entry) -> list[str]:
               f"autocast == {autocast} ({autocast_dtype})", f"global module hooks: {global_hooks}",
               f"ember.backends.cpu.kernels == {chosen!r}"]
     guards += [f"argument {i}: {arg}" for i, arg in enumerate(arguments)]
-    guards.append(f"{len(reads)} globals and closure variables read, held by identity")
+    guards.append(f"{len(reads)} globals, closure variables and defaults read, held by "
+                  "identity")
     guards += [f"state of {type(module).__name__} (training={module.training}, "
                f"{len(state.key[0])} attributes held by identity)" for module, state in entry.modules]
     return guards

@@ -42,7 +42,8 @@ class NamedReads:
                 self._collect(value, seen)          # a helper of the same module
 
     def current(self) -> tuple:
-        """The objects the names and cells hold now (_EMPTY where unset)."""
+        """The objects the names and cells hold now (_EMPTY where unset), and the
+        functions' default arguments."""
         return tuple(d.get(name, _EMPTY) for d, name in self._globals) + \
             tuple(_contents(cell) for cell in self._cells) + \
             tuple(f.__defaults__ for f in self._functions) + \
