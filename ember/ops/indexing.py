@@ -381,7 +381,7 @@ def _check_bounds(idx: np.ndarray, size: int, dim: int, error=RuntimeError,
 
 
 def _check_in_range(idx: np.ndarray, size: int) -> None:
-    """index_select's and embedding's check: indices in [0, size)."""
+    """index_select's and index_reduce's check: indices in [0, size)."""
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         raise IndexError("index out of range in self")
 
