@@ -75,7 +75,7 @@ class Tracer:
         self._unknown = []              # (tensor, op name): tensors no recorded op made
         self._reading = None            # the op whose arguments are being named
         self._claimed = False
-        self._optimizers = None         # OptimizerSettings of the optimizers the call reaches
+        self._optimizers = OptimizerSettings(())    # of the optimizers the call reaches
 
     # -- start and end --------------------------------------------------------------
     def start(self, objects) -> None:
@@ -84,7 +84,7 @@ class Tracer:
         self._optimizers = OptimizerSettings(objects)
 
     def _check_optimizer_settings(self) -> None:
-        if self._optimizers is not None and self._optimizers.changed():
+        if self._optimizers.changed():
             self.graph_break("the call changed an optimizer's settings (param_groups) in "
                              "Python code, which a plan would not repeat")
 
@@ -361,8 +361,7 @@ class Tracer:
         self._check_optimizer_settings()
         with self._suspended():
             result = fn(*args, **kwargs)
-        if self._optimizers is not None:
-            self._optimizers.seen()         # what a replayed call changes, replays change
+        self._optimizers.seen()             # what a replayed call changes, replays change
         if self.break_reason is None:
             outs = result if isinstance(result, tuple) else (result,)
             arrays = [isinstance(o, (Tensor, np.ndarray)) for o in outs]

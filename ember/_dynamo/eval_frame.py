@@ -103,8 +103,9 @@ class CompiledFunction:
         self._sized = []            # entries whose plan a verified template made
         self._warned = set()
         self._called = False        # for the "eager_then_compile" stances
-        owner = module if module is not None else fn if isinstance(fn, Module) else None
-        self._reads = NamedReads(owner.forward if owner is not None else fn)
+        # the module whose forward the call runs, if any
+        self._owner = module if module is not None else fn if isinstance(fn, Module) else None
+        self._reads = NamedReads(self._owner.forward if self._owner is not None else fn)
         self._held_reads = []       # what traced calls read: alive, so no id is reused
         functools.update_wrapper(self, fn, updated=())
         _ALL.add(self)
@@ -333,8 +334,7 @@ class CompiledFunction:
     def _split(self, tracer: Tracer):
         """A break in a top-level statement of the function itself: (the statements before
         it compiled, the rest as a plain function), or None (see _split.py)."""
-        module = self._module if self._module is not None else \
-            self._fn if isinstance(self._fn, Module) else None
+        module = self._owner
         if module is not None and _has_hooks(module):
             return None
         parts = split(module.forward if module is not None else self._fn,

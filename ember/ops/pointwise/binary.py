@@ -151,13 +151,12 @@ def _remainder(x, y):
     """Python's modulo as torch computes it: fmod, plus y where the signs differ. A zero
     keeps fmod's sign (-1.0 % 1.0 is -0.0), where NumPy's remainder gives +0."""
     if np.result_type(x, y).kind in "iu":
-        _check_int_divisor(y)
         return np.remainder(x, y)
     mod = np.fmod(x, y)
     return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
-remainder = binary("Remainder", _remainder, lambda g, a, b, y: g,
+remainder = binary("Remainder", _int_safe(_remainder), lambda g, a, b, y: g,
                    lambda g, a, b, y: -g * div(a, b, rounding_mode="floor"), float_only=False,
                    backward_name="RemainderBackward1", scalar_backward_name="RemainderBackward0")
 fmod = binary("Fmod", _int_safe(np.fmod), lambda g, a, b, y: g,
