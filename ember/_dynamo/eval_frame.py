@@ -40,7 +40,7 @@ from ._split import split
 from ._tracer import (GraphBreak, Tracer, _has_hooks, global_module_hooks, module_state,
                       referenced_objects)
 from .decorators import STANCES, marked, set_stance
-from .exc import Unsupported
+from .exc import FailOnRecompileLimitHit, RecompileError, Unsupported
 
 _ALL = weakref.WeakSet()        # every CompiledFunction, for reset()
 # Plans a template made, kept per function (the oldest dropped beyond this many).
@@ -142,15 +142,27 @@ class CompiledFunction:
         if stance == "eager_on_recompile":
             return self._fn(*args, **kwargs)
         if stance == "fail_on_recompile":
-            name = getattr(self._fn, "__qualname__", type(self._fn).__name__)
             raise RuntimeError("Detected recompile when torch.compile stance is "
-                               f"'fail_on_recompile'. function name: '{name}' (a call with "
-                               "a signature no plan was traced for)")
+                               f"'fail_on_recompile'. function name: '{self._name()}' (a "
+                               "call with a signature no plan was traced for)")
+        if self._entries and config.error_on_recompile:
+            code = getattr(self._owner.forward if self._owner is not None else self._fn,
+                           "__code__", None)
+            where = f"{code.co_name} in {code.co_filename}:{code.co_firstlineno}" if code \
+                else self._name()
+            raise RecompileError(f"Recompiling function {where}: a call with a "
+                                 "signature no plan was traced for "
+                                 "(torch._dynamo.config.error_on_recompile is set)")
         limit = config.recompile_limit if self._recompile_limit is None else \
             self._recompile_limit
         if len(self._entries) >= limit:
             if self._dynamic is None and self._automatic(key, tensors, limit):
                 return self._sized_entry(key).plan.run(tensors)
+            if config.fail_on_recompile_limit_hit or self._fullgraph:
+                setting = "fail_on_recompile_limit_hit" if config.fail_on_recompile_limit_hit \
+                    else "fullgraph=True"
+                raise FailOnRecompileLimitHit(f"Hard failure due to {setting} (the recompile "
+                                              f"limit, {limit}, is reached)")
             self._warn(f"hit the recompile limit ({limit}): calls with a new signature run "
                        "eagerly (raise ember._dynamo.config.recompile_limit to allow more)")
             return self._fn(*args, **kwargs)
@@ -365,8 +377,11 @@ class CompiledFunction:
     def _warn(self, message: str) -> None:
         if message not in self._warned:
             self._warned.add(message)
-            name = getattr(self._fn, "__qualname__", type(self._fn).__name__)
-            warnings.warn(f"ember.compile({name}): {message}", UserWarning, stacklevel=3)
+            warnings.warn(f"ember.compile({self._name()}): {message}", UserWarning,
+                          stacklevel=3)
+
+    def _name(self) -> str:
+        return getattr(self._fn, "__qualname__", type(self._fn).__name__)
 
     def plan_source(self) -> list[str]:
         """The Python source of each plan traced so far (one per signature)."""

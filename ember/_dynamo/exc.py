@@ -9,3 +9,12 @@ class TorchDynamoException(RuntimeError):
 class Unsupported(TorchDynamoException):
     """A compiled call did something the plan cannot follow (a graph break) while
     fullgraph=True forbids breaks."""
+
+
+class RecompileError(TorchDynamoException):
+    """A call needed a new trace while config.error_on_recompile is set."""
+
+
+class FailOnRecompileLimitHit(Exception):
+    """A call with a new signature came after the recompile limit, with
+    config.fail_on_recompile_limit_hit set or fullgraph=True."""

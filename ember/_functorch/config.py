@@ -6,3 +6,7 @@ donated_buffer = True
 activation_memory_budget = 1.0
 recompute_views = False
 cse = True
+
+from ..utils._config_module import install  # noqa: E402  (the settings above first)
+
+install(__name__)

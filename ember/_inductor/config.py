@@ -26,3 +26,7 @@ cuda = SimpleNamespace()
 rocm = SimpleNamespace()
 halide = SimpleNamespace()
 test_configs = SimpleNamespace()
+
+from ..utils._config_module import install  # noqa: E402  (the settings above first)
+
+install(__name__)

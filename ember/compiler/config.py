@@ -7,3 +7,7 @@ force_disable_caches = False
 dynamic_shapes = True
 assume_static_by_default = True
 automatic_dynamic_shapes = True
+
+from ..utils._config_module import install  # noqa: E402  (the settings above first)
+
+install(__name__)
