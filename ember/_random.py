@@ -1,7 +1,15 @@
-"""Random number generation: torch's Generator API on NumPy's Mersenne Twister.
+"""Random number generation: torch's CPU generator, so that a seed gives torch's numbers.
 
-The streams are deterministic for a given seed, as in torch, but not the same
-numbers torch draws (ember does not reimplement torch's sampling kernels).
+A Generator is torch's: a Mersenne Twister (MT19937) seeded as torch seeds it (the seed's
+low 32 bits through the twister's standard initialisation), read as a stream of 32-bit
+words; a 64-bit draw is two words, the first the high half. The sampling algorithms that
+turn words into values, in torch's order, are in `_sampling.py`. The generator also keeps
+torch's cached second normal sample (the scalar normal sampler makes two at a time).
+`get_state()` is torch's 5056-byte layout, so states move between torch and ember.
+
+The twister itself is NumPy's (`np.random.MT19937`, the same algorithm); `.np` is a NumPy
+Generator on that same twister, for the few distributions ember draws NumPy's way (their
+numbers differ from torch's).
 """
 from __future__ import annotations
 
@@ -10,12 +18,27 @@ import numpy as np
 from ._recorded_call import replayed_call
 
 _DEFAULT_SEED = 67280421310721  # torch's default_generator initial seed
-
-# A state tensor is a fixed binary layout (never pickle: a state read from an untrusted
-# file must not run code): initial seed and Mersenne Twister position as two uint64,
-# then the twister's 624 uint32 words.
 _MT_WORDS = 624
-_STATE_LAYOUT = np.dtype([("seed", "<u8"), ("pos", "<u8"), ("key", "<u4", (_MT_WORDS,))])
+
+# torch's CPUGeneratorImplState: the legacy THGeneratorState (initial seed, the twister's
+# `left`/`next` counters and words, a cached double normal sample in normal_y when
+# normal_is_valid), then a cached float normal sample. A fixed binary layout (never
+# pickle: a state read from an untrusted file must not run code).
+_STATE_LAYOUT = np.dtype([
+    ("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"), ("next", "<u8"),
+    ("key", "<u8", (_MT_WORDS,)), ("normal_x", "<f8"), ("normal_y", "<f8"),
+    ("normal_rho", "<f8"), ("normal_is_valid", "<i4"), ("pad", "<i4"),
+    ("float_normal", "<f4"), ("float_normal_is_valid", "u1"), ("pad2", "u1", (3,))])
+
+
+def _twister_words(seed: int) -> np.ndarray:
+    """MT19937's standard initialisation from a 32-bit seed (torch's, and the reference
+    implementation's init_genrand)."""
+    words = [seed & 0xFFFF_FFFF]
+    for j in range(1, _MT_WORDS):
+        prev = words[-1]
+        words.append((1812433253 * (prev ^ (prev >> 30)) + j) & 0xFFFF_FFFF)
+    return np.array(words, dtype=np.uint32)
 
 
 class Generator:
@@ -23,8 +46,15 @@ class Generator:
     set_state; pass it as `generator=` to random functions."""
     def __init__(self, device="cpu"):
         self.device = device
-        self._seed = _DEFAULT_SEED
-        self.np = np.random.Generator(np.random.MT19937(self._seed))
+        self._twister = np.random.MT19937(0)
+        self.np = np.random.Generator(self._twister)
+        self._seed_with(_DEFAULT_SEED)
+
+    def _seed_with(self, seed: int) -> None:
+        self._seed = seed
+        self._twister.state = {"bit_generator": "MT19937",
+                               "state": {"key": _twister_words(seed), "pos": _MT_WORDS}}
+        self.next_normal = None     # torch's cached double normal sample
 
     # Seeding and restoring a state are replayed calls: a compiled call that seeds and then
     # draws draws the same numbers at every replay, as eager calls do.
@@ -33,8 +63,7 @@ class Generator:
         seed = int(seed)
         if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
             raise ValueError("Overflow when unpacking long long")
-        self._seed = seed % (1 << 64)
-        self.np = np.random.Generator(np.random.MT19937(self._seed))
+        self._seed_with(seed % (1 << 64))
         return self
 
     def seed(self) -> int:
@@ -46,11 +75,27 @@ class Generator:
     def initial_seed(self) -> int:
         return self._seed
 
+    def random32(self, n: int) -> np.ndarray:
+        """The next n 32-bit words of the stream (uint32)."""
+        return self._twister.random_raw(n).astype(np.uint32)
+
+    def random64(self, n: int) -> np.ndarray:
+        """The next n 64-bit values (uint64), each from two words, the first the high half."""
+        words = self._twister.random_raw(2 * n)
+        return (words[0::2] << np.uint64(32)) | words[1::2]
+
     def get_state(self):
-        """The generator's state as a uint8 tensor (ember's layout, not torch's)."""
+        """The generator's state as a uint8 tensor, in torch's layout."""
         from ._tensor import Tensor
-        twister = self.np.bit_generator.state["state"]
-        record = np.array((self._seed, twister["pos"], twister["key"]), dtype=_STATE_LAYOUT)
+        twister = self._twister.state["state"]
+        record = np.zeros((), dtype=_STATE_LAYOUT)
+        record["seed"], record["seeded"] = self._seed, 1
+        # torch's counters: words `left` until the twister regenerates, plus one; the
+        # index of the `next` word (0 when it must regenerate first, as after seeding)
+        record["left"], record["next"] = _MT_WORDS + 1 - twister["pos"], twister["pos"] % _MT_WORDS
+        record["key"] = twister["key"]
+        if self.next_normal is not None:
+            record["normal_y"], record["normal_is_valid"] = self.next_normal, 1
         return Tensor._wrap(record.reshape(1).view(np.uint8).copy())
 
     @replayed_call
@@ -63,24 +108,23 @@ class Generator:
                                f"{_STATE_LAYOUT.itemsize} but found the input RNG state size "
                                f"to be {data.size}")
         record = data.reshape(-1).view(_STATE_LAYOUT)[0]
-        if record["pos"] > _MT_WORDS:
-            raise RuntimeError("Invalid RNG state: the Mersenne Twister position is out of "
-                               "range. The tensor was not made by get_rng_state().")
-        self.np.bit_generator.state = {
+        if not 1 <= record["left"] <= _MT_WORDS or record["seeded"] != 1:
+            raise RuntimeError("Invalid mt19937 state")
+        self._twister.state = {
             "bit_generator": "MT19937",
-            "state": {"key": record["key"].copy(), "pos": int(record["pos"])}}
+            "state": {"key": record["key"].astype(np.uint32), "pos": _MT_WORDS + 1 -
+                      int(record["left"])}}
         self._seed = int(record["seed"])
+        self.next_normal = float(record["normal_y"]) if record["normal_is_valid"] else None
         return self
 
     def __reduce__(self):
-        return (_rebuild_generator, (self._seed, self.np.bit_generator.state))
+        return (_rebuild_generator, (self.get_state()._data.tobytes(),))
 
 
-def _rebuild_generator(seed, bit_state):
-    g = Generator()
-    g._seed = seed
-    g.np.bit_generator.state = bit_state
-    return g
+def _rebuild_generator(state: bytes):
+    from ._tensor import Tensor
+    return Generator().set_state(Tensor._wrap(np.frombuffer(state, np.uint8).copy()))
 
 
 default_generator = Generator()

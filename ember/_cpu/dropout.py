@@ -1,8 +1,7 @@
-"""Kernel family `dropout`: apply a dropout mask given as the uniform draws it comes from
-(NumPy reference).
+"""Kernel family `dropout`: apply a dropout mask given as booleans (NumPy reference).
 
-dropout keeps an element when its draw in [0, 1) is at least p. Keeping the draws, not a
-float mask, lets forward and backward share one array the generator already filled; the
+dropout keeps the elements where `keep` is True and scales them by 1 / (1 - p). A boolean
+mask, not a float one, is what forward and backward share (a byte per element); the
 compiled twin (ember/_cpu/numba/dropout.py) applies it in one pass with no temporary.
 """
 from __future__ import annotations
@@ -15,11 +14,11 @@ def dropout_factor(p: float) -> float:
     return 0.0 if p == 1 else 1.0 / (1.0 - p)
 
 
-def dropout(x: np.ndarray, draws: np.ndarray, p: float) -> np.ndarray:
-    """x * (draws >= p) * dropout_factor(p), a new array of x's dtype and shape (draws has
+def dropout(x: np.ndarray, keep: np.ndarray, p: float) -> np.ndarray:
+    """x * keep * dropout_factor(p), a new array of x's dtype and shape (keep, boolean, has
     x's shape). A dropped element is x * 0: NaN stays NaN and -x gives -0, as in torch.
     Dropout's backward is the same function of the gradient."""
     with np.errstate(invalid="ignore"):         # a dropped inf is NaN, silently
-        y = np.multiply(x, draws >= p)
+        y = np.multiply(x, keep)
         y *= dropout_factor(p)
     return y

@@ -11,9 +11,9 @@ import warnings
 
 import numpy as np
 
-from .._random import numpy_generator
+from .. import _sampling
+from .._random import default_generator
 from .._tensor import Tensor
-from ..ops._special_math import erfinv
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_",
@@ -73,19 +73,24 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
     """Fill `tensor` in place with draws from the uniform distribution U(a, b); returns it."""
     if tensor.is_meta:
         return tensor
-    return _write(tensor, numpy_generator(generator).uniform(a, b, tensor.shape))
+    return _write(tensor, _sampling.uniform(generator or default_generator, tensor.shape, a, b,
+                                            tensor.dtype.numpy))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill `tensor` in place with draws from N(mean, std**2); returns it."""
     if tensor.is_meta:
         return tensor
-    return _write(tensor, mean + std * numpy_generator(generator).standard_normal(tensor.shape))
+    return _write(tensor, _sampling.normal(generator or default_generator, tensor.shape, mean,
+                                           std, tensor.dtype.numpy))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator=None) -> Tensor:
-    """N(mean, std^2) restricted to [a, b], drawn by inverting the normal CDF."""
+    """N(mean, std^2) restricted to [a, b], by torch's rejection sampling: when [a, b] holds
+    more than 30% of the mass, normal draws outside it are drawn again; else uniform draws
+    in [a, b] are kept with probability exp(-(x - mean)^2 / 2 std^2) relative to the
+    density's peak in [a, b]."""
     def norm_cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -94,10 +99,29 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
                       "distribution of values may be incorrect.", stacklevel=2)
     if tensor.is_meta:
         return tensor
-    low, high = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-    u = numpy_generator(generator).uniform(2 * low - 1, 2 * high - 1, tensor.shape)
-    values = erfinv(u) * (std * math.sqrt(2.0)) + mean
-    return _write(tensor, np.clip(values, a, b))
+    gen, shape, dtype = generator or default_generator, tensor.shape, tensor.dtype.numpy.type
+    if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+        low, high = dtype(a), dtype(b)
+        result = _sampling.normal(gen, shape, mean, std, dtype)
+        while (outside := (result < low) | (result > high)).any():
+            result = np.where(outside, _sampling.normal(gen, shape, mean, std, dtype), result)
+        return _write(tensor, result)
+    log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+
+    def draw_and_test(pending):
+        """Fresh uniform candidates, and which of them the acceptance draws reject."""
+        candidates = _sampling.uniform(gen, shape, a, b, dtype)
+        log_density = (candidates - dtype(mean)) / dtype(std)
+        log_density = log_density ** 2 * dtype(-0.5) - dtype(log_peak)
+        rejected = np.log(_sampling.uniform(gen, shape, 0, 1, dtype)) > log_density
+        return candidates, rejected if pending is None else pending & rejected
+
+    result, pending = draw_and_test(None)
+    while pending.any():
+        candidates, still = draw_and_test(pending)
+        result = np.where(pending, candidates, result)
+        pending = still
+    return _write(tensor, result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -193,7 +217,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = numpy_generator(generator).standard_normal((rows, cols))
+    flat = _sampling.normal(generator or default_generator, (rows, cols), 0, 1,
+                            tensor.dtype.numpy)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -211,11 +236,10 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     num_zeros = int(math.ceil(sparsity * rows))
     if tensor.is_meta:
         return tensor
-    rng = numpy_generator(generator)
-    values = std * rng.standard_normal((rows, cols))
-    # A random permutation of the rows of each column: its first num_zeros rows are zeroed.
-    order = np.argsort(rng.random((rows, cols)), axis=0)
-    np.put_along_axis(values, order[:num_zeros], 0.0, axis=0)
+    gen = generator or default_generator
+    values = _sampling.normal(gen, (rows, cols), 0, std, tensor.dtype.numpy)
+    for col in range(cols):     # the first num_zeros rows of a permutation are zeroed
+        values[_sampling.permutation(gen, rows)[:num_zeros], col] = 0
     return _write(tensor, values)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _sampling
 from .._layout import check_layout
 from .._memory_format import preserve_format
-from .._random import numpy_generator
+from .._random import default_generator, numpy_generator
 from .._recorded_call import replayed_call
 from .._tensor import Tensor
 from ._nondifferentiable import recorded
@@ -46,9 +46,8 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
     shape = size_argument(sizes, size, "rand")
     if meta:
         return meta_result(shape, dt, requires_grad)
-    data = numpy_generator(generator).random(shape, dtype=np.float32 if dt.itemsize <= 4
-                                              else np.float64)
-    return _make(data, dt, requires_grad)
+    return _make(_sampling.uniform(generator or default_generator, shape, 0, 1, dt.numpy), dt,
+                 requires_grad)
 
 
 @recorded("randn", factory=True)
@@ -61,9 +60,8 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
     shape = size_argument(sizes, size, "randn")
     if meta:
         return meta_result(shape, dt, requires_grad)
-    data = numpy_generator(generator).standard_normal(
-        shape, dtype=np.float32 if dt.itemsize <= 4 else np.float64)
-    return _make(data, dt, requires_grad)
+    return _make(_sampling.normal(generator or default_generator, shape, 0, 1, dt.numpy), dt,
+                 requires_grad)
 
 
 @recorded("randint", factory=True)
@@ -84,7 +82,7 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
     shape = size_from_args((size,))
     if meta:
         return meta_result(shape, dtype or _dtype.int64, requires_grad)
-    data = numpy_generator(generator).integers(low, high, shape, dtype=np.int64)
+    data = _sampling.integers(generator or default_generator, shape, low, high)
     return _make(data, dtype or _dtype.int64, requires_grad)
 
 
@@ -95,15 +93,15 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     if on_meta(device):
         return meta_result((n,), dtype or _dtype.int64, requires_grad)
     _dtype.check_limited(dtype or _dtype.int64, "randperm", "randperm")
-    return _make(numpy_generator(generator).permutation(n), dtype or _dtype.int64,
-                 requires_grad)
+    return _make(_sampling.permutation(generator or default_generator, n),
+                 dtype or _dtype.int64, requires_grad)
 
 
 @recorded("normal")
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False) -> Tensor:
     """Samples from N(mean, std); mean and/or std may be tensors (broadcast together)."""
-    rng = numpy_generator(generator)
+    gen = generator or default_generator
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
@@ -111,8 +109,11 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise RuntimeError("normal expects all elements of std >= 0.0")
         like = mean if isinstance(mean, Tensor) else std
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        data = m + s * rng.standard_normal(shape)
-        return _make(np.asarray(data), like.dtype, False)
+        # torch draws standard normals of the result's dtype, then scales and shifts them
+        data = _sampling.normal(gen, shape, 0, 1, like.dtype.numpy)
+        data *= s
+        data += m
+        return _make(data, like.dtype, False)
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got "
                         "(float, float), but expected a size")
@@ -122,17 +123,25 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     dt = _float_dtype(dtype)
     if on_meta(device):
         return meta_result(shape, dt, requires_grad)
-    return _make(mean + std * rng.standard_normal(shape), dt, requires_grad)
+    return _make(_sampling.normal(gen, shape, mean, std, dt.numpy), dt, requires_grad)
 
 
 @recorded("bernoulli")
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """1 with probability input (or p), else 0; same shape and dtype as input."""
-    prob = input._data if p is None else np.full(input._data.shape, p)
-    if np.any((prob < 0) | (prob > 1)):
+    gen = generator or default_generator
+    if p is not None:
+        return Tensor._wrap(_sampling.bernoulli(gen, input._data.shape, p).astype(input._data.dtype))
+    if np.any((input._data < 0) | (input._data > 1)):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    draws = numpy_generator(generator).random(input._data.shape) < prob
-    return Tensor._wrap(draws.astype(input._data.dtype))
+    return Tensor._wrap(_bernoulli_of(gen, input._data).astype(input._data.dtype))
+
+
+def _bernoulli_of(gen, probs: np.ndarray) -> np.ndarray:
+    """One draw per element of `probs`, True with that probability (torch's kernel for a
+    tensor of probabilities draws in float64 for float64 ones, else in float32)."""
+    dtype = np.float64 if probs.dtype == np.float64 else np.float32
+    return _sampling.uniform(gen, probs.shape, 0, 1, dtype) < probs
 
 
 @recorded("multinomial")
@@ -204,14 +213,14 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
 # ---------------------------------------------------------------- in-place fillers
 @replayed_call
 def _fill(self: Tensor, generator, draw, *params) -> Tensor:
-    """Write draw(rng, shape, *params)'s samples into self without recording autograd
+    """Write draw(generator, shape, *params)'s samples into self without recording autograd
     history (a tensor in `params` is given as its array). A meta tensor has nothing to
     write: nothing is drawn, and the generator's state stays. A replayed call: a compiled
     plan draws fresh samples into each call's tensor."""
     self._check_inplace()
     if not self.is_meta:
         values = [p._data if isinstance(p, Tensor) else p for p in params]
-        np.copyto(self._data, draw(numpy_generator(generator), self._data.shape, *values),
+        np.copyto(self._data, draw(generator or default_generator, self._data.shape, *values),
                   casting="unsafe")
     self._bump_version()
     return self
@@ -220,7 +229,8 @@ def _fill(self: Tensor, generator, draw, *params) -> Tensor:
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from U(a, b); returns self."""
     _require_float(self.dtype, "check_uniform_bounds")
-    return _fill(self, generator, lambda rng, shape: rng.uniform(a, b, shape))
+    dt = self.dtype.numpy
+    return _fill(self, generator, lambda gen, shape: _sampling.uniform(gen, shape, a, b, dt))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
@@ -228,42 +238,63 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     _require_float(self.dtype, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill(self, generator, lambda rng, shape: mean + std * rng.standard_normal(shape))
+    dt = self.dtype.numpy
+    return _fill(self, generator,
+                 lambda gen, shape: _sampling.normal(gen, shape, mean, std, dt))
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     """Fill self in place with 0/1 draws that are 1 with probability p (a number or a tensor);
     returns self."""
-    return _fill(self, generator, lambda rng, shape, prob: rng.random(shape) < prob, p)
+    if isinstance(p, Tensor):
+        return _fill(self, generator, lambda gen, shape, probs: _bernoulli_of(
+            gen, np.broadcast_to(probs, shape)), p)
+    return _fill(self, generator, lambda gen, shape: _sampling.bernoulli(gen, shape, p))
 
 
-def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator=None) -> Tensor:
-    """Fill self in place with integers drawn uniformly from [from_, to) (to defaults to the dtype's
-    range); returns self."""
+_UNSET = object()
+
+
+def random_(self: Tensor, from_=_UNSET, to=_UNSET, *, generator=None) -> Tensor:
+    """Fill self in place with integers drawn uniformly: random_() from the dtype's range
+    (see _sampling.full_range), random_(to) from [0, to), random_(from, to) from
+    [from, to), random_(from, None) from [from, the dtype's largest]; returns self."""
     _dtype.refuse_limited(self._data, "random_kernel_cpu")
+    dt = self._data.dtype
+    if from_ is _UNSET and to is _UNSET:
+        return _fill(self, generator, lambda gen, shape: _sampling.full_range(gen, shape, dt))
+    if to is _UNSET:
+        from_, to = 0, from_
+    elif from_ is _UNSET:
+        from_ = 0
     if to is None:
-        to = 2 ** 24 if self.is_floating_point() else np.iinfo(self._data.dtype).max
-    return _fill(self, generator, lambda rng, shape: rng.integers(from_, to, shape))
+        return _fill(self, generator, lambda gen, shape: _sampling.integers_from(gen, shape,
+                                                                                from_, dt))
+    if from_ >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} "
+                           f">= to={to}")
+    return _fill(self, generator,
+                 lambda gen, shape: _sampling.integers(gen, shape, from_, to))
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from the exponential distribution of rate lambd."""
-    return _fill(self, generator, lambda rng, shape: rng.exponential(1.0 / lambd, shape))
+    return _fill(self, generator, lambda gen, shape: gen.np.exponential(1.0 / lambd, shape))
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     """Fill self in place with draws from the geometric distribution of success probability p (the
     number of trials up to the first success)."""
-    return _fill(self, generator, lambda rng, shape: rng.geometric(p, shape))
+    return _fill(self, generator, lambda gen, shape: gen.np.geometric(p, shape))
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
     """Fill self in place with exp(N(mean, std**2)) draws."""
-    return _fill(self, generator, lambda rng, shape: rng.lognormal(mean, std, shape))
+    return _fill(self, generator, lambda gen, shape: gen.np.lognormal(mean, std, shape))
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from the Cauchy distribution (median, sigma)."""
     return _fill(self, generator,
-                 lambda rng, shape: median + sigma * rng.standard_cauchy(shape))
+                 lambda gen, shape: median + sigma * gen.np.standard_cauchy(shape))
 

@@ -103,7 +103,10 @@ def _sample_moments(samples, name):
 MOMENTS = [n for n in NAMES if n not in ("Cauchy", "HalfCauchy", "RelaxedBernoulli",
                                          "RelaxedOneHotCategorical")]
 # Heavy tails make the sample variance noisy: these are checked within 15 %.
-NOISY_VARIANCE = {"HalfNormal", "StudentT", "Chi2", "Gumbel", "Weibull", "Pareto"}
+# InverseGamma: its first concentration, 3, has no fourth moment, so the sample variance
+# converges slowly
+NOISY_VARIANCE = {"HalfNormal", "StudentT", "Chi2", "Gumbel", "Weibull", "Pareto",
+                  "InverseGamma"}
 
 
 @pytest.mark.parametrize("name", MOMENTS)

@@ -3,8 +3,9 @@
 Each program makes its own seeded synthetic data, trains for `--steps` steps printing
 `step N loss X`, and ends with `output shape (...)`. A test runs one program under
 `python -m ember run` (as a user would) and under real torch, and checks that both exit
-with 0, print the same output shape and see their loss fall. The values differ: ember's
-random streams are not torch's.
+with 0, print the same output shape and see their loss fall, and that ember prints torch's
+losses: the seed gives both the same weights, batches and dropout masks (hogwild.py's
+workers interleave their updates as the OS schedules them, so its losses vary).
 
 The torch side is the oracle and costs most (importing torch, then torch._dynamo on the
 first optimizer step, takes seconds per process), so the programs run under torch one
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,6 +47,8 @@ PROGRAMS = {
 # ember (each re-imports torch, aliased to ember, as torch's example does) and with 'fork'
 # under torch, where they inherit the oracle's imported torch.
 EMBER_ONLY = {"gpt.py": ["--compile"]}
+# Programs whose losses depend on more than the seed.
+SCHEDULED = {"hogwild.py"}
 TORCH_ONLY = {"hogwild.py": ["--start-method", "fork"]}
 
 # Runs each program of a JSON job list under real torch in this one interpreter, as
@@ -177,9 +181,10 @@ def finish(process: subprocess.Popen, label: str) -> Run:
     return Run(process.returncode, stdout, stderr, label)
 
 
-def assert_same_outcome(ember: Run, torch: Run) -> None:
+def assert_same_outcome(ember: Run, torch: Run, same_losses: bool = True) -> None:
     """Both runs succeed, print the same output shape and train: the mean loss of the
-    last quarter of the steps is below that of the first quarter."""
+    last quarter of the steps is below that of the first quarter; with `same_losses`,
+    ember's losses are torch's (printed to 4 decimals; float rounding may move the last)."""
     for run in (ember, torch):
         assert run.returncode == 0, run.describe()
         losses = run.losses()
@@ -190,6 +195,8 @@ def assert_same_outcome(ember: Run, torch: Run) -> None:
     assert len(ember.losses()) == len(torch.losses())
     assert ember.output_shape() is not None, ember.describe()
     assert ember.output_shape() == torch.output_shape(), (ember.describe(), torch.describe())
+    if same_losses:
+        np.testing.assert_allclose(ember.losses(), torch.losses(), rtol=1e-3, atol=2e-4)
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))
@@ -197,7 +204,7 @@ def test_program(name, torch_oracle, tmp_path):
     command = [sys.executable, "-m", "ember", "run", os.path.join(HERE, name),
                *PROGRAMS[name], *EMBER_ONLY.get(name, [])]
     ember = finish(start(command, tmp_path), f"ember run {name}")
-    assert_same_outcome(ember, torch_oracle.result(name))
+    assert_same_outcome(ember, torch_oracle.result(name), name not in SCHEDULED)
 
 
 def test_ddp_under_torchrun(tmp_path):

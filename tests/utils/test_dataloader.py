@@ -422,8 +422,9 @@ def test_worker_info_fields():
         def __getitem__(self, i):
             info = ember.utils.data.get_worker_info()
             return [info.id, info.num_workers, info.seed, info.dataset is self]
-    gen = ember.Generator().manual_seed(11)
-    base = int(gen.np.integers(0, 1 << 63, dtype=np.int64))
+    # torch's base seed: an int64 drawn from the loader's generator
+    base = torch.empty((), dtype=torch.int64).random_(
+        generator=torch.Generator().manual_seed(11)).item()
     out = list(ember.utils.data.DataLoader(Info(), batch_size=None, num_workers=2,
                                            generator=ember.Generator().manual_seed(11)))
     assert out == [[0, 2, base, True], [1, 2, base + 1, True]]

@@ -142,7 +142,7 @@ def _fused(query, key, value, attn_mask, dropout_p: float, is_causal: bool, scal
         else:
             bias = attn_mask.numpy(force=True)
     if dropout_p > 0.0:
-        keep = keep_draws(query.shape[:-1] + (key.shape[-2],), dropout_p, query.dtype.numpy)
+        keep = keep_draws(query.shape[:-1] + (key.shape[-2],), dropout_p)
     from ..attention import _flash_attention_fits
     if query.ndim == 2:
         node = _MatrixAttention

@@ -7,7 +7,8 @@ import numpy as np
 
 from ..._cpu import kernels
 from ..._cpu.dropout import dropout_factor
-from ..._random import numpy_generator
+from ... import _sampling
+from ..._random import default_generator
 from ..._recorded_call import replayed_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
@@ -51,45 +52,37 @@ def _apply(input: Tensor, mask: np.ndarray, shift, inplace: bool,
 
 
 @replayed_call
-def _draws(shape, dtype) -> np.ndarray:
-    """One uniform [0, 1) draw per element of a `dtype` tensor of `shape`, from the default
-    generator (float32 draws for dtypes of up to 4 bytes): the one stream every dropout of
-    ember uses, so a seed gives the same masks whatever kernels run."""
-    draws = np.float32 if np.dtype(dtype).itemsize <= 4 else np.float64
-    return numpy_generator(None).random(shape, dtype=draws)
-
-
-@replayed_call
-def keep_draws(shape, p: float, dtype) -> np.ndarray:
-    """Which elements dropout keeps (bool, True with probability 1 - p). A replayed call:
-    a compiled plan draws a fresh mask at each call."""
-    return _draws(shape, dtype) >= p
+def keep_draws(shape, p: float) -> np.ndarray:
+    """Which elements dropout keeps (bool, True with probability 1 - p), drawn from the
+    default generator as torch's bernoulli_(1 - p) draws them, so a seed gives torch's
+    masks. A replayed call: a compiled plan draws a fresh mask at each call."""
+    return _sampling.bernoulli(default_generator, shape, 1 - p)
 
 
 @replayed_call
 def _keep_mask(shape, p: float, dtype) -> np.ndarray:
     """1/(1-p) where an element is kept, 0 where dropped (all zeros when p == 1)."""
-    mask = keep_draws(shape, p, dtype).astype(dtype)
+    mask = keep_draws(shape, p).astype(dtype)
     mask *= dropout_factor(p)
     return mask
 
 
 class Dropout(Function):
-    """y = x * (draws >= p) / (1 - p): the mask is kept as the draws it comes from, and
-    kernels.family("dropout") applies it in forward and backward alike. torch's CPU
-    dropout multiplies by its mask, so the node is a Mul."""
+    """y = x * keep / (1 - p): kernels.family("dropout") applies the boolean mask `keep`
+    in forward and backward alike. torch's CPU dropout multiplies by its mask, so the
+    node is a Mul."""
     backward_name = "MulBackward0"
 
     @staticmethod
-    def forward(ctx, x, draws, p):
-        ctx.draws, ctx.p = draws, p
-        return kernels.family("dropout").dropout(x, draws, p)
+    def forward(ctx, x, keep, p):
+        ctx.keep, ctx.p = keep, p
+        return kernels.family("dropout").dropout(x, keep, p)
 
     @staticmethod
     def backward(ctx, grad):
         # The product with a fixed mask is linear and its own adjoint: the gradient is the
         # same dropout of grad, itself a node when the backward is differentiated.
-        return Dropout.apply(grad, ctx.draws, ctx.p), None, None
+        return Dropout.apply(grad, ctx.keep, ctx.p), None, None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
@@ -98,10 +91,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     _check_p(p)
     if not training or p == 0:
         return input
-    draws = _draws(input.shape, input.dtype.numpy)
+    keep = keep_draws(input.shape, p)
     if inplace:
-        return input._inplace(lambda x: Dropout.apply(x, draws, p))
-    return Dropout.apply(input, draws, p)
+        return input._inplace(lambda x: Dropout.apply(x, keep, p))
+    return Dropout.apply(input, keep, p)
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
@@ -193,7 +186,7 @@ def _alpha_mask_and_shift(mask_shape, p: float, dtype) -> tuple:
     """Alpha dropout's factor and shift per element (a kept element keeps mean and
     variance, a dropped one becomes SELU's saturation value), from fresh draws: a
     replayed call, so that a compiled plan draws at each call."""
-    keep = (numpy_generator(None).random(mask_shape) >= p).astype(dtype)
+    keep = keep_draws(mask_shape, p).astype(dtype)
     if p == 1:
         return keep * 0, np.zeros(mask_shape, dtype)
     a = 1.0 / np.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ... import _random
+from ... import _random, _sampling
 from ..._tensor import Tensor
 from ._utils.shared_memory import shared_empty
 
@@ -266,6 +266,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float],
         lengths = _lengths_from_fractions(lengths, len(dataset))
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = _random.numpy_generator(generator).permutation(sum(lengths)).tolist()
+    indices = _sampling.permutation(generator or _random.default_generator,
+                                    sum(lengths)).tolist()
     ends = itertools.accumulate(lengths)
     return [Subset(dataset, indices[end - length:end]) for end, length in zip(ends, lengths)]

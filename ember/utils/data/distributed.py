@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ... import _random
+from ... import _random, _sampling
 from .dataset import Dataset
 from .sampler import Sampler
 
@@ -60,7 +60,7 @@ class DistributedSampler(Sampler):
         if not self.shuffle:
             return list(range(n))
         generator = _random.Generator().manual_seed(self.seed + self.epoch)
-        return generator.np.permutation(n).tolist()
+        return _sampling.permutation(generator, n).tolist()
 
     def __iter__(self) -> Iterator[int]:
         indices = self._order()

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 
 import numpy as np
 
-from ... import _random
+from ... import _random, _sampling
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
@@ -31,7 +31,7 @@ class Sampler:
 def fresh_seed(generator: _random.Generator | None = None) -> int:
     """A random int64 drawn from `generator` (the default generator when None): how
     torch seeds the private generators of samplers and worker processes."""
-    return int(_random.numpy_generator(generator).integers(0, 1 << 63, dtype=np.int64))
+    return int(_sampling.full_range(generator or _random.default_generator, (), np.int64))
 
 
 def _generator_or_fresh(generator: _random.Generator | None) -> _random.Generator:
@@ -87,13 +87,13 @@ class RandomSampler(Sampler):
         """The indices, as a few lists (permutations, or all the draws with
         replacement)."""
         n = len(self.data_source)
-        rng = _generator_or_fresh(self.generator).np
+        gen = _generator_or_fresh(self.generator)
         if self.replacement:
-            yield rng.integers(0, n, self.num_samples, dtype=np.int64).tolist()
+            yield _sampling.integers(gen, (self.num_samples,), 0, n).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield rng.permutation(n).tolist()
-        yield rng.permutation(n)[:self.num_samples % n].tolist()
+            yield _sampling.permutation(gen, n).tolist()
+        yield _sampling.permutation(gen, n)[:self.num_samples % n].tolist()
 
     def __len__(self) -> int:
         return self.num_samples
@@ -107,7 +107,8 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        order = _random.numpy_generator(self.generator).permutation(len(self.indices))
+        order = _sampling.permutation(self.generator or _random.default_generator,
+                                      len(self.indices))
         for i in order.tolist():
             yield self.indices[i]
 

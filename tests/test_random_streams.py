@@ -1,0 +1,187 @@
+"""A seed gives torch's numbers: each sampler draws what torch's CPU kernels draw, and
+leaves the generator in torch's state (compared through get_rng_state, byte for byte).
+
+Exact where torch's arithmetic is reproduced; float32 normals (torch's own vectorised
+log/sin/cos against NumPy's) may differ in the last bit, which the tolerance allows."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+SEEDS = (0, 1, 12345, 2 ** 40 + 3, -7)
+
+
+def _both(draw, seed):
+    """draw(lib) under `seed` in torch and ember: the two results as arrays, and whether the
+    generators ended in the same state."""
+    results = []
+    for lib in (torch, ember):
+        lib.manual_seed(seed)
+        out = draw(lib)
+        results.append(out.detach().numpy() if hasattr(out, "detach") else np.asarray(out))
+    same_state = np.array_equal(torch.get_rng_state().numpy(), ember.get_rng_state().numpy())
+    return results[0], results[1], same_state
+
+
+def _exact(draw):
+    for seed in SEEDS:
+        expected, got, same_state = _both(draw, seed)
+        assert expected.dtype == got.dtype and expected.shape == got.shape
+        np.testing.assert_array_equal(got, expected)
+        assert same_state
+
+
+def _close(draw):
+    for seed in SEEDS:
+        expected, got, same_state = _both(draw, seed)
+        assert expected.dtype == got.dtype and expected.shape == got.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+        assert same_state
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 15, 16, 17, 33, 1000])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rand_and_randn(n, dtype):
+    _exact(lambda t: t.rand(n, dtype=getattr(t, dtype)))
+    _close(lambda t: t.randn(n, dtype=getattr(t, dtype)))
+
+
+def test_small_normals_cache_their_pair_in_the_generator():
+    # torch's scalar normal sampler makes two values and keeps one for the next call,
+    # in the generator's state
+    _close(lambda t: t.cat([t.randn(1), t.randn(3), t.randn(2, 2).flatten(), t.randn(20)]))
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        lib.randn(1)
+    assert np.array_equal(torch.get_rng_state().numpy(), ember.get_rng_state().numpy())
+    ember.set_rng_state(ember.tensor(torch.get_rng_state().numpy()))
+    assert ember.randn(1).item() == pytest.approx(torch.randn(1).item(), abs=0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_rand_of_half_precision(dtype):
+    _exact(lambda t: t.rand(40, dtype=getattr(t, dtype)).float())
+
+
+@pytest.mark.parametrize("draw", [
+    lambda t: t.empty(3, 50).uniform_(-0.37, 0.91),
+    lambda t: t.empty(3, 50, dtype=t.float64).uniform_(-0.37, 0.91),
+    lambda t: t.empty(7).uniform_(2.0, 3.0),
+    lambda t: t.randint(-5, 17, (7, 9)),
+    lambda t: t.randint(0, 2 ** 40, (20,)),
+    lambda t: t.randint(10, (4, 4), dtype=t.int32),
+    lambda t: t.randint_like(t.ones(30), 3, 10),
+    lambda t: t.randperm(1000),
+    lambda t: t.randperm(1),
+    lambda t: t.randperm(0),
+    lambda t: t.rand_like(t.ones(3, 30)),
+    lambda t: t.bernoulli(t.linspace(0, 1, 200)),
+    lambda t: t.bernoulli(t.linspace(0, 1, 200, dtype=t.float64)),
+    lambda t: t.ones(200).bernoulli(0.3),
+    lambda t: t.empty(200).bernoulli_(0.3),
+    lambda t: t.empty(200, dtype=t.float64).bernoulli_(t.linspace(0, 1, 200, dtype=t.float64)),
+    lambda t: t.empty(200, dtype=t.float64).bernoulli_(t.linspace(0, 1, 200)),
+    lambda t: t.empty(50).random_(2, 9),
+    lambda t: t.empty(50, dtype=t.int64).random_(10),
+    lambda t: t.empty(50, dtype=t.int64).random_(to=7),
+    lambda t: t.empty(50, dtype=t.int64).random_(-5, None),
+    lambda t: t.randn(5, generator=t.Generator().manual_seed(3)),
+], ids=lambda f: None)
+def test_uniform_integer_and_bernoulli_samplers(draw):
+    _exact(draw)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "int16",
+                                   "int8", "uint8", "bool"])
+def test_random_without_bounds_and_from_a_lower_bound(dtype):
+    _exact(lambda t: t.empty(50, dtype=getattr(t, dtype)).random_())
+    if dtype != "bool":
+        _exact(lambda t: t.empty(50, dtype=getattr(t, dtype)).random_(3, None))
+
+
+@pytest.mark.parametrize("draw", [
+    lambda t: t.empty(3, 50).normal_(0.5, 2.0),
+    lambda t: t.empty(5).normal_(0.5, 2.0),
+    lambda t: t.normal(t.arange(40.), t.arange(40.) / 10 + 1),
+    lambda t: t.normal(2.0, t.ones(3, 7)),
+    lambda t: t.normal(2., 3., size=(4, 5)),
+    lambda t: t.randn_like(t.ones(3, 30)),
+])
+def test_normal_samplers(draw):
+    _close(draw)
+
+
+@pytest.mark.parametrize("module", [
+    lambda nn: nn.Linear(30, 20), lambda nn: nn.Conv2d(3, 8, 3), lambda nn: nn.LSTM(5, 7),
+    lambda nn: nn.GRU(4, 6, num_layers=2), lambda nn: nn.Embedding(10, 4),
+    lambda nn: nn.TransformerEncoderLayer(8, 2, dim_feedforward=16),
+    lambda nn: nn.Sequential(nn.Conv1d(2, 4, 3), nn.BatchNorm1d(4), nn.Linear(5, 3)),
+], ids=["linear", "conv2d", "lstm", "gru", "embedding", "transformer", "sequential"])
+def test_modules_start_from_torchs_weights(module):
+    _close(lambda t: t.cat([p.detach().flatten() for p in module(t.nn).parameters()]))
+
+
+@pytest.mark.parametrize("init", [
+    lambda t, w: t.nn.init.xavier_uniform_(w), lambda t, w: t.nn.init.xavier_normal_(w),
+    lambda t, w: t.nn.init.kaiming_uniform_(w), lambda t, w: t.nn.init.kaiming_normal_(w),
+    lambda t, w: t.nn.init.trunc_normal_(w), lambda t, w: t.nn.init.trunc_normal_(w, std=0.02),
+    lambda t, w: t.nn.init.trunc_normal_(w, 0, 1, -0.1, 0.1),
+    lambda t, w: t.nn.init.trunc_normal_(w, 0, 1, 0.5, 3.0),
+    lambda t, w: t.nn.init.orthogonal_(w), lambda t, w: t.nn.init.sparse_(w, 0.3),
+    lambda t, w: t.nn.init.uniform_(w, -2, 3), lambda t, w: t.nn.init.normal_(w, 1, 2),
+])
+def test_init_functions(init):
+    _close(lambda t: init(t, t.empty(20, 30)))
+
+
+@pytest.mark.parametrize("draw", [
+    lambda t: t.nn.functional.dropout(t.ones(300), 0.4),
+    lambda t: t.nn.functional.dropout(t.ones(3, 100, dtype=t.float64), 0.1),
+    lambda t: t.nn.functional.dropout2d(t.ones(4, 6, 3, 3), 0.4),
+    lambda t: t.nn.Dropout(0.2)(t.ones(10, 30)),
+    lambda t: t.nn.functional.alpha_dropout(t.ones(300), 0.4, True),
+    lambda t: t.nn.functional.scaled_dot_product_attention(
+        t.ones(2, 3, 4), t.ones(2, 5, 4), t.arange(40.).reshape(2, 5, 4), dropout_p=0.5),
+])
+def test_dropout_masks(draw):
+    _close(draw)
+
+
+def test_data_loader_shuffles_and_splits_as_torch():
+    def batches(t):
+        data = t.utils.data
+        dataset = data.TensorDataset(t.arange(100.))
+        train, _ = data.random_split(dataset, [70, 30])
+        out = [x for _ in range(2) for (x,) in data.DataLoader(train, batch_size=16,
+                                                                shuffle=True)]
+        sampler = data.RandomSampler(dataset, replacement=True, num_samples=40)
+        out += [x for (x,) in data.DataLoader(dataset, batch_size=10, sampler=sampler)]
+        subset = data.SubsetRandomSampler(list(range(0, 100, 3)))
+        out.append(t.tensor([float(i) for i in subset]))
+        return t.cat(out + [t.rand(2)])
+    _exact(batches)
+
+
+def test_states_move_between_torch_and_ember():
+    torch.manual_seed(3)
+    torch.randn(1)
+    torch.rand(7)
+    state = torch.get_rng_state()
+    ember.set_rng_state(ember.tensor(state.numpy()))
+    assert np.array_equal(ember.get_rng_state().numpy(), state.numpy())
+    np.testing.assert_allclose(ember.randn(30).numpy(), torch.randn(30).numpy(), rtol=1e-6)
+    ember.manual_seed(4)
+    ember.rand(3)
+    torch.set_rng_state(torch.from_numpy(ember.get_rng_state().numpy()))
+    np.testing.assert_array_equal(ember.rand(10).numpy(), torch.rand(10).numpy())
+
+
+def test_a_state_that_is_not_torchs_is_refused():
+    for lib, convert in ((torch, torch.from_numpy), (ember, ember.from_numpy)):
+        state = lib.get_rng_state().numpy().copy()
+        state[8:12] = 0                                     # `left` out of range
+        with pytest.raises(RuntimeError, match="^Invalid mt19937 state"):
+            lib.set_rng_state(convert(state))
+        with pytest.raises(RuntimeError, match="^Expected a CPUGeneratorImplState of size 5056"):
+            lib.set_rng_state(convert(np.zeros(5059, np.uint8)))
