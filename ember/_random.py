@@ -128,6 +128,10 @@ def _rebuild_generator(state: bytes):
 
 
 default_generator = Generator()
+# As in torch, the default generator starts from a seed of the OS's entropy: a script that
+# never seeds draws other numbers at every run (a new Generator starts from torch's fixed
+# default seed).
+default_generator.seed()
 
 
 def manual_seed(seed: int) -> Generator:

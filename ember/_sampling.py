@@ -13,6 +13,8 @@ the same numbers and leave their generators in the same state:
     full_range   random_() without bounds: [0, 2**mantissa] for floats, [0, max] for ints
     permutation  Fisher-Yates, a word modulo the remaining count per position
     bernoulli    a double uniform draw below p (a scalar p; torch's non-MKL kernel)
+    log_normal, exponential, geometric, cauchy
+                 transformations of double uniform draws (log_normal: of scalar normals)
 
 torch computes `a * b + c` steps with a fused multiply-add, and so does `_fused`. float32 normals use NumPy's float32
 log, sin and cos where torch uses its own vectorised ones: they can differ in the last bit.
@@ -119,6 +121,30 @@ def _scalar_normal(gen) -> float:
     theta = 2.0 * math.pi * u1
     gen.next_normal = radius * math.sin(theta)
     return radius * math.cos(theta)
+
+
+def log_normal(gen, shape, mean: float, std: float, dtype) -> np.ndarray:
+    """exp(N(mean, std**2)) draws, each from the scalar normal sampler (as torch's kernel)."""
+    normals = np.array([_scalar_normal(gen) for _ in range(int(np.prod(shape)))])
+    return np.exp(normals * std + mean).astype(dtype).reshape(shape)
+
+
+def exponential(gen, shape, rate: float, dtype) -> np.ndarray:
+    """Exponential draws of the given rate: -log(1 - u) / rate of double uniform draws."""
+    unit = _unit(gen, int(np.prod(shape)), np.float64)
+    return ((-1.0 / rate) * np.log1p(-unit)).astype(dtype).reshape(shape)
+
+
+def geometric(gen, shape, p: float, dtype) -> np.ndarray:
+    """The number of trials up to the first success: ceil(log u / log(1 - p))."""
+    unit = _unit(gen, int(np.prod(shape)), np.float64)
+    return np.ceil(np.log(unit) / np.log1p(-p)).astype(dtype).reshape(shape)
+
+
+def cauchy(gen, shape, median: float, sigma: float, dtype) -> np.ndarray:
+    """Cauchy draws: median + sigma * tan(pi (u - 1/2))."""
+    unit = _unit(gen, int(np.prod(shape)), np.float64)
+    return (median + sigma * np.tan(np.pi * (unit - 0.5))).astype(dtype).reshape(shape)
 
 
 def integers(gen, shape, low: int, high: int) -> np.ndarray:

@@ -112,6 +112,35 @@ def test_normal_samplers(draw):
     _close(draw)
 
 
+@pytest.mark.parametrize("draw", [
+    lambda t: t.empty(300).exponential_(2.0),
+    lambda t: t.empty(300).geometric_(0.3),
+    lambda t: t.empty(300).cauchy_(1.0, 2.0),
+    lambda t: t.multinomial(t.tensor([[0.1, 0.5, 0.0, 2.0, 1.0], [1, 1, 1, 1, 1]]), 1),
+    lambda t: t.multinomial(t.tensor([[0.1, 0.5, 0.0, 2.0, 1.0], [1, 1, 1, 1, 1]]), 3),
+    lambda t: t.multinomial(t.tensor([[0.1, 0.5, 0.0, 2.0, 1.0], [1, 1, 1, 1, 1]]), 20, True),
+    lambda t: t.multinomial(t.tensor([0.2, 0.3, 0.5], dtype=t.float64), 50, True),
+    lambda t: t.multinomial(t.rand(4, 1000), 10),
+    lambda t: t.distributions.Categorical(probs=t.tensor([0.2, 0.3, 0.5])).sample((20,)),
+    lambda t: t.distributions.Bernoulli(probs=t.full((20,), 0.3)).sample(),
+    lambda t: t.tensor(list(t.utils.data.WeightedRandomSampler([0.1, 0.9, 0.4], 12))),
+])
+def test_other_samplers(draw):
+    _exact(draw)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda t: t.empty(300, dtype=t.float64).exponential_(0.37),
+    lambda t: t.empty(30).log_normal_(),
+    lambda t: t.nn.functional.gumbel_softmax(t.arange(12.).reshape(3, 4), tau=0.5),
+    lambda t: t.nn.functional.rrelu(t.linspace(-1, 1, 41), training=True),
+    lambda t: t.distributions.Normal(t.zeros(20), t.ones(20)).sample(),
+    lambda t: t.distributions.Uniform(t.zeros(20), t.ones(20) * 3).sample(),
+])
+def test_other_samplers_to_the_last_bit(draw):
+    _close(draw)
+
+
 @pytest.mark.parametrize("module", [
     lambda nn: nn.Linear(30, 20), lambda nn: nn.Conv2d(3, 8, 3), lambda nn: nn.LSTM(5, 7),
     lambda nn: nn.GRU(4, 6, num_layers=2), lambda nn: nn.Embedding(10, 4),
@@ -185,3 +214,14 @@ def test_a_state_that_is_not_torchs_is_refused():
             lib.set_rng_state(convert(state))
         with pytest.raises(RuntimeError, match="^Expected a CPUGeneratorImplState of size 5056"):
             lib.set_rng_state(convert(np.zeros(5059, np.uint8)))
+
+
+def test_the_default_generator_starts_from_entropy_a_new_one_from_torchs_seed():
+    import subprocess
+    import sys
+    code = "import {0}; print({0}.initial_seed(), {0}.Generator().initial_seed())"
+    for lib in ("torch", "ember"):
+        runs = [subprocess.run([sys.executable, "-c", code.format(lib)], capture_output=True,
+                               text=True, check=True).stdout.split() for _ in range(2)]
+        assert runs[0][0] != runs[1][0]                 # a new seed at every start
+        assert runs[0][1] == runs[1][1] == str(torch.Generator().initial_seed())

@@ -158,19 +158,24 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if not replacement and num_samples > n_categories:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
-    rng = numpy_generator(generator)
-    out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
-    for r, w in enumerate(rows):
-        total = w.sum()
-        if total <= 0:
+    gen = generator or default_generator
+    for w in rows:
+        if w.sum() <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        if replacement:
-            out[r] = rng.choice(n_categories, size=num_samples, replace=True, p=w / total)
-        else:
-            # Gumbel-top-k: sampling without replacement proportionally to the weights.
-            keys = np.log(rng.random(n_categories)) / np.where(w > 0, w, np.nan)
-            keys = np.where(w > 0, keys, -np.inf)
-            out[r] = np.argsort(-keys, kind="stable")[:num_samples]
+    weights = rows.astype(input._data.dtype) if input._data.dtype in (np.float32, np.float64) \
+        else rows.astype(np.float32)
+    if not replacement or num_samples == 1:
+        # torch's way: the largest weight / Exp(1) draws (the Gumbel-max trick, exponentiated)
+        keys = weights / _sampling.exponential(gen, weights.shape, 1.0, weights.dtype)
+        out = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
+    else:
+        out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+        for r, w in enumerate(weights):
+            cumulative = np.cumsum(w, dtype=w.dtype)
+            cumulative /= cumulative[-1]
+            cumulative[-1] = 1
+            draws = _sampling.uniform(gen, (num_samples,), 0, 1, np.float64)
+            out[r] = np.searchsorted(cumulative, draws, side="left")
     return Tensor._wrap(out.reshape(probs.shape[:-1] + (num_samples,)))
 
 
@@ -279,22 +284,28 @@ def random_(self: Tensor, from_=_UNSET, to=_UNSET, *, generator=None) -> Tensor:
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from the exponential distribution of rate lambd."""
-    return _fill(self, generator, lambda gen, shape: gen.np.exponential(1.0 / lambd, shape))
+    dt = self.dtype.numpy
+    return _fill(self, generator,
+                 lambda gen, shape: _sampling.exponential(gen, shape, lambd, dt))
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     """Fill self in place with draws from the geometric distribution of success probability p (the
     number of trials up to the first success)."""
-    return _fill(self, generator, lambda gen, shape: gen.np.geometric(p, shape))
+    dt = self.dtype.numpy
+    return _fill(self, generator, lambda gen, shape: _sampling.geometric(gen, shape, p, dt))
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
     """Fill self in place with exp(N(mean, std**2)) draws."""
-    return _fill(self, generator, lambda gen, shape: gen.np.lognormal(mean, std, shape))
+    dt = self.dtype.numpy
+    return _fill(self, generator,
+                 lambda gen, shape: _sampling.log_normal(gen, shape, mean, std, dt))
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
     """Fill self in place with draws from the Cauchy distribution (median, sigma)."""
+    dt = self.dtype.numpy
     return _fill(self, generator,
-                 lambda gen, shape: median + sigma * gen.np.standard_cauchy(shape))
+                 lambda gen, shape: _sampling.cauchy(gen, shape, median, sigma, dt))
 

@@ -16,10 +16,10 @@ import warnings
 
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _sampling
 from ..._cpu import kernels
 from ..._cpu.activation import GELU_TANH_CUBIC, GELU_TANH_SCALE, INV_SQRT_2PI, ONE_SIXTH_FLOAT32
-from ..._random import numpy_generator
+from ..._random import default_generator
 from ..._recorded_call import replayed_call
 from ..._modes import current as modes
 from ..._tensor import Tensor
@@ -222,13 +222,16 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
 @replayed_call
 def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool) -> np.ndarray:
     """rrelu's factor per element: 1 where x > 0 (NaN stays NaN), elsewhere a slope drawn
-    from U(lower, upper) when training, their mean otherwise."""
+    from U(lower, upper) when training (one double draw per element x <= 0, in order, as
+    torch draws them), their mean otherwise."""
     x = input.numpy(force=True)
-    if training:
-        slopes = numpy_generator(None).uniform(lower, upper, x.shape).astype(x.dtype)
-    else:
-        slopes = x.dtype.type((lower + upper) / 2)
-    return np.where(x > 0, x.dtype.type(1), slopes)
+    if not training:
+        return np.where(x > 0, x.dtype.type(1), x.dtype.type((lower + upper) / 2))
+    factors = np.ones_like(x)
+    negative = x <= 0
+    factors[negative] = _sampling.uniform(default_generator, (int(negative.sum()),), lower,
+                                          upper, np.float64)
+    return factors
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
