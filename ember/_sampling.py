@@ -1,20 +1,22 @@
 """torch's CPU sampling algorithms: how a Generator's 32-bit words become values.
 
 Each function reads the generator's stream (`_random.py`) in the order and amount torch's
-CPU kernels read it, elements in C order, so that after the same seed ember and torch draw
+CPU kernels read it, elements in memory order, so that after the same seed ember and torch draw
 the same numbers and leave their generators in the same state:
 
     uniform      float64: 53 bits of a 64-bit draw; other floats: 24 bits of a 32-bit
                  word (a float32 draw, rounded to the dtype); scaled to [low, high)
     normal       16 or more elements: uniform draws paired by Box-Muller in blocks of 16
-                 (the last block, when short, recomputed from 16 new draws); fewer: one
-                 double Box-Muller pair per two values, the second kept by the generator
+                 (the last block, when short, recomputed from 16 new draws); fewer, or a
+                 tensor that is not contiguous: one double Box-Muller pair per two values,
+                 the second kept by the generator
     integers     [low, high): a word (a 64-bit draw from a range of 2**32) modulo the range
     full_range   random_() without bounds: [0, 2**mantissa] for floats, [0, max] for ints
     permutation  Fisher-Yates, a word modulo the remaining count per position
     bernoulli    a double uniform draw below p (a scalar p; torch's non-MKL kernel)
     log_normal, exponential, geometric, cauchy
                  transformations of double uniform draws (log_normal: of scalar normals)
+    gamma        Marsaglia and Tsang's rejection method, element after element
 
 torch computes `a * b + c` steps with a fused multiply-add, and so does `_fused`. float32 normals use NumPy's float32
 log, sin and cos where torch uses its own vectorised ones: they can differ in the last bit.
@@ -79,11 +81,12 @@ def uniform(gen, shape, low: float, high: float, dtype) -> np.ndarray:
     return values.reshape(shape)
 
 
-def normal(gen, shape, mean: float, std: float, dtype) -> np.ndarray:
-    """Draws from N(mean, std**2) of `dtype`."""
+def normal(gen, shape, mean: float, std: float, dtype, contiguous: bool = True) -> np.ndarray:
+    """Draws from N(mean, std**2) of `dtype` (for a tensor that is not `contiguous`, torch
+    draws each value from the scalar sampler)."""
     dtype = np.dtype(dtype)
     n = int(np.prod(shape))
-    if n < 16:
+    if n < 16 or not contiguous:
         return np.array([_scalar_normal(gen) * std + mean for _ in range(n)],
                         dtype=np.float64).astype(dtype).reshape(shape)
     step = np.float64 if dtype == np.float64 else np.float32
@@ -145,6 +148,46 @@ def cauchy(gen, shape, median: float, sigma: float, dtype) -> np.ndarray:
     """Cauchy draws: median + sigma * tan(pi (u - 1/2))."""
     unit = _unit(gen, int(np.prod(shape)), np.float64)
     return (median + sigma * np.tan(np.pi * (unit - 0.5))).astype(dtype).reshape(shape)
+
+
+def gamma(gen, concentrations: np.ndarray) -> np.ndarray:
+    """Gamma(alpha, 1) draws, one per concentration alpha (float32 or float64), by torch's
+    sampler: Marsaglia and Tsang's rejection method, with alpha < 1 boosted to alpha + 1
+    and scaled back by u ** (1 / alpha). Each draw takes as many double uniform and scalar
+    normal draws as its rejections need, so elements are drawn one after the other."""
+    out = np.empty(concentrations.shape, concentrations.dtype)
+    flat = out.reshape(-1)
+    for i, alpha in enumerate(concentrations.reshape(-1)):
+        flat[i] = _gamma_one(gen, alpha)
+    return np.maximum(out, np.finfo(out.dtype).tiny)
+
+
+_THIRD = float(np.float32(1 / 3))        # torch writes these constants as float literals
+_SQUEEZE = float(np.float32(0.0331))
+
+
+def _gamma_one(gen, alpha) -> float:
+    """One draw for the concentration `alpha` (a NumPy scalar: torch does the steps on alpha
+    itself in its dtype, the others in double)."""
+    one = alpha.dtype.type(1)
+    scale = 1.0
+    if alpha < 1:
+        if alpha == 0:
+            return 0.0
+        scale *= (1 - _unit(gen, 1, np.float64)[0]) ** float(one / alpha)
+        alpha = alpha + one
+    d = float(alpha - alpha.dtype.type(_THIRD))
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = _scalar_normal(gen)
+        y = 1.0 + c * x
+        if y <= 0:
+            continue
+        v = y * y * y
+        u = 1 - float(_unit(gen, 1, np.float64)[0])
+        xx = x * x
+        if u < 1.0 - _SQUEEZE * xx * xx or math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
 
 
 def integers(gen, shape, low: int, high: int) -> np.ndarray:

@@ -92,6 +92,21 @@ def test_uniform_integer_and_bernoulli_samplers(draw):
     _exact(draw)
 
 
+@pytest.mark.parametrize("fill", [
+    lambda x: x.uniform_(), lambda x: x.normal_(), lambda x: x.random_(0, 10),
+    lambda x: x.bernoulli_(0.4), lambda x: x.exponential_(),
+])
+@pytest.mark.parametrize("view", [lambda x: x.t(), lambda x: x[:, ::2], lambda x: x[1:, 2:],
+                                  lambda x: x.view(4, 3, 2).permute(2, 0, 1)],
+                         ids=["transposed", "strided", "sliced", "permuted"])
+def test_fills_of_views_follow_memory_order(fill, view):
+    def draw(t):
+        base = t.zeros(4, 6)
+        fill(view(base))
+        return base
+    _close(draw)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "int16",
                                    "int8", "uint8", "bool"])
 def test_random_without_bounds_and_from_a_lower_bound(dtype):
@@ -134,6 +149,12 @@ def test_other_samplers(draw):
     lambda t: t.empty(30).log_normal_(),
     lambda t: t.nn.functional.gumbel_softmax(t.arange(12.).reshape(3, 4), tau=0.5),
     lambda t: t.nn.functional.rrelu(t.linspace(-1, 1, 41), training=True),
+    lambda t: t.distributions.Gamma(t.tensor([0.5, 2.0, 3.0]), t.tensor([1.0, 2.0, 0.5])).sample(
+        (30,)),
+    lambda t: t.distributions.Gamma(t.tensor([0.05, 7.0], dtype=t.float64), 1.0).sample((30,)),
+    lambda t: t.distributions.Beta(t.tensor([0.5, 2.0]), t.tensor([1.5, 3.0])).sample((30,)),
+    lambda t: t.distributions.Dirichlet(t.tensor([0.5, 2.0, 1.0])).sample((30,)),
+    lambda t: t.distributions.StudentT(t.tensor([3.0])).sample((30,)),
     lambda t: t.distributions.Normal(t.zeros(20), t.ones(20)).sample(),
     lambda t: t.distributions.Uniform(t.zeros(20), t.ones(20) * 3).sample(),
 ])

@@ -11,6 +11,7 @@ import numpy as np
 
 import ember
 from ember import Size, Tensor
+from ember import _sampling
 from ember._random import default_generator
 from ember.autograd.function import Function
 from ember.ops._special_math import lgamma as _lgamma_array
@@ -151,9 +152,10 @@ class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, alpha):
         ctx.save_for_backward(alpha)
-        draw = default_generator.np.standard_gamma(alpha.astype(np.float64))
-        # torch clamps draws to the smallest normal number so that log(x) stays finite.
-        return np.maximum(draw.astype(alpha.dtype), np.finfo(alpha.dtype).tiny)
+        # (draws are clamped to the smallest normal number, so that log(x) stays finite)
+        if alpha.dtype in (np.float32, np.float64):
+            return _sampling.gamma(default_generator, alpha)
+        return _sampling.gamma(default_generator, alpha.astype(np.float32)).astype(alpha.dtype)
 
     @staticmethod
     def backward(ctx, grad):

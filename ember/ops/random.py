@@ -224,8 +224,13 @@ def _fill(self: Tensor, generator, draw, *params) -> Tensor:
     plan draws fresh samples into each call's tensor."""
     self._check_inplace()
     if not self.is_meta:
-        values = [p._data if isinstance(p, Tensor) else p for p in params]
-        np.copyto(self._data, draw(generator or default_generator, self._data.shape, *values),
+        # Draws fill the tensor in memory order, as torch's kernels do: a transposed
+        # tensor is filled along its memory, not along its last dim.
+        order = sorted(range(self.ndim), key=lambda d: -abs(self._data.strides[d]))
+        target = self._data.transpose(order)
+        values = [np.broadcast_to(p._data, self._data.shape).transpose(order)
+                  if isinstance(p, Tensor) else p for p in params]
+        np.copyto(target, draw(generator or default_generator, target.shape, *values),
                   casting="unsafe")
     self._bump_version()
     return self
@@ -243,9 +248,9 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     _require_float(self.dtype, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    dt = self.dtype.numpy
+    dt, contiguous = self.dtype.numpy, self.is_contiguous()
     return _fill(self, generator,
-                 lambda gen, shape: _sampling.normal(gen, shape, mean, std, dt))
+                 lambda gen, shape: _sampling.normal(gen, shape, mean, std, dt, contiguous))
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
