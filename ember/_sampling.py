@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from ._cpu import kernels
+
 _MANTISSA_BITS = {np.dtype(np.float64): 53, np.dtype(np.float32): 24,
                   np.dtype(np.float16): 11}
 
@@ -235,12 +237,8 @@ def permutation(gen, n: int) -> np.ndarray:
     """A random permutation of 0 .. n-1 (int64)."""
     if n <= 1:
         return np.arange(n, dtype=np.int64)
-    picks = (gen.random32(n - 1) % np.arange(n, 1, -1, dtype=np.uint32)).tolist()
-    order = list(range(n))
-    for i, pick in enumerate(picks):
-        j = i + pick
-        order[i], order[j] = order[j], order[i]
-    return np.array(order, dtype=np.int64)
+    picks = gen.random32(n - 1) % np.arange(n, 1, -1, dtype=np.uint32)
+    return kernels.family("shuffle").fisher_yates(picks)
 
 
 def bernoulli(gen, shape, p: float) -> np.ndarray:
