@@ -15,7 +15,8 @@ import warnings
 import numpy as np
 
 from ._device import get_default_device, set_default_device  # noqa: F401 (in __all__)
-from ._random import numpy_generator
+from . import _sampling
+from ._random import default_generator
 from ._tensor import Tensor
 from .nn import functional as F
 from .nn.functional.dropout import _feature_dropout
@@ -373,9 +374,11 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     if not count.is_floating_point():
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{scalar_type_name(count.dtype)}")
-    trials = count.numpy(force=True).astype(np.int64)
-    draws = numpy_generator(generator).binomial(trials, prob.numpy(force=True))
-    return Tensor._wrap(np.asarray(draws).astype(count.dtype.numpy))
+    dtype = count.dtype.numpy if count.dtype.numpy in (np.float32, np.float64) else np.float32
+    draws = _sampling.binomial(generator or default_generator,
+                               count.numpy(force=True).astype(dtype),
+                               prob.numpy(force=True).astype(dtype))
+    return Tensor._wrap(draws.astype(count.dtype.numpy))
 
 
 def asarray(obj, *, dtype=None, device=None, copy: bool | None = None,

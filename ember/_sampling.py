@@ -17,6 +17,8 @@ the same numbers and leave their generators in the same state:
     log_normal, exponential, geometric, cauchy
                  transformations of double uniform draws (log_normal: of scalar normals)
     gamma        Marsaglia and Tsang's rejection method, element after element
+    poisson      products of uniform draws below a rate of 10, PTRS rejection above
+    binomial     geometric waiting times below a mean of 10, BTRS rejection above
 
 torch computes `a * b + c` steps with a fused multiply-add, and so does `_fused`. float32 normals use NumPy's float32
 log, sin and cos where torch uses its own vectorised ones: they can differ in the last bit.
@@ -190,6 +192,124 @@ def _gamma_one(gen, alpha) -> float:
         xx = x * x
         if u < 1.0 - _SQUEEZE * xx * xx or math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
             return scale * d * v
+
+
+def poisson(gen, rates: np.ndarray) -> np.ndarray:
+    """Poisson draws, one per rate, in the rates' dtype, by torch's sampler (the same as
+    NumPy's legacy one): below 10, the product of uniform draws against exp(-rate);
+    from 10, Hoermann's transformed rejection (PTRS)."""
+    draws = [_poisson_one(gen, float(rate)) for rate in rates.reshape(-1)]
+    return np.array(draws, dtype=np.float64).astype(rates.dtype).reshape(rates.shape)
+
+
+def _poisson_one(gen, rate: float) -> int:
+    def uniform() -> float:
+        return float(_unit(gen, 1, np.float64)[0])
+    if rate == 0:
+        return 0
+    if rate < 10:
+        count, product, threshold = 0, uniform(), math.exp(-rate)
+        while product > threshold:
+            count += 1
+            product *= uniform()
+        return count
+    root, log_rate = math.sqrt(rate), math.log(rate)
+    b = 0.931 + 2.53 * root
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + rate + 0.43)
+        if us >= 0.07 and v <= v_r:
+            return k
+        if k < 0 or us < 0.013 and v > us:
+            continue
+        if math.log(v) + math.log(inv_alpha) - math.log(a / (us * us) + b) <= \
+                -rate + k * log_rate - math.lgamma(k + 1):
+            return k
+
+
+def binomial(gen, counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Binomial draws (successes in `counts` trials of probability `probs`, broadcast
+    together, float32 or float64), by torch's sampler: for mean count * p (p the smaller of
+    p and 1 - p) below 10, geometric waiting times until the trials run out; from 10,
+    Hoermann's transformed rejection (BTRS). torch does the steps on count and p in their
+    dtype, the others in double, and so does this."""
+    counts, probs = np.broadcast_arrays(counts, probs)
+    draws = [_binomial_one(gen, n, p) for n, p in zip(counts.reshape(-1), probs.reshape(-1))]
+    return np.array(draws, dtype=counts.dtype).reshape(counts.shape)
+
+
+def _binomial_one(gen, count, prob):
+    if count <= 0 or prob <= 0:
+        return 0
+    if prob >= 1:
+        return count
+    if prob != prob:
+        return np.nan
+    flipped = prob > 0.5
+    p = prob.dtype.type(1.0 - prob) if flipped else prob
+    successes = _btrs(gen, count, p) if count * p >= 10 else _geometric_count(gen, count, p)
+    return count - successes if flipped else successes
+
+
+def _geometric_count(gen, count, prob):
+    """How many geometric waiting times (trials up to a success) fit in `count` trials."""
+    log_q = float(np.log1p(-prob))
+    total, successes = 0.0, 0
+    while True:
+        total += math.ceil(math.log(float(_unit(gen, 1, np.float64)[0])) / log_q)
+        if total > count:
+            return successes
+        successes += 1
+
+
+# Stirling's series' remainder log(k!) - (its first terms), tabulated for k < 10
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k < len(_STIRLING_TAIL):
+        return _STIRLING_TAIL[int(k)]
+    square = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / square) / square) / (k + 1)
+
+
+def _btrs(gen, count, prob):
+    """Hoermann's BTRS for count * prob >= 10 (count and prob NumPy scalars of one dtype)."""
+    real = prob.dtype.type
+    one = real(1)
+    stddev = float(np.sqrt(count * prob * (one - prob)))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(prob / (one - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = np.floor((count + one) * prob)
+    while True:
+        u = float(_unit(gen, 1, np.float64)[0]) - 0.5
+        v = float(_unit(gen, 1, np.float64)[0])
+        us = 0.5 - abs(u)
+        k = real(math.floor((2 * a / us + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((float(m) + 0.5) * math.log(float(m + one) / (r * float(count - m + one))) +
+                 float(count + one) * float(np.log((count - m + one) / (count - k + one))) +
+                 (float(k) + 0.5) * math.log(r * float(count - k + one) / float(k + one)) +
+                 _stirling_tail(float(m)) + _stirling_tail(float(count - m)) -
+                 _stirling_tail(float(k)) - _stirling_tail(float(count - k)))
+        if v <= bound:
+            return k
 
 
 def integers(gen, shape, low: int, high: int) -> np.ndarray:

@@ -122,6 +122,10 @@ def test_random_without_bounds_and_from_a_lower_bound(dtype):
     lambda t: t.normal(2.0, t.ones(3, 7)),
     lambda t: t.normal(2., 3., size=(4, 5)),
     lambda t: t.randn_like(t.ones(3, 30)),
+    lambda t: t.view_as_real(t.randn(3, 5, dtype=t.complex64)),
+    lambda t: t.view_as_real(t.rand(7, dtype=t.complex128)),
+    lambda t: t.view_as_real(t.empty(2, 9, dtype=t.complex64).normal_(0.5, 2.0)),
+    lambda t: t.view_as_real(t.empty(2, 9, dtype=t.complex128).uniform_(-1, 2)),
 ])
 def test_normal_samplers(draw):
     _close(draw)
@@ -139,6 +143,12 @@ def test_normal_samplers(draw):
     lambda t: t.distributions.Categorical(probs=t.tensor([0.2, 0.3, 0.5])).sample((20,)),
     lambda t: t.distributions.Bernoulli(probs=t.full((20,), 0.3)).sample(),
     lambda t: t.tensor(list(t.utils.data.WeightedRandomSampler([0.1, 0.9, 0.4], 12))),
+    lambda t: t.poisson(t.tensor([0.5, 3.0, 20.0, 0.0, 100.0] * 8)),
+    lambda t: t.distributions.Poisson(t.tensor([4.0, 40.0])).sample((10,)),
+    lambda t: t.binomial(t.full((40,), 30.), t.linspace(0, 1, 40)),
+    lambda t: t.binomial(t.tensor([10., 100., 1000., 0., 5.] * 6, dtype=t.float64),
+                         t.tensor([0.2, 0.7, 0.9, 0.3, 1.0] * 6, dtype=t.float64)),
+    lambda t: t.distributions.Binomial(50, t.tensor([0.1, 0.5, 0.95])).sample((10,)),
 ])
 def test_other_samplers(draw):
     _exact(draw)
@@ -155,6 +165,8 @@ def test_other_samplers(draw):
     lambda t: t.distributions.Beta(t.tensor([0.5, 2.0]), t.tensor([1.5, 3.0])).sample((30,)),
     lambda t: t.distributions.Dirichlet(t.tensor([0.5, 2.0, 1.0])).sample((30,)),
     lambda t: t.distributions.StudentT(t.tensor([3.0])).sample((30,)),
+    lambda t: t.distributions.NegativeBinomial(t.tensor([3.0, 10.0]),
+                                               probs=t.tensor([0.3, 0.6])).sample((20,)),
     lambda t: t.distributions.Normal(t.zeros(20), t.ones(20)).sample(),
     lambda t: t.distributions.Uniform(t.zeros(20), t.ones(20) * 3).sample(),
 ])

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._random import numpy_generator
+from .. import _sampling
+from .._random import default_generator
 from .._tensor import Tensor
 
 
@@ -93,11 +94,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     from . import grad
     inputs = _as_tuple(inputs)
     outputs = _differentiable_outputs(func, inputs)
-    if grad_outputs is None:
-        rng = numpy_generator(None)
-        grad_outputs = tuple(
-            Tensor._wrap(rng.standard_normal(o.shape).astype(o._data.dtype)).requires_grad_(True)
-            for o in outputs)
+    if grad_outputs is None:        # as torch's: uniform in [-1, 1), from the default generator
+        grad_outputs = tuple(_uniform_like(o).requires_grad_(True) for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_inputs = len(inputs)
     diff_positions = [i for i, x in enumerate(inputs) if getattr(x, "requires_grad", False)]
@@ -111,3 +109,14 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
 
     return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)
+
+
+def _uniform_like(t: Tensor) -> Tensor:
+    """Draws from U(-1, 1) of t's shape and floating dtype (float64 for other dtypes); a
+    complex dtype draws its real and imaginary parts in turn."""
+    dtype = t._data.dtype if t._data.dtype.kind in "fc" else np.dtype(np.float64)
+    real = np.empty(t.shape, dtype)
+    if dtype.kind == "c":
+        real = real.view(np.finfo(dtype).dtype).reshape(t.shape + (2,))
+    real[...] = _sampling.uniform(default_generator, real.shape, -1, 1, real.dtype)
+    return Tensor._wrap(real.view(dtype).reshape(t.shape) if dtype.kind == "c" else real)

@@ -1,11 +1,8 @@
 """Binomial distribution: successes in `total_count` independent Bernoulli trials."""
 from __future__ import annotations
 
-import numpy as np
-
 import ember
 from ember import Size, Tensor
-from ember._random import default_generator
 
 from . import constraints
 from .bernoulli import Bernoulli, _check_exactly_one
@@ -77,10 +74,8 @@ class Binomial(_CountedTrials):
     def sample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with ember.no_grad():
-            counts = self.total_count.expand(shape).numpy().astype(np.int64)
-            probs = self.probs.expand(shape).numpy().astype(np.float64)
-            draws = default_generator.np.binomial(counts, probs)
-        return ember.tensor(draws, dtype=self.probs.dtype)
+            return ember.binomial(self.total_count.expand(shape).to(self.probs.dtype),
+                                  self.probs.expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -7,7 +7,7 @@ import numpy as np
 from .. import _dtype, _sampling
 from .._layout import check_layout
 from .._memory_format import preserve_format
-from .._random import default_generator, numpy_generator
+from .._random import default_generator
 from .._recorded_call import replayed_call
 from .._tensor import Tensor
 from ._nondifferentiable import recorded
@@ -26,10 +26,26 @@ def _float_dtype(dtype, kernel: str = "check_uniform_bounds") -> _dtype.dtype:
 
 
 def _require_float(dt: _dtype.dtype, kernel: str) -> None:
-    """torch's refusal to sample floating-point distributions into other dtypes."""
-    if not dt.is_floating_point:
+    """torch's refusal to sample floating-point distributions into other dtypes (complex
+    ones draw their real and imaginary parts, see _real_parts)."""
+    if not (dt.is_floating_point or dt.is_complex):
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{dt.scalar_name}'")
+
+
+def _real_parts(sample, gen, shape, dtype, *params) -> np.ndarray:
+    """sample(gen, shape, *params, dtype) for a float dtype; for a complex one, the real and
+    imaginary parts drawn in turn as torch does (from the tensor's real view, shape + (2,))."""
+    dtype = np.dtype(dtype)
+    if dtype.kind != "c":
+        return sample(gen, shape, *params, dtype)
+    parts = sample(gen, tuple(shape) + (2,), *params, np.finfo(dtype).dtype)
+    return parts.view(dtype).reshape(shape)
+
+
+def _complex_scale(dt: _dtype.dtype) -> float:
+    """A complex normal's std is split between its parts: each has std / sqrt(2)."""
+    return 2 ** -0.5 if dt.is_complex else 1.0
 
 
 def _make(data: np.ndarray, dtype: _dtype.dtype, requires_grad: bool) -> Tensor:
@@ -46,8 +62,8 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
     shape = size_argument(sizes, size, "rand")
     if meta:
         return meta_result(shape, dt, requires_grad)
-    return _make(_sampling.uniform(generator or default_generator, shape, 0, 1, dt.numpy), dt,
-                 requires_grad)
+    return _make(_real_parts(_sampling.uniform, generator or default_generator, shape, dt.numpy,
+                             0, 1), dt, requires_grad)
 
 
 @recorded("randn", factory=True)
@@ -60,8 +76,8 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
     shape = size_argument(sizes, size, "randn")
     if meta:
         return meta_result(shape, dt, requires_grad)
-    return _make(_sampling.normal(generator or default_generator, shape, 0, 1, dt.numpy), dt,
-                 requires_grad)
+    return _make(_real_parts(_sampling.normal, generator or default_generator, shape, dt.numpy,
+                             0, _complex_scale(dt)), dt, requires_grad)
 
 
 @recorded("randint", factory=True)
@@ -182,7 +198,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 @recorded("poisson")
 def poisson(input: Tensor, generator=None) -> Tensor:
     """Samples from Poisson distributions whose rates are the elements of input."""
-    return Tensor._wrap(numpy_generator(generator).poisson(input._data).astype(input._data.dtype))
+    if np.any(input._data < 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return Tensor._wrap(_sampling.poisson(generator or default_generator, input._data))
 
 
 @recorded("rand_like")
@@ -240,7 +258,8 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) ->
     """Fill self in place with draws from U(a, b); returns self."""
     _require_float(self.dtype, "check_uniform_bounds")
     dt = self.dtype.numpy
-    return _fill(self, generator, lambda gen, shape: _sampling.uniform(gen, shape, a, b, dt))
+    return _fill(self, generator,
+                 lambda gen, shape: _real_parts(_sampling.uniform, gen, shape, dt, a, b))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
@@ -248,9 +267,9 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     _require_float(self.dtype, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    dt, contiguous = self.dtype.numpy, self.is_contiguous()
-    return _fill(self, generator,
-                 lambda gen, shape: _sampling.normal(gen, shape, mean, std, dt, contiguous))
+    dt, contiguous, std = self.dtype.numpy, self.is_contiguous(), std * _complex_scale(self.dtype)
+    return _fill(self, generator, lambda gen, shape: _real_parts(
+        lambda *args: _sampling.normal(*args, contiguous), gen, shape, dt, mean, std))
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
