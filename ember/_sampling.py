@@ -22,7 +22,6 @@ the same numbers and leave their generators in the same state:
 
 torch computes `a * b + c` steps with a fused multiply-add, and so does `_fused`. float32 normals use NumPy's float32
 log, sin and cos where torch uses its own vectorised ones: they can differ in the last bit.
-float16 and bfloat16 normals of 16 or more elements are not torch's numbers.
 """
 from __future__ import annotations
 
@@ -94,12 +93,15 @@ def normal(gen, shape, mean: float, std: float, dtype, contiguous: bool = True) 
         return np.array([_scalar_normal(gen) * std + mean for _ in range(n)],
                         dtype=np.float64).astype(dtype).reshape(shape)
     step = np.float64 if dtype == np.float64 else np.float32
-    data = _unit(gen, n, dtype)
     whole = n - n % 16
-    data[:whole] = _box_muller_16(data[:whole], step(std), step(mean))
-    if whole < n:
-        data[n - 16:] = _box_muller_16(_unit(gen, 16, dtype), step(std), step(mean))
-    return data.astype(dtype).reshape(shape)
+    # float16 and bfloat16 draw block by block, so a short last block reads the words
+    # after the whole blocks; float32 and float64 draw every value first, then 16 more
+    draws = _unit(gen, n if dtype.itemsize >= 4 else whole, dtype)
+    values = _box_muller_16(draws[:whole], step(std), step(mean))
+    if whole < n:       # the last 16 values again, from 16 new draws
+        last = _box_muller_16(_unit(gen, 16, dtype), step(std), step(mean))
+        values = np.concatenate([values[:n - 16], last])
+    return values.astype(dtype).reshape(shape)
 
 
 def _box_muller_16(draws: np.ndarray, std, mean) -> np.ndarray:

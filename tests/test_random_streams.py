@@ -59,9 +59,11 @@ def test_small_normals_cache_their_pair_in_the_generator():
     assert ember.randn(1).item() == pytest.approx(torch.randn(1).item(), abs=0)
 
 
+@pytest.mark.parametrize("n", [5, 16, 20, 100])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_rand_of_half_precision(dtype):
-    _exact(lambda t: t.rand(40, dtype=getattr(t, dtype)).float())
+def test_rand_and_randn_of_half_precision(dtype, n):
+    _exact(lambda t: t.rand(n, dtype=getattr(t, dtype)).float())
+    _close(lambda t: t.randn(n, dtype=getattr(t, dtype)).float())
 
 
 @pytest.mark.parametrize("draw", [
