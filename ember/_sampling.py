@@ -20,8 +20,8 @@ the same numbers and leave their generators in the same state:
     poisson      products of uniform draws below a rate of 10, PTRS rejection above
     binomial     geometric waiting times below a mean of 10, BTRS rejection above
 
-torch computes `a * b + c` steps with a fused multiply-add, and so does `_fused`. float32 normals use NumPy's float32
-log, sin and cos where torch uses its own vectorised ones: they can differ in the last bit.
+torch computes `a * b + c` steps with a fused multiply-add, and so does `fused`. The
+Box-Muller arithmetic of normals is the kernel family `box_muller` (ember/_cpu/box_muller.py).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from ._cpu import kernels
+from ._cpu.box_muller import fused
 
 _MANTISSA_BITS = {np.dtype(np.float64): 53, np.dtype(np.float32): 24,
                   np.dtype(np.float16): 11}
@@ -48,37 +49,13 @@ def _unit(gen, n: int, dtype: np.dtype) -> np.ndarray:
         np.float32(2.0 ** -24)
 
 
-def _fused(a: np.ndarray, b, c) -> np.ndarray:
-    """a * b + c rounded once (a fused multiply-add, which NumPy lacks)."""
-    if a.dtype != np.float64:       # float32: the product is exact in float64
-        return (a.astype(np.float64) * np.float64(np.float32(b)) +
-                np.float64(np.float32(c))).astype(np.float32)
-    # float64: the rounded product and sum plus their rounding errors (Dekker's exact
-    # product, Knuth's exact sum), added back before the last rounding
-    product = a * b
-    a_hi, a_lo = _halves(a)
-    b_hi, b_lo = _halves(np.float64(b))
-    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    total = product + c
-    part = total - product
-    sum_error = (product - (total - part)) + (c - part)
-    return total + (sum_error + product_error)
-
-
-def _halves(x):
-    """x as hi + lo, each with at most 26 significant bits (so their products are exact)."""
-    scaled = 134217729.0 * x            # 2**27 + 1
-    hi = scaled - (scaled - x)
-    return hi, x - hi
-
-
 def uniform(gen, shape, low: float, high: float, dtype) -> np.ndarray:
     """Draws from U(low, high) of `dtype` (a NumPy float dtype)."""
     dtype = np.dtype(dtype)
     step = np.float64 if dtype == np.float64 else np.float32
     low, high = step(np.asarray(low).astype(dtype)), step(np.asarray(high).astype(dtype))
     draws = _unit(gen, int(np.prod(shape)), dtype)
-    values = _fused(draws, high - low, low).astype(dtype)
+    values = fused(draws, high - low, low).astype(dtype)
     # a draw rounded up to `high` (in a narrow dtype) becomes `low`, as in torch: [low, high)
     values[values == values.dtype.type(high)] = low
     return values.reshape(shape)
@@ -96,25 +73,13 @@ def normal(gen, shape, mean: float, std: float, dtype, contiguous: bool = True) 
     whole = n - n % 16
     # float16 and bfloat16 draw block by block, so a short last block reads the words
     # after the whole blocks; float32 and float64 draw every value first, then 16 more
+    box_muller = kernels.family("box_muller").box_muller_16
     draws = _unit(gen, n if dtype.itemsize >= 4 else whole, dtype)
-    values = _box_muller_16(draws[:whole], step(std), step(mean))
+    values = box_muller(draws[:whole], step(std), step(mean))
     if whole < n:       # the last 16 values again, from 16 new draws
-        last = _box_muller_16(_unit(gen, 16, dtype), step(std), step(mean))
-        values = np.concatenate([values[:n - 16], last])
+        values = np.concatenate([values[:n - 16],
+                                 box_muller(_unit(gen, 16, dtype), step(std), step(mean))])
     return values.astype(dtype).reshape(shape)
-
-
-def _box_muller_16(draws: np.ndarray, std, mean) -> np.ndarray:
-    """Blocks of 16 uniform draws to normal values: in each block, draws j and j + 8
-    (j < 8) make the pair (r cos t, r sin t) at those places."""
-    blocks = draws.reshape(-1, 2, 8)
-    u1, u2 = 1 - blocks[:, 0], blocks[:, 1]       # 1 - u: (0, 1], where log is finite
-    radius = np.sqrt(draws.dtype.type(-2) * np.log(u1))
-    theta = draws.dtype.type(2 * np.pi) * u2
-    out = np.empty_like(blocks)
-    out[:, 0] = _fused(radius * np.cos(theta), std, mean)
-    out[:, 1] = _fused(radius * np.sin(theta), std, mean)
-    return out.reshape(-1)
 
 
 def _scalar_normal(gen) -> float:

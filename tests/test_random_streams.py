@@ -1,8 +1,8 @@
 """A seed gives torch's numbers: each sampler draws what torch's CPU kernels draw, and
 leaves the generator in torch's state (compared through get_rng_state, byte for byte).
 
-Exact where torch's arithmetic is reproduced; float32 normals (torch's own vectorised
-log/sin/cos against NumPy's) may differ in the last bit, which the tolerance allows."""
+Exact where torch's arithmetic is reproduced; `_close` allows the last bit where NumPy's
+log, sin, cos or exp stand for the C library's (float64 normals, log-normal, exponential)."""
 import numpy as np
 import pytest
 import torch
