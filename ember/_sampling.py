@@ -67,8 +67,7 @@ def normal(gen, shape, mean: float, std: float, dtype, contiguous: bool = True) 
     dtype = np.dtype(dtype)
     n = int(np.prod(shape))
     if n < 16 or not contiguous:
-        return np.array([_scalar_normal(gen) * std + mean for _ in range(n)],
-                        dtype=np.float64).astype(dtype).reshape(shape)
+        return _scalar_normals(gen, n, mean, std).astype(dtype).reshape(shape)
     step = np.float64 if dtype == np.float64 else np.float32
     whole = n - n % 16
     # float16 and bfloat16 draw block by block, so a short last block reads the words
@@ -97,10 +96,18 @@ def _scalar_normal(gen) -> float:
     return radius * math.cos(theta)
 
 
+def _scalar_normals(gen, n: int, mean: float, std: float) -> np.ndarray:
+    """n float64 values of N(mean, std**2) from the scalar sampler, scaled by a fused
+    multiply-add as torch's."""
+    return fused(np.array([_scalar_normal(gen) for _ in range(n)], dtype=np.float64),
+                 float(std), float(mean))
+
+
 def log_normal(gen, shape, mean: float, std: float, dtype) -> np.ndarray:
     """exp(N(mean, std**2)) draws, each from the scalar normal sampler (as torch's kernel)."""
-    normals = np.array([_scalar_normal(gen) for _ in range(int(np.prod(shape)))])
-    return np.exp(normals * std + mean).astype(dtype).reshape(shape)
+    normals = _scalar_normals(gen, int(np.prod(shape)), mean, std)
+    # the C library's exp, as torch's (the values are drawn one by one anyway)
+    return np.array([math.exp(v) for v in normals.tolist()]).astype(dtype).reshape(shape)
 
 
 def exponential(gen, shape, rate: float, dtype) -> np.ndarray:
