@@ -7,9 +7,7 @@ turn words into values, in torch's order, are in `_sampling.py`. The generator a
 torch's cached second normal sample (the scalar normal sampler makes two at a time).
 `get_state()` is torch's 5056-byte layout, so states move between torch and ember.
 
-The twister itself is NumPy's (`np.random.MT19937`, the same algorithm); `.np` is a NumPy
-Generator on that same twister, for the few distributions ember draws NumPy's way (their
-numbers differ from torch's).
+The twister itself is NumPy's (`np.random.MT19937`, the same algorithm).
 """
 from __future__ import annotations
 
@@ -47,7 +45,6 @@ class Generator:
     def __init__(self, device="cpu"):
         self.device = device
         self._twister = np.random.MT19937(0)
-        self.np = np.random.Generator(self._twister)
         self._seed_with(_DEFAULT_SEED)
 
     def _seed_with(self, seed: int) -> None:
@@ -157,7 +154,3 @@ def get_rng_state():
 def set_rng_state(state) -> None:
     """Restore the default generator's state from a tensor that get_rng_state gave."""
     default_generator.set_state(state)
-
-
-def numpy_generator(generator: Generator | None) -> np.random.Generator:
-    return (generator or default_generator).np

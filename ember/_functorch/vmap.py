@@ -119,10 +119,9 @@ def _per_sample_args(flat_args: list, flat_in_dims: list, batch_size: int):
 
 # -------------------------------------------------------------------------- randomness
 
-def _generator_position(generator) -> tuple:
+def _generator_position(generator) -> bytes:
     """Where the generator is in its stream: changes with every draw."""
-    state = generator.np.bit_generator.state["state"]
-    return state["pos"], state["key"].tobytes()
+    return generator.get_state().numpy().tobytes()
 
 
 def _run_samples(func, randomness: str, samples: list, kwargs: dict) -> list:
