@@ -260,3 +260,17 @@ def test_the_default_generator_starts_from_entropy_a_new_one_from_torchs_seed():
                                text=True, check=True).stdout.split() for _ in range(2)]
         assert runs[0][0] != runs[1][0]                 # a new seed at every start
         assert runs[0][1] == runs[1][1] == str(torch.Generator().initial_seed())
+
+
+@pytest.mark.parametrize("draw", [lambda t: t.ones(3).bernoulli(1.5),
+                                  lambda t: t.empty(3).bernoulli_(-0.1),
+                                  lambda t: t.bernoulli(t.ones(3), p=2.0),
+                                  lambda t: t.empty(3).bernoulli_(t.tensor([1.5, 0., 0.])),
+                                  lambda t: t.bernoulli(t.tensor([0.5, -0.5]))])
+def test_a_probability_outside_0_1_is_refused(draw):
+    messages = []
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError) as info:
+            draw(lib)
+        messages.append(str(info.value))
+    assert messages[0].startswith(messages[1])

@@ -147,15 +147,22 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """1 with probability input (or p), else 0; same shape and dtype as input."""
     gen = generator or default_generator
     if p is not None:
-        return Tensor._wrap(_sampling.bernoulli(gen, input._data.shape, p).astype(input._data.dtype))
-    if np.any((input._data < 0) | (input._data > 1)):
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        _check_probability(p)
+        draws = _sampling.bernoulli(gen, input._data.shape, p)
+        return Tensor._wrap(draws.astype(input._data.dtype))
     return Tensor._wrap(_bernoulli_of(gen, input._data).astype(input._data.dtype))
+
+
+def _check_probability(p: float) -> None:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
 def _bernoulli_of(gen, probs: np.ndarray) -> np.ndarray:
     """One draw per element of `probs`, True with that probability (torch's kernel for a
     tensor of probabilities draws in float64 for float64 ones, else in float32)."""
+    if np.any((probs < 0) | (probs > 1)):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     dtype = np.float64 if probs.dtype == np.float64 else np.float32
     return _sampling.uniform(gen, probs.shape, 0, 1, dtype) < probs
 
@@ -278,6 +285,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     if isinstance(p, Tensor):
         return _fill(self, generator, lambda gen, shape, probs: _bernoulli_of(
             gen, np.broadcast_to(probs, shape)), p)
+    _check_probability(p)
     return _fill(self, generator, lambda gen, shape: _sampling.bernoulli(gen, shape, p))
 
 
