@@ -15,7 +15,7 @@ import numpy as np
 
 from ._recorded_call import replayed_call
 
-_DEFAULT_SEED = 67280421310721  # torch's default_generator initial seed
+_DEFAULT_SEED = 67280421310721  # torch's seed of a new Generator
 _MT_WORDS = 624
 
 # torch's CPUGeneratorImplState: the legacy THGeneratorState (initial seed, the twister's
