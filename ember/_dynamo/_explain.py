@@ -77,5 +77,5 @@ def _guards(entry) -> list[str]:
     guards.append(f"{len(reads)} globals, closure variables and defaults read, held by "
                   "identity")
     guards += [f"state of {type(module).__name__} (training={module.training}, "
-               f"{len(state.key[0])} attributes held by identity)" for module, state in entry.modules]
+               f"{len(state.names)} attributes held by identity)" for module, state in entry.modules]
     return guards

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import itertools
 import sys
 from collections.abc import Iterator
 
@@ -122,7 +121,7 @@ class Tracer:
             self._check_unknown_tensors(fn)
         if self.break_reason is None:
             for module, state in self.modules.values():
-                if module_state(module) != state:
+                if not state.matches(module):
                     self.graph_break(f"the call changed attributes of {type(module).__name__} "
                                      "(compile replays tensor operations, not Python state)")
                     break
@@ -477,16 +476,7 @@ class Tracer:
 
 def module_state(module) -> "ModuleState":
     """What a trace depends on in a module (see ModuleState)."""
-    attrs = vars(module)
-    values = tuple(attrs.values())
-    dicts = [v for v in values if isinstance(v, dict) and v]    # parameters, hooks ...
-    inner = tuple(itertools.chain.from_iterable(d.values() for d in dicts))
-    tensors = [t for t in (*module._parameters.values(), *module._buffers.values())
-               if t is not None]
-    key = (tuple(attrs), tuple(map(id, values)), tuple(map(id, dicts)),
-           tuple(itertools.chain.from_iterable(dicts)), tuple(map(id, inner)),
-           tuple((t._requires_grad, t._data.shape, t._data.dtype) for t in tensors))
-    return ModuleState(key, (values, inner))
+    return ModuleState(module)
 
 
 class ModuleState:
@@ -495,17 +485,51 @@ class ModuleState:
     parameter's and buffer's requires_grad, shape and dtype. Identity makes the guard a
     few C-level tuple comparisons per module; an attribute reassigned to a new object of
     equal value counts as a change (the call traces again). The state keeps the objects it
-    saw alive, so that no other object can take one of their ids meanwhile."""
+    saw alive, so that no other object can take one of their ids meanwhile.
 
-    __slots__ = ("key", "_held")
+    `matches(module)`, run by every compiled call for every module it went through, checks
+    the cheapest and likeliest changes first: attribute objects and names, the dicts' sizes,
+    then what the non-empty dicts hold, then the tensors' metadata."""
 
-    def __init__(self, key: tuple, held: tuple):
-        self.key, self._held = key, held
+    __slots__ = ("names", "ids", "dicts", "sizes", "filled", "tensors", "_held")
+
+    def __init__(self, module):
+        attrs = vars(module)
+        values = tuple(attrs.values())
+        self.names, self.ids = tuple(attrs), tuple(map(id, values))
+        # the dict attributes (same objects while `ids` match) and their sizes
+        self.dicts = tuple(v for v in values if isinstance(v, dict))
+        self.sizes = tuple(map(len, self.dicts))
+        self.filled = tuple((d, tuple(d), tuple(map(id, d.values()))) for d in self.dicts if d)
+        self.tensors = _tensor_metadata(module)
+        self._held = (values, tuple(v for d in self.dicts for v in d.values()))
+
+    def matches(self, module) -> bool:
+        """Whether `module` is still in this state."""
+        attrs = vars(module)
+        if tuple(map(id, attrs.values())) != self.ids or tuple(attrs) != self.names or \
+                tuple(map(len, self.dicts)) != self.sizes:
+            return False
+        for d, keys, ids in self.filled:
+            if tuple(d) != keys or tuple(map(id, d.values())) != ids:
+                return False
+        return _tensor_metadata(module) == self.tensors
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, ModuleState) and self.key == other.key
+        """Two states of the same objects (two traces of one signature)."""
+        return isinstance(other, ModuleState) and self._key() == other._key()
 
     __hash__ = None
+
+    def _key(self) -> tuple:
+        return (self.names, self.ids, self.sizes,
+                tuple((keys, ids) for _, keys, ids in self.filled), self.tensors)
+
+
+def _tensor_metadata(module) -> tuple:
+    return tuple((t._requires_grad, t._data.shape, t._data.dtype)
+                 for t in (*module._parameters.values(), *module._buffers.values())
+                 if t is not None)
 
 
 def _tensors_held(fn, modules) -> set:

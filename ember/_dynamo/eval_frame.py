@@ -66,7 +66,7 @@ class _Entry:
 
 
 def _modules_unchanged(modules) -> bool:
-    return all(module_state(module) == state for module, state in modules)
+    return all(state.matches(module) for module, state in modules)
 
 
 class _Dynamic:
