@@ -177,11 +177,19 @@ def test_other_samplers_to_the_last_bit(draw):
 
 
 @pytest.mark.parametrize("module", [
-    lambda nn: nn.Linear(30, 20), lambda nn: nn.Conv2d(3, 8, 3), lambda nn: nn.LSTM(5, 7),
-    lambda nn: nn.GRU(4, 6, num_layers=2), lambda nn: nn.Embedding(10, 4),
-    lambda nn: nn.TransformerEncoderLayer(8, 2, dim_feedforward=16),
+    lambda nn: nn.Linear(30, 20), lambda nn: nn.Bilinear(3, 4, 2),
+    lambda nn: nn.Conv2d(2, 4, 3, groups=2), lambda nn: nn.Conv3d(2, 2, 2),
+    lambda nn: nn.ConvTranspose1d(4, 2, 3, groups=2), lambda nn: nn.LSTM(3, 6, proj_size=2),
+    lambda nn: nn.RNN(3, 5, num_layers=2, bidirectional=True),
+    lambda nn: nn.GRU(4, 6, num_layers=2), lambda nn: nn.GRUCell(3, 4),
+    lambda nn: nn.Embedding(7, 3, padding_idx=2), lambda nn: nn.EmbeddingBag(7, 3),
+    lambda nn: nn.MultiheadAttention(8, 2, kdim=4, vdim=6, add_bias_kv=True),
+    lambda nn: nn.Transformer(8, 2, 1, 1, 16),
+    lambda nn: nn.AdaptiveLogSoftmaxWithLoss(8, 20, [5, 10]),
     lambda nn: nn.Sequential(nn.Conv1d(2, 4, 3), nn.BatchNorm1d(4), nn.Linear(5, 3)),
-], ids=["linear", "conv2d", "lstm", "gru", "embedding", "transformer", "sequential"])
+], ids=["linear", "bilinear", "conv2d", "conv3d", "conv_transpose1d", "lstm", "rnn", "gru",
+        "gru_cell", "embedding", "embedding_bag", "attention", "transformer",
+        "adaptive_softmax", "sequential"])
 def test_modules_start_from_torchs_weights(module):
     _close(lambda t: t.cat([p.detach().flatten() for p in module(t.nn).parameters()]))
 
