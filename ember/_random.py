@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _device
 from ._recorded_call import replayed_call
 
 _DEFAULT_SEED = 67280421310721  # torch's seed of a new Generator
@@ -43,7 +44,7 @@ class Generator:
     """A random number generator with its own state: manual_seed, seed, initial_seed, get_state and
     set_state; pass it as `generator=` to random functions."""
     def __init__(self, device="cpu"):
-        self.device = device
+        self.device = _device.device(device)
         self._twister = np.random.MT19937(0)
         self._seed_with(_DEFAULT_SEED)
 
@@ -114,6 +115,22 @@ class Generator:
         self._seed = int(record["seed"])
         self.next_normal = float(record["normal_y"]) if record["normal_is_valid"] else None
         return self
+
+    def clone_state(self) -> "Generator":
+        """A new generator in this one's state."""
+        return Generator(self.device).set_state(self.get_state())
+
+    def graphsafe_get_state(self):
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
+    def get_offset(self) -> int:
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset: int):
+        raise RuntimeError("CPU Generator does not use offset")
 
     def __reduce__(self):
         return (_rebuild_generator, (self.get_state()._data.tobytes(),))

@@ -282,3 +282,17 @@ def test_a_probability_outside_0_1_is_refused(draw):
             draw(lib)
         messages.append(str(info.value))
     assert messages[0].startswith(messages[1])
+
+
+def test_generator_methods_as_torchs():
+    for lib in (torch, ember):
+        g = lib.Generator().manual_seed(3)
+        clone = g.clone_state()
+        assert clone is not g and clone.initial_seed() == 3
+        assert lib.equal(clone.get_state(), g.get_state())
+        assert lib.equal(lib.rand(4, generator=clone), lib.rand(4, generator=g))
+        assert str(g.device) == "cpu" and isinstance(g.device, lib.device)
+        with pytest.raises(RuntimeError, match="^CPU Generator does not use offset"):
+            g.get_offset()
+        with pytest.raises(NotImplementedError, match="^graphsafe_get_state is not supported"):
+            g.graphsafe_get_state()
