@@ -296,3 +296,14 @@ def test_generator_methods_as_torchs():
             g.get_offset()
         with pytest.raises(NotImplementedError, match="^graphsafe_get_state is not supported"):
             g.graphsafe_get_state()
+
+
+def test_an_endless_sampler_with_replacement_draws_lazily_as_torchs():
+    import itertools
+    firsts = []
+    for lib in (torch, ember):
+        lib.manual_seed(1)
+        sampler = lib.utils.data.RandomSampler(range(10), replacement=True,
+                                               num_samples=10 ** 10)
+        firsts.append(list(itertools.islice(iter(sampler), 100)))
+    assert firsts[0] == firsts[1]

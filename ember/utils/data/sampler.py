@@ -28,6 +28,10 @@ class Sampler:
         raise NotImplementedError
 
 
+# RandomSampler with replacement draws indices in batches of this many, as torch's
+_DRAWS_AT_ONCE = 32
+
+
 def fresh_seed(generator: _random.Generator | None = None) -> int:
     """A random int64 drawn from `generator` (the default generator when None): how
     torch seeds the private generators of samplers and worker processes."""
@@ -84,12 +88,14 @@ class RandomSampler(Sampler):
         return itertools.chain.from_iterable(self._draws())
 
     def _draws(self) -> Iterator[list[int]]:
-        """The indices, as a few lists (permutations, or all the draws with
-        replacement)."""
+        """The indices, as lists: permutations, or with replacement draws 32 at a time as
+        torch makes them (so num_samples may be huge, as for an endless loader)."""
         n = len(self.data_source)
         gen = _generator_or_fresh(self.generator)
         if self.replacement:
-            yield _sampling.integers(gen, (self.num_samples,), 0, n).tolist()
+            for start in range(0, self.num_samples, _DRAWS_AT_ONCE):
+                count = min(_DRAWS_AT_ONCE, self.num_samples - start)
+                yield _sampling.integers(gen, (count,), 0, n).tolist()
             return
         for _ in range(self.num_samples // n):
             yield _sampling.permutation(gen, n).tolist()
