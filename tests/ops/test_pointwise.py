@@ -927,3 +927,22 @@ def test_remainder_keeps_the_sign_of_a_zero_result(dtype):
                for lib in (torch, ember)]
     np.testing.assert_array_equal(results[1], results[0])
     assert (np.signbit(results[1]) == np.signbit(results[0])).all()
+
+
+@pytest.mark.parametrize("exponent", [3, 3.0, -2, -2.0, -0.5, 2, -1.0])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_by_common_exponents_gives_torchs_values(exponent, dtype):
+    # torch computes these as products (x * x * x is not the correctly rounded cube)
+    x = np.concatenate([np.random.default_rng(0).standard_normal(2000),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 1e30]])
+    results = []
+    for lib in (torch, ember):
+        t = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.pow(t, exponent)
+        (g,) = lib.autograd.grad(y.sum(), t)
+        results.append((y.detach().numpy(), g.numpy()))
+    (value, grad), (ember_value, ember_grad) = results
+    np.testing.assert_array_equal(ember_value, value)
+    # the gradient's power (x ** -3, x ** -1.5) is a general one, where torch's own
+    # approximation and NumPy's can differ in the last bit
+    np.testing.assert_allclose(ember_grad, grad, rtol=4e-7 if dtype == "float32" else 1e-15)

@@ -176,7 +176,7 @@ def test_sparse_adam_on_row_sparse_grads(kwargs):
 
 
 def quadratic_closure(lib, params, opt):
-    target = [lib.tensor(np.linspace(-1, 1, p.numel(), dtype=np.float32).reshape(p.shape))
+    target = [lib.tensor(np.linspace(-1, 1, p.numel()).reshape(p.shape), dtype=p.dtype)
               for p in params]
 
     def closure():
@@ -193,9 +193,12 @@ def quadratic_closure(lib, params, opt):
                                     dict(line_search_fn="strong_wolfe", max_iter=4,
                                          history_size=2)])
 def test_lbfgs(kwargs):
+    # float64: LBFGS stops on changes below 1e-9, which in float32 a last-bit difference
+    # (x ** 4 rounds differently in NumPy and torch) can move by an iteration
     results = []
     for lib in (ember, torch):
-        params = make_params(lib)
+        params = [lib.tensor(p.detach().numpy(), dtype=lib.float64, requires_grad=True)
+                  for p in make_params(lib)]
         opt = lib.optim.LBFGS(params, **kwargs)
         closure = quadratic_closure(lib, params, opt)
         losses = [opt.step(closure).item() for _ in range(2)]

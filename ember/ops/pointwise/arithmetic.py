@@ -241,6 +241,25 @@ def _integer_power(x, y: np.ndarray, dt) -> np.ndarray:
     return np.where(negative, reciprocal, result).astype(dt)
 
 
+_F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _power_by_scalar(x: np.ndarray, y) -> np.ndarray:
+    """x ** y (float32 or float64) for a number y, with torch's products for the common
+    real exponents: x * x * x
+    for 3 (not the correctly rounded cube), 1 / (x * x) for -2, 1 / sqrt(x) for -0.5, so
+    the values are torch's; they are also 10-50x faster than NumPy's general power (2 and
+    -1 NumPy takes as fast already, with torch's values)."""
+    if not isinstance(y, complex):
+        if y == 3:
+            return x * x * x
+        if y == -2:
+            return 1 / (x * x)
+        if y == -0.5:
+            return 1 / np.sqrt(x)
+    return np.power(x, y)
+
+
 class Pow(Function):
     backward_name = "PowBackward0"
     holomorphic = True
@@ -260,8 +279,9 @@ class Pow(Function):
             return np.power(x, y).astype(dt)    # NumPy's bool power gives int8
         _save_operands(ctx, a, b)
         with np.errstate(all="ignore"):
-            return float_math(np.power, x, y) if not isinstance(y, np.ndarray) \
-                else np.power(x, y)
+            if isinstance(y, np.ndarray):
+                return np.power(x, y)
+            return _power_by_scalar(x, y) if x.dtype in _F32_F64 else float_math(np.power, x, y)
 
     @staticmethod
     def backward(ctx, grad):
