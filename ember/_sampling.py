@@ -49,6 +49,16 @@ def _unit(gen, n: int, dtype: np.dtype) -> np.ndarray:
         np.float32(2.0 ** -24)
 
 
+def real_parts(sample, gen, shape, dtype, *params) -> np.ndarray:
+    """sample(gen, shape, *params, dtype) for a float dtype; for a complex one, the real and
+    imaginary parts drawn in turn as torch does (from the tensor's real view, shape + (2,))."""
+    dtype = np.dtype(dtype)
+    if dtype.kind != "c":
+        return sample(gen, shape, *params, dtype)
+    parts = sample(gen, tuple(shape) + (2,), *params, np.finfo(dtype).dtype)
+    return parts.view(dtype).reshape(shape)
+
+
 def uniform(gen, shape, low: float, high: float, dtype) -> np.ndarray:
     """Draws from U(low, high) of `dtype` (a NumPy float dtype)."""
     dtype = np.dtype(dtype)

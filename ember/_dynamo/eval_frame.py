@@ -105,7 +105,7 @@ class CompiledFunction:
         self._called = False        # for the "eager_then_compile" stances
         # the module whose forward the call runs, if any
         self._owner = module if module is not None else fn if isinstance(fn, Module) else None
-        self._reads = NamedReads(self._owner.forward if self._owner is not None else fn)
+        self._reads = NamedReads(self._user_function())
         self._held_reads = []       # what traced calls read: alive, so no id is reused
         functools.update_wrapper(self, fn, updated=())
         _ALL.add(self)
@@ -146,8 +146,7 @@ class CompiledFunction:
                                f"'fail_on_recompile'. function name: '{self._name()}' (a "
                                "call with a signature no plan was traced for)")
         if self._entries and config.error_on_recompile:
-            code = getattr(self._owner.forward if self._owner is not None else self._fn,
-                           "__code__", None)
+            code = getattr(self._user_function(), "__code__", None)
             where = f"{code.co_name} in {code.co_filename}:{code.co_firstlineno}" if code \
                 else self._name()
             raise RecompileError(f"Recompiling function {where}: a call with a "
@@ -349,8 +348,7 @@ class CompiledFunction:
         module = self._owner
         if module is not None and _has_hooks(module):
             return None
-        parts = split(module.forward if module is not None else self._fn,
-                      tracer.break_lines.get)
+        parts = split(self._user_function(), tracer.break_lines.get)
         if parts is None:
             return None
         prefix, rest = parts
@@ -379,6 +377,10 @@ class CompiledFunction:
             self._warned.add(message)
             warnings.warn(f"ember.compile({self._name()}): {message}", UserWarning,
                           stacklevel=3)
+
+    def _user_function(self):
+        """The function whose code a call runs: the module's forward, or fn itself."""
+        return self._owner.forward if self._owner is not None else self._fn
 
     def _name(self) -> str:
         return getattr(self._fn, "__qualname__", type(self._fn).__name__)

@@ -112,11 +112,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
 
 
 def _uniform_like(t: Tensor) -> Tensor:
-    """Draws from U(-1, 1) of t's shape and floating dtype (float64 for other dtypes); a
-    complex dtype draws its real and imaginary parts in turn."""
+    """Draws from U(-1, 1) of t's shape and floating or complex dtype (float64 for other
+    dtypes)."""
     dtype = t._data.dtype if t._data.dtype.kind in "fc" else np.dtype(np.float64)
-    real = np.empty(t.shape, dtype)
-    if dtype.kind == "c":
-        real = real.view(np.finfo(dtype).dtype).reshape(t.shape + (2,))
-    real[...] = _sampling.uniform(default_generator, real.shape, -1, 1, real.dtype)
-    return Tensor._wrap(real.view(dtype).reshape(t.shape) if dtype.kind == "c" else real)
+    return Tensor._wrap(_sampling.real_parts(_sampling.uniform, default_generator, t.shape,
+                                             dtype, -1, 1))

@@ -27,20 +27,10 @@ def _float_dtype(dtype, kernel: str = "check_uniform_bounds") -> _dtype.dtype:
 
 def _require_float(dt: _dtype.dtype, kernel: str) -> None:
     """torch's refusal to sample floating-point distributions into other dtypes (complex
-    ones draw their real and imaginary parts, see _real_parts)."""
+    ones draw their real and imaginary parts, see _sampling.real_parts)."""
     if not (dt.is_floating_point or dt.is_complex):
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{dt.scalar_name}'")
-
-
-def _real_parts(sample, gen, shape, dtype, *params) -> np.ndarray:
-    """sample(gen, shape, *params, dtype) for a float dtype; for a complex one, the real and
-    imaginary parts drawn in turn as torch does (from the tensor's real view, shape + (2,))."""
-    dtype = np.dtype(dtype)
-    if dtype.kind != "c":
-        return sample(gen, shape, *params, dtype)
-    parts = sample(gen, tuple(shape) + (2,), *params, np.finfo(dtype).dtype)
-    return parts.view(dtype).reshape(shape)
 
 
 def _complex_scale(dt: _dtype.dtype) -> float:
@@ -62,8 +52,9 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
     shape = size_argument(sizes, size, "rand")
     if meta:
         return meta_result(shape, dt, requires_grad)
-    return _make(_real_parts(_sampling.uniform, generator or default_generator, shape, dt.numpy,
-                             0, 1), dt, requires_grad)
+    data = _sampling.real_parts(_sampling.uniform, generator or default_generator, shape,
+                                dt.numpy, 0, 1)
+    return _make(data, dt, requires_grad)
 
 
 @recorded("randn", factory=True)
@@ -76,8 +67,9 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
     shape = size_argument(sizes, size, "randn")
     if meta:
         return meta_result(shape, dt, requires_grad)
-    return _make(_real_parts(_sampling.normal, generator or default_generator, shape, dt.numpy,
-                             0, _complex_scale(dt)), dt, requires_grad)
+    data = _sampling.real_parts(_sampling.normal, generator or default_generator, shape,
+                                dt.numpy, 0, _complex_scale(dt))
+    return _make(data, dt, requires_grad)
 
 
 @recorded("randint", factory=True)
@@ -182,9 +174,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
     gen = generator or default_generator
-    for w in rows:
-        if w.sum() <= 0:
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if np.any(rows.sum(axis=1) <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     weights = rows.astype(input._data.dtype) if input._data.dtype in (np.float32, np.float64) \
         else rows.astype(np.float32)
     if not replacement or num_samples == 1:
@@ -265,8 +256,8 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) ->
     """Fill self in place with draws from U(a, b); returns self."""
     _require_float(self.dtype, "check_uniform_bounds")
     dt = self.dtype.numpy
-    return _fill(self, generator,
-                 lambda gen, shape: _real_parts(_sampling.uniform, gen, shape, dt, a, b))
+    return _fill(self, generator, lambda gen, shape: _sampling.real_parts(
+        _sampling.uniform, gen, shape, dt, a, b))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
@@ -275,7 +266,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     dt, contiguous, std = self.dtype.numpy, self.is_contiguous(), std * _complex_scale(self.dtype)
-    return _fill(self, generator, lambda gen, shape: _real_parts(
+    return _fill(self, generator, lambda gen, shape: _sampling.real_parts(
         lambda *args: _sampling.normal(*args, contiguous), gen, shape, dt, mean, std))
 
 
@@ -283,8 +274,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     """Fill self in place with 0/1 draws that are 1 with probability p (a number or a tensor);
     returns self."""
     if isinstance(p, Tensor):
-        return _fill(self, generator, lambda gen, shape, probs: _bernoulli_of(
-            gen, np.broadcast_to(probs, shape)), p)
+        return _fill(self, generator, lambda gen, shape, probs: _bernoulli_of(gen, probs), p)
     _check_probability(p)
     return _fill(self, generator, lambda gen, shape: _sampling.bernoulli(gen, shape, p))
 
