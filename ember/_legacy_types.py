@@ -45,7 +45,7 @@ def _legacy_init(t: Tensor, args: tuple, dt: _dtype.dtype, device, strict: bool)
     else:
         kinds = ", ".join(type(a).__name__ for a in args)
         raise TypeError(f"new() received an invalid combination of arguments - got ({kinds})")
-    _init_fields(t, data, [0])
+    _init_fields(t, data)
 
 
 class _LegacyTensorType(type):

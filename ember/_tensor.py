@@ -19,6 +19,32 @@ from ._recorded_call import replayed_call
 
 _new = object.__new__
 
+INPLACE_ON_INFERENCE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+class InferenceVersion(list):
+    """The version counter of an inference tensor: one made under `inference_mode` (and
+    its views). torch tracks no versions for these tensors and refuses to change them once
+    inference mode is left. Every in-place write counts a version (`_vc[0] += 1`), so the
+    refusal sits in the counter itself; a normal tensor's counter stays a plain list."""
+
+    __slots__ = ()
+
+    def __setitem__(self, index, value) -> None:
+        if not modes().inference:
+            raise RuntimeError(INPLACE_ON_INFERENCE)
+        list.__setitem__(self, index, value)
+
+
+def _refuse_inference_write(t: "Tensor") -> None:
+    """torch's error for changing an inference tensor outside inference mode, raised before
+    anything is written (the counter's own check comes after some writes)."""
+    if type(t._vc) is InferenceVersion and not modes().inference:
+        raise RuntimeError(INPLACE_ON_INFERENCE)
+
 
 def _cast_method(name: str, dtype):
     """A Tensor method converting to `dtype`, as Tensor.float() and its siblings."""
@@ -80,7 +106,7 @@ class Tensor(StorageMethods):
         t._grad = None
         t._grad_fn = grad_fn
         t._output_nr = output_nr
-        t._vc = vc if vc is not None else [0]
+        t._vc = vc if vc is not None else _new_version_counter()
         t._base = None
         t._accumulator = None
         return t
@@ -214,6 +240,8 @@ class Tensor(StorageMethods):
 
     @property
     def _version(self) -> int:
+        if type(self._vc) is InferenceVersion:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
 
     def _bump_version(self) -> None:
@@ -262,6 +290,9 @@ class Tensor(StorageMethods):
         if value and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
+        if value and type(self._vc) is InferenceVersion and not modes().inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -332,7 +363,7 @@ class Tensor(StorageMethods):
         # Unlike detach(), .data has its own version counter: changes through it are
         # invisible to autograd (the reason .data is discouraged). It is no autograd view,
         # but it does sit in the same storage, at the same offset.
-        t = Tensor._wrap(self._data)
+        t = Tensor._wrap(self._data, vc=[0] if type(self._vc) is list else InferenceVersion([0]))
         if type(self._data) is MetaArray:
             return t
         if self._base is not None or getattr(self, "_storage_buffer", None) is not None:
@@ -347,7 +378,9 @@ class Tensor(StorageMethods):
 
     # ------------------------------------------------------------------ in-place machinery
     def _check_inplace(self) -> None:
-        """torch's refusals for in-place ops on tensors autograd depends on."""
+        """torch's refusals for in-place ops on tensors autograd depends on, and on
+        inference tensors outside inference mode (checked before anything is written)."""
+        _refuse_inference_write(self)
         if not modes().grad_enabled:
             return
         if self._grad_fn is None and self._requires_grad:
@@ -362,6 +395,7 @@ class Tensor(StorageMethods):
 
     def _assign_result(self, out: "Tensor") -> None:
         """Write `out` into self's memory, refusing casts torch refuses, bumping the version."""
+        _refuse_inference_write(self)
         src = out._data
         if src.dtype != self._data.dtype and not _dtype.can_cast(out.dtype, self.dtype):
             raise RuntimeError(f"result type {out.dtype.scalar_name} can't be cast to the "
@@ -507,7 +541,7 @@ class Tensor(StorageMethods):
                                "torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
         new = _new(type(self))
-        _init_fields(new, self._data.copy(), [0])
+        _init_fields(new, self._data.copy())
         new._requires_grad = self._requires_grad
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
@@ -623,7 +657,15 @@ def bind_methods(**methods) -> None:
         setattr(Tensor, name, fn)
 
 
-def _init_fields(t: Tensor, data: np.ndarray, vc: list) -> None:
+def _new_version_counter() -> list:
+    """The version counter of a new tensor: an inference tensor's under inference_mode."""
+    return [0] if not modes().inference else InferenceVersion([0])
+
+
+def _init_fields(t: Tensor, data: np.ndarray, vc: list | None = None) -> None:
+    """Fill a new Tensor's fields; `vc` is the counter it shares (None: a new one)."""
+    if vc is None:
+        vc = _new_version_counter()
     t._data = data
     t._requires_grad = False
     t._grad = None

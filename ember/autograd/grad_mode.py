@@ -89,7 +89,9 @@ class set_grad_enabled(_GradModeSwitch):
 
 
 class inference_mode(_GradModeSwitch):
-    """No gradient recording, like no_grad (ember has no separate inference tensors)."""
+    """No gradient recording, as no_grad; tensors made inside are inference tensors (see
+    ember._tensor.InferenceVersion): afterwards they refuse in-place changes, requires_grad
+    and being saved for backward, as torch's do."""
 
     def __init__(self, mode: bool = True):
         self.mode = mode

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from .._cpu import buffers
 from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from .._modes import current as current_modes
+from .._tensor import InferenceVersion
 from . import anomaly_mode
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -145,6 +146,12 @@ class SavedTensor:
     __slots__ = ("tensor", "data", "vc", "version", "output_nr", "requires_grad")
 
     def __init__(self, tensor, output_of_node: bool = False):
+        if type(tensor._vc) is InferenceVersion:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+                "`torch.no_grad()` instead of `torch.inference_mode()`.")
         self.vc = tensor._vc
         self.version = tensor._vc[0]
         if output_of_node:
