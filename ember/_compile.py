@@ -7,7 +7,7 @@ in ember/_dynamo (see its docstring and docs/compile.md):
   checkpoint is loaded into the plain model); attributes read through to the module;
 - a function comes back as a CompiledFunction (functools.wraps'd);
 - Module.compile() compiles the module's own call in place (its keys keep their names).
-The "eager" and "aot_eager" backends, and disable=True, run eagerly as in torch.
+The debugging backends ("eager", "aot_eager", ...) and disable=True run eagerly, as in torch.
 """
 from __future__ import annotations
 
@@ -15,13 +15,17 @@ import functools
 from typing import Callable
 
 from ._dynamo.eval_frame import CompiledFunction, OptimizedModule
+from ._dynamo.exc import InvalidBackend
 from .nn.modules.module import Module
 
 __all__ = ["compile"]
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
-BACKENDS = ("inductor", "eager", "aot_eager", "cudagraphs", "openxla", "tvm", "onnxrt")
-_EAGER_BACKENDS = ("eager", "aot_eager")
+# torch's backends: the compilers (ember's own compiler stands for each), and the debugging
+# ones that run the captured graph as it is (eagerly, in ember).
+COMPILER_BACKENDS = ("inductor", "cudagraphs", "openxla", "tvm")
+EAGER_BACKENDS = ("eager", "aot_eager", "aot_eager_decomp_partition",
+                  "aot_eager_default_partitioner", "eager_noexcept", "pre_dispatch_eager")
 
 
 def _check_options(backend, mode, options) -> None:
@@ -30,8 +34,8 @@ def _check_options(backend, mode, options) -> None:
                            "specified at the same time.")
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
-    if isinstance(backend, str) and backend not in BACKENDS:
-        raise RuntimeError(f"Invalid backend: '{backend}', see "
+    if isinstance(backend, str) and backend not in COMPILER_BACKENDS + EAGER_BACKENDS:
+        raise InvalidBackend(f"Invalid backend: '{backend}', see "
                            "`torch._dynamo.list_backends()` for available backends.")
 
 
@@ -59,7 +63,7 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic=N
                              "provided.")
     if disable:
         return model
-    if not isinstance(backend, str) or backend in _EAGER_BACKENDS:
+    if not isinstance(backend, str) or backend in EAGER_BACKENDS:
         compiled = _EagerCall(model)
     else:
         compiled = CompiledFunction(model, fullgraph=fullgraph, recompile_limit=recompile_limit,

@@ -85,3 +85,14 @@ def test_functions_decorator_and_disable():
 ])
 def test_errors(fn, error, match):
     check_error(fn, error, match)
+
+
+def test_backend_names_as_torch_lists_them():
+    for exclude in [("debug", "experimental"), None]:
+        ember_names = ember.compiler.list_backends(exclude_tags=exclude)
+        torch_names = torch.compiler.list_backends(exclude_tags=exclude)
+        assert set(ember_names) <= set(torch_names)
+        assert ember_names == torch_names if exclude else "aot_eager" in ember_names
+    error = check_error(lambda L: L.compile(L.nn.Linear(1, 1), backend="onnxrt"), RuntimeError,
+                        "^Invalid backend: 'onnxrt'")
+    assert type(error) is ember._dynamo.exc.InvalidBackend

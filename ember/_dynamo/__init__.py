@@ -30,10 +30,12 @@ def is_compiling() -> bool:
 
 
 def list_backends(exclude_tags=("debug", "experimental")) -> list[str]:
-    """The backend names compile accepts (torch's list; ember treats "eager" and
-    "aot_eager" as "run eagerly" and every other one as its own compiler)."""
-    from .._compile import BACKENDS
-    return sorted(BACKENDS)
+    """The backend names compile accepts, as torch lists them: its debugging backends
+    (ember runs them eagerly) are tagged "debug" and left out by default; every other one
+    is ember's own compiler."""
+    from .._compile import COMPILER_BACKENDS, EAGER_BACKENDS
+    debug = exclude_tags is not None and "debug" in exclude_tags
+    return sorted(COMPILER_BACKENDS + (() if debug else EAGER_BACKENDS))
 
 
 def disable(fn=None, recursive: bool = True, *, reason: str | None = None,

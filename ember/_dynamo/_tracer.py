@@ -54,9 +54,11 @@ class Tracer:
 
     records_factories = True    # factories run as ops under this recorder (see `recorded`)
 
-    def __init__(self, fullgraph: bool = False):
+    def __init__(self, fullgraph: bool = False, captures_scalars: bool = False):
         self.fullgraph = fullgraph
+        self.captures_scalars = captures_scalars
         self.break_reason = None        # why the call cannot be replayed, if it cannot
+        self.break_captured = False     # the break is a value torch would have captured
         self.break_stack = None         # the user's source line of the break
         self.break_lines = {}           # code object -> its line, for the frames of the break
         self.backward_ran = False       # a backward pass reached leaves inside the call
@@ -220,10 +222,13 @@ class Tracer:
         return ("object", value)
 
     # -- graph breaks -----------------------------------------------------------------
-    def graph_break(self, reason: str) -> None:
+    def graph_break(self, reason: str, captured: bool = False) -> None:
+        """End the plan here, for `reason`. A `captured` break is one torch keeps in its
+        graph (see record_python_value): no error under fullgraph=True, and no warning."""
         if self.break_reason is not None:
             return
         self.break_reason = reason
+        self.break_captured = captured
         self.break_stack = _user_line()
         frame = sys._getframe(1)
         while frame is not None:
@@ -232,7 +237,7 @@ class Tracer:
         modes = own_modes()
         if modes.recorder is self:      # the rest of the call runs untraced
             modes.recorder = None
-        if self.fullgraph:
+        if self.fullgraph and not captured:
             raise GraphBreak(reason)
 
     def record_python_value(self, op: str, kind: str, tensors: tuple) -> None:
@@ -242,8 +247,12 @@ class Tracer:
             self.graph_break(f"the size of {op}'s result depends on tensor values")
             return
         what = {"text": "printed"}.get(kind, f"converted to a Python {kind}")
+        # torch keeps numbers (item(), float(t), bool(t)) and NumPy conversions in its graph
+        # under fullgraph=True or capture_scalar_outputs; ember ends the plan there and
+        # runs the rest eagerly (the same values), quietly, as torch says nothing.
+        captured = self.captures_scalars and kind in ("number", "boolean", "NumPy array")
         self.graph_break(f"a tensor was {what} (Tensor.{op}): the rest of the call depends "
-                         "on tensor values")
+                         "on tensor values", captured)
 
     def record_write(self, tensor: Tensor) -> None:
         self.graph_break("a tensor was written outside the ops compile records "

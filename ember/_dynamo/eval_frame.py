@@ -53,11 +53,12 @@ class _Entry:
     """One traced signature: its guard key, the modules it went through (and their
     state then), and its plan (None: the signature runs eagerly, for `reason`)."""
 
-    __slots__ = ("key", "modules", "plan", "reason", "where", "confirmed", "split")
+    __slots__ = ("key", "modules", "plan", "reason", "where", "quiet", "confirmed", "split")
 
-    def __init__(self, key, modules, plan, reason, where):
+    def __init__(self, key, modules, plan, reason, where, quiet=False):
         self.key, self.modules, self.plan = key, modules, plan
         self.reason, self.where = reason, where
+        self.quiet = quiet          # a break torch would not report: no warning
         self.confirmed = False      # a second trace gave the same plan
         self.split = None           # a break's (compiled prefix, rest): see _split.py
 
@@ -292,21 +293,22 @@ class CompiledFunction:
         the inputs outside its outputs, would otherwise be frozen into the plan)."""
         tracer, result = self._run_traced(tensors, args, kwargs)
         plan = _finish(tracer, result, self._fn)
-        if plan is None and self._fullgraph:
+        if plan is None and self._fullgraph and not tracer.break_captured:
             raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
                               "breaks)")
         difference = "" if plan is None else entry.plan.difference(plan)
         if plan is None or difference:
             entry.plan = None
             entry.reason = tracer.break_reason or f"two traces of the call differ: {difference}"
-            entry.where = tracer.break_stack
+            entry.where, entry.quiet = tracer.break_stack, tracer.break_captured
             self._warn_break(entry)
         else:
             entry.plan, entry.confirmed = plan, True
         return result
 
     def _run_traced(self, tensors, args, kwargs):
-        tracer = Tracer(self._fullgraph)
+        tracer = Tracer(self._fullgraph,
+                        captures_scalars=self._fullgraph or config.capture_scalar_outputs)
         tracer.start(referenced_objects(self._fn) + list(args) + list(kwargs.values()))
         for t in tensors:
             tracer.add_input(t)
@@ -324,7 +326,7 @@ class CompiledFunction:
     def _trace(self, tensors, key, args, kwargs):
         tracer, result = self._run_traced(tensors, args, kwargs)
         plan = _finish(tracer, result, self._fn)
-        if plan is None and self._fullgraph:
+        if plan is None and self._fullgraph and not tracer.break_captured:
             raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
                               "breaks)")
         modules = list(tracer.modules.values())
@@ -333,7 +335,8 @@ class CompiledFunction:
             # that swaps their attributes meanwhile (torch.func.functional_call) would
             # otherwise never match again and trace at every call.
             modules = [(module, module_state(module)) for module, _ in modules]
-        entry = _Entry(key, modules, plan, tracer.break_reason, tracer.break_stack)
+        entry = _Entry(key, modules, plan, tracer.break_reason, tracer.break_stack,
+                       quiet=tracer.break_captured)
         self._entries.append(entry)
         if plan is None:
             entry.split = self._split(tracer)
@@ -367,6 +370,8 @@ class CompiledFunction:
         return rest(**names)
 
     def _warn_break(self, entry: _Entry) -> None:
+        if entry.quiet:
+            return
         where = f" at {entry.where}" if entry.where else ""
         rest = "the statements before it run compiled, the rest eagerly" if entry.split \
             else "calls with this signature run eagerly"

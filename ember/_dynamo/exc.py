@@ -11,6 +11,10 @@ class Unsupported(TorchDynamoException):
     fullgraph=True forbids breaks."""
 
 
+class InvalidBackend(TorchDynamoException):
+    """compile was given a backend name torch does not know."""
+
+
 class RecompileError(TorchDynamoException):
     """A call needed a new trace while config.error_on_recompile is set."""
 

@@ -228,8 +228,36 @@ def test_tensor_values_leaving_break_the_graph(conversion, capsys):
         out = compiled(ember.ones(2))
     assert out.tolist() == [3.0, 3.0]
     assert compiled(ember.ones(2) * 2).tolist() == [5.0, 5.0]    # eagerly, every time
-    with pytest.raises(Unsupported, match="fullgraph=True does not allow graph breaks"):
-        ember.compile(f, fullgraph=True)(ember.ones(2))
+
+
+@pytest.mark.parametrize("conversion, kept", [
+    (lambda y: y.sum().item(), True), (lambda y: float(y.sum()), True),
+    (lambda y: bool(y.sum() > 0), True), (lambda y: y.numpy(), True),
+    (lambda y: y.tolist(), False), (lambda y: print(y), False)])
+def test_fullgraph_keeps_numbers_as_torch_does(conversion, kept, capsys):
+    """Under fullgraph=True (or capture_scalar_outputs) torch keeps Python numbers and
+    NumPy conversions in its graph: no error, no warning. ember ends the plan there and runs
+    the rest eagerly, with the same values; the other breaks raise, as torch's do."""
+    def f(x):
+        y = x * 2
+        scale = conversion(y)
+        return y * (2.0 if scale is None else 1.0) + 1
+
+    def run(lib, **options):
+        compiled = lib.compile(f, fullgraph=True, **options)
+        return [compiled(lib.ones(2) * k).tolist() for k in (1, 2, 3)]
+    if not kept:
+        with pytest.raises(torch._dynamo.exc.Unsupported):
+            run(torch, backend="eager")
+        with pytest.raises(Unsupported, match="fullgraph=True does not allow graph breaks"):
+            run(ember)
+        return
+    expected = run(torch, backend="eager")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert run(ember) == expected
+        with ember._dynamo.config.patch(capture_scalar_outputs=True):
+            assert [ember.compile(f)(ember.ones(2) * k).tolist() for k in (1, 2, 3)] == expected
 
 
 def test_values_made_outside_the_op_layer_are_not_frozen():
