@@ -39,6 +39,11 @@ class InferenceVersion(list):
         list.__setitem__(self, index, value)
 
 
+def is_inference_tensor(t: "Tensor") -> bool:
+    """Whether t was made under inference_mode (or is a view of a tensor that was)."""
+    return type(t._vc) is InferenceVersion
+
+
 def _refuse_inference_write(t: "Tensor") -> None:
     """torch's error for changing an inference tensor outside inference mode, raised before
     anything is written (the counter's own check comes after some writes)."""

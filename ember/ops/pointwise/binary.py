@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
-from ..._tensor import Tensor
+from ..._tensor import Tensor, is_inference_tensor
 from .._return_types import return_types
 from ...autograd.function import Function
 from ..._modes import current as modes
@@ -111,10 +111,10 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
 
 def _direct_out(out: Tensor, a: Tensor, b, dt: _dtype.dtype) -> bool:
     """True when out= can receive the result straight from NumPy (nothing to record, out
-    already has the result's dtype and shape; an inference tensor's counter is no plain
-    list, and the general path checks whether it may be written)."""
+    already has the result's dtype and shape; an inference tensor takes the general path,
+    which checks whether it may be written)."""
     if _recording(a, b) or out.dtype is not dt or dt.numpy in _LOW_PRECISION or \
-            type(out._vc) is not list:
+            is_inference_tensor(out):
         return False
     shape = a._data.shape if not isinstance(b, Tensor) else \
         np.broadcast_shapes(a._data.shape, b._data.shape)
@@ -495,7 +495,7 @@ def _direct(self: Tensor, *others, floating: bool = False) -> bool:
     """True when an in-place op on self may compute straight into self._data: nothing to
     record, and the result already fits self's dtype and shape (anything else takes the
     general path, which also raises torch's errors, among them an inference tensor's)."""
-    if _recording(self, *others) or type(self._vc) is not list:
+    if _recording(self, *others) or is_inference_tensor(self):
         return False
     dt = self._data.dtype
     if dt in _LOW_PRECISION or dt in _LIMITED or (floating and dt.kind not in "fc"):

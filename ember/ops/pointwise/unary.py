@@ -11,7 +11,7 @@ import math
 import ml_dtypes
 import numpy as np
 
-from ..._tensor import InferenceVersion, Tensor
+from ..._tensor import Tensor, is_inference_tensor
 from ...autograd.function import Function
 from ..._modes import current as modes
 from .. import _special_math as special
@@ -421,4 +421,4 @@ def is_neg(input: Tensor) -> bool:
 
 def is_inference(input: Tensor) -> bool:
     """Whether input was made under inference_mode (or is a view of a tensor that was)."""
-    return type(input._vc) is InferenceVersion
+    return is_inference_tensor(input)
