@@ -80,7 +80,7 @@ from ._compile import compile  # noqa: F401  (traces and replays: ember/_dynamo)
 from . import _dynamo, _inductor, _logging, compiler  # noqa: F401
 from ._determinism import *  # noqa: F401,F403
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
-from . import accelerator, amp, cpu, futures  # noqa: F401
+from . import accelerator, amp, cpu, futures, mps, xpu  # noqa: F401
 from .futures import Future  # noqa: F401
 from .cuda import amp as _cuda_amp  # noqa: F401  (binds ember.cuda.amp)
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: F401
