@@ -81,6 +81,7 @@ from . import _dynamo, _inductor, _logging, compiler  # noqa: F401
 from ._determinism import *  # noqa: F401,F403
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
 from . import accelerator, amp, cpu, futures, mps, xpu  # noqa: F401
+from . import functional, types  # noqa: F401  (after the ops they name)
 from .futures import Future  # noqa: F401
 from .cuda import amp as _cuda_amp  # noqa: F401  (binds ember.cuda.amp)
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: F401

@@ -52,13 +52,13 @@ KNOWN_GAPS = {
     "ember.ops is ember's op library, not torch's operator registry": ("ops.*",),
     "dense strided tensors and sparse COO ones only (torch.sparse's submodules are about "
     "other layouts)": ("sparse.*", "nested", "utils.dlpack"),
-    "no devices but the CPU: ember.cuda is a single module answering 'no CUDA'": (
-        "mps", "xpu", "mtia", "cuda.*"),
+    "no devices but the CPU: ember.cuda, ember.mps and ember.xpu are single modules "
+    "answering 'no such device'": ("mps.*", "xpu.*", "mtia", "cuda.*"),
     "ember.cpu.amp is a single module; its autocast_mode is ember.amp's": ("cpu.amp.*",),
     "ember.distributed runs over MPI; torch's c10d, RPC and device-mesh modules are absent": (
         "distributed.*",),
     "defined elsewhere in ember (no module of torch's name)": (
-        "functional", "storage", "types", "nn.grad",
+        "storage", "nn.grad",
         "nn.parallel.comm",
         "nn.parallel.scatter_gather", "nn.utils.memory_format", "autograd.profiler_legacy",
         "autograd.profiler_util", "profiler.itt", "utils.backcompat", "utils.collect_env",
@@ -106,3 +106,23 @@ def test_torch_nn_attention_needs_no_explicit_import():
     out = _run("import ember\nprint(ember.nn.attention.SDPBackend.MATH.name, "
                "ember.nn.attention.sdpa_kernel.__module__)")
     assert out.split() == ["MATH", "ember.nn.attention"]
+
+
+def test_torch_functional_names_are_the_top_level_functions():
+    import torch
+    import ember
+    import ember.functional
+    missing = {"pca_lowrank", "svd_lowrank"}        # not in ember
+    assert set(ember.functional.__all__) == set(torch.functional.__all__) - missing
+    for name in ember.functional.__all__:
+        assert getattr(ember.functional, name) is getattr(ember, name)
+
+
+def test_torch_types_names_scripts_annotate_with():
+    import torch.types
+    import ember.types
+    names = ["Device", "Number", "FileLike", "Storage", "IntLikeType", "_size", "_int",
+             "_float", "_bool", "_dtype", "_device", "_TensorOrTensors"]
+    assert all(hasattr(torch.types, name) for name in names)
+    assert all(hasattr(ember.types, name) for name in names)
+    assert ember.types.Tensor is ember.Tensor and ember.types._dtype is type(ember.float32)
