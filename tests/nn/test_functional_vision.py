@@ -44,6 +44,75 @@ def test_interpolate_3d(mode, align):
                                              align_corners=align), (1, 2, 3, 4, 4))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kw", [{"size": (3, 2)}, {"size": (9, 4)}, {"size": (4, 11)},
+                                {"scale_factor": 0.3}, {"scale_factor": (0.45, 1.6)},
+                                {"scale_factor": 0.3, "recompute_scale_factor": True},
+                                {"size": 1}])
+@pytest.mark.parametrize("mode,align", [("bilinear", False), ("bilinear", True),
+                                        ("bicubic", False), ("bicubic", True),
+                                        ("lanczos", None)])
+def test_interpolate_antialias(mode, align, kw, dtype):
+    """Shrinking averages every input pixel (Pillow's filters), values and gradients as
+    torch's (which fuses some multiply-adds: equal to float32 rounding)."""
+    check(lambda lib, x: fn(lib).interpolate(x, mode=mode, align_corners=align,
+                                             antialias=True, **kw), (2, 3, 17, 13),
+          dtype=dtype)
+
+
+def test_interpolate_antialias_grad_fn_and_layouts():
+    import ember
+    x = ember.randn(1, 2, 8, 8, requires_grad=True)
+    for mode in ("bilinear", "bicubic", "lanczos"):
+        y = ember.nn.functional.interpolate(x, size=(3, 5), mode=mode, antialias=True)
+        assert y.grad_fn.name() == f"Upsample{mode.capitalize()}2DAaBackward0"
+    check(lambda lib, x: fn(lib).interpolate(x.to(memory_format=lib.channels_last), size=(4, 3),
+                                             mode="bilinear", antialias=True), (2, 3, 9, 7),
+          non_contiguous=True)
+
+
+@pytest.mark.parametrize("mode,antialias", [("nearest", False), ("nearest-exact", False),
+                                            ("bilinear", False), ("bilinear", True),
+                                            ("bicubic", False), ("bicubic", True),
+                                            ("lanczos", True)])
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("kw", [{"size": (3, 4)}, {"size": (37, 23)}, {"size": (10, 13)},
+                                {"scale_factor": (0.4, 2.3)}])
+@pytest.mark.parametrize("channels", [3, 5])
+def test_interpolate_uint8_images_as_torch(mode, antialias, align, kw, channels):
+    """uint8 images: torch resizes them in fixed point (int16 weights); ember's values
+    are torch's exactly, channels-last input included."""
+    import numpy as np
+    import torch
+    import ember
+    if (mode.startswith("nearest") or mode == "lanczos") and align:
+        return
+    image = np.random.default_rng(0).integers(0, 256, (2, channels, 28, 21), dtype=np.uint8)
+    options = dict(mode=mode, antialias=antialias, **kw,
+                   align_corners=align if mode in ("bilinear", "bicubic") else None)
+    expected = torch.nn.functional.interpolate(torch.from_numpy(image), **options)
+    got = ember.nn.functional.interpolate(ember.from_numpy(image), **options)
+    assert got.dtype == ember.uint8 and np.array_equal(got.numpy(), expected.numpy())
+    last = ember.from_numpy(image).to(memory_format=ember.channels_last)
+    got = ember.nn.functional.interpolate(last, **options)
+    assert np.array_equal(got.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "bool", "uint8"])
+@pytest.mark.parametrize("mode,size,antialias", [
+    ("nearest", (3, 4), False), ("nearest", (4,), False), ("bilinear", (3, 4), False),
+    ("bicubic", (3, 4), False), ("area", (3, 4), False), ("linear", (4,), False),
+    ("bilinear", (3, 4), True)])
+def test_interpolate_integer_images_refused_as_torch(dtype, mode, size, antialias):
+    import numpy as np
+    shape = (1, 3, 6, 6)[:2 + len(size)]
+    if dtype == "uint8" and mode in ("nearest", "bilinear", "bicubic"):
+        return      # resized: the test above
+    check_error(lambda lib: fn(lib).interpolate(lib.tensor(np.zeros(shape, dtype=dtype)),
+                                                size=size, mode=mode, antialias=antialias),
+                NotImplementedError, "not implemented for '(Char|Int|Long|Bool|Byte)'$")
+
+
 def test_interpolate_non_contiguous_and_double_backward():
     check(lambda lib, x: fn(lib).interpolate(x, scale_factor=2, mode="bilinear"), (3, 2, 4, 5),
           non_contiguous=True)
@@ -82,6 +151,10 @@ def test_interpolate_grad_fn_name():
      "Input and output sizes should be greater than 0"),
     (lambda lib, x: fn(lib).interpolate(x, size=3, mode="nearest", antialias=True), ValueError,
      "Anti-alias option is restricted to bilinear"),
+    (lambda lib, x: fn(lib).interpolate(x, size=3, mode="lanczos"), ValueError,
+     "^Lanczos mode requires antialias=True"),
+    (lambda lib, x: fn(lib).interpolate(x[0], size=3, mode="bilinear", antialias=True),
+     ValueError, "requires a 4-D tensor as input"),
 ])
 def test_interpolate_errors(call, exc, match):
     import numpy as np

@@ -19,7 +19,9 @@ from ... import _dtype
 from ..._memory_format import as_format, format_of
 from ..._tensor import Tensor
 from ...autograd.function import Function
+from ...ops._nondifferentiable import recorded
 from ...ops.shape import _named
+from ._window_resample import antialias_taps, plain_window, resample_uint8, window_weights
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
@@ -231,8 +233,17 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         if not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
             raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                              "modes and requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate: antialias=True is not supported by ember")
+        if not input.is_floating_point():
+            return _integer_image(input, out, scales, align_corners, mode, True,
+                                  "compute_index_ranges_weights")
+        return _antialiased(input, out, scales, align_corners, mode)
+    if mode == "lanczos":
+        raise ValueError("Lanczos mode requires antialias=True")
     _check_mode_dims(input, mode)
+    if not input.is_floating_point() and (input.dtype != _dtype.uint8 or mode not in (
+            "nearest", "nearest-exact")):
+        return _integer_image(input, out, scales, align_corners, mode, False,
+                              _INTEGER_REFUSALS[mode][len(out) == 2])
     spatial = tuple(input.shape[2:])
     if any(o <= 0 for o in out) or any(s <= 0 for s in spatial):
         names = "DHW"[3 - len(spatial):]
@@ -255,6 +266,58 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             taps = _linear_taps(n, o, scale, align_corners, dtype)
         y = Resample.apply(y, 2 + d, taps, n)
     return _named(y, _NODE_NAMES[mode].format(len(out)))
+
+
+# torch's kernels refusing integer images other than uint8 ones resized by nearest
+# neighbours or (2-d) bilinear/bicubic, by mode and whether the image is 2-d: its messages
+# name them
+_INTEGER_REFUSALS = {
+    "nearest": ("compute_indices_weights_nearest", "upsample_nearest2d_channels_last"),
+    "nearest-exact": ("compute_indices_weights_nearest", "upsample_nearest2d_channels_last"),
+    "bilinear": (None, "upsample_bilinear2d_channels_last"),
+    "bicubic": (None, "compute_indices_weights_cubic"),
+    "area": ("adaptive_avg_pool2d", "adaptive_avg_pool2d"),
+    "linear": ("compute_indices_weights_linear", None),
+    "trilinear": ("compute_indices_weights_linear", None)}
+
+
+def _integer_image(input: Tensor, out, scales, align_corners, mode: str, antialias: bool,
+                   kernel: str) -> Tensor:
+    """A uint8 image resized by bilinear, bicubic (or antialiased lanczos) filters, in
+    torch's fixed point; other integer images are refused as torch's `kernel` refuses
+    them."""
+    if input.dtype != _dtype.uint8 or mode not in ("bilinear", "bicubic", "lanczos"):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+    return _resampled_uint8(input, out, scales, align_corners, mode, antialias)
+
+
+@recorded("upsample_uint8")
+def _resampled_uint8(input: Tensor, out, scales, align_corners, mode, antialias) -> Tensor:
+    windows = {}
+    for axis in (3, 2):         # the width first, as torch
+        n, size = input.shape[axis], out[axis - 2]
+        if size != n:
+            scale = scales[axis - 2] if scales is not None else None
+            windows[axis] = plain_window(_cubic_taps(n, size, scale, align_corners, np.float64),
+                                         n) if mode == "bicubic" and not antialias else \
+                window_weights(n, size, scale, align_corners, mode, antialias, np.float64)
+    y = resample_uint8(input.numpy(force=True), windows)
+    return Tensor._wrap(as_format(y, format_of(input._data)))
+
+
+def _antialiased(input: Tensor, out, scales, align_corners, mode: str) -> Tensor:
+    """interpolate with antialias=True: the width first, then the height, as torch; a dim
+    whose size does not change is left as it is."""
+    dtype = np.float64 if input.dtype == _dtype.float64 else np.float32
+    y = input
+    for d in (1, 0):
+        n = input.shape[2 + d]
+        if out[d] != n:
+            scale = scales[d] if scales is not None else None
+            y = Resample.apply(y, 2 + d, antialias_taps(n, out[d], scale, align_corners, mode,
+                                                        dtype), n)
+    return _named(y, f"Upsample{mode.capitalize()}2DAaBackward0")
 
 
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",

@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ...nn.functional.vision import interpolate
 from .. import _unavailable
 
 # ITU-R 601-2 luma weights as torchvision writes them for tensors.
@@ -240,67 +241,20 @@ def hsv_to_rgb(h: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 # --- resampling -----------------------------------------------------------------------
 
-def _cubic(x: np.ndarray, a: float) -> np.ndarray:
-    x = np.abs(x)
-    near = ((a + 2) * x - (a + 3)) * x * x + 1
-    far = (((x - 5) * x + 8) * x - 4) * a
-    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
-
-
-def _antialias_matrix(in_size: int, out_size: int, mode: str) -> np.ndarray:
-    """Pillow's (and torch's antialias=True) weights: when downsampling the filter is
-    stretched over `scale` input pixels; each row is normalised to sum to 1."""
-    scale = in_size / out_size
-    centers = (np.arange(out_size) + 0.5) * scale
-    x = (np.arange(in_size)[None, :] + 0.5 - centers[:, None]) / max(scale, 1.0)
-    weights = np.maximum(1 - np.abs(x), 0) if mode == "bilinear" else _cubic(x, -0.5)
-    return weights / weights.sum(axis=1, keepdims=True)
-
-
-def _interp_matrix(in_size: int, out_size: int, mode: str) -> np.ndarray:
-    """torch.nn.functional.interpolate's weights (align_corners=False) as a matrix."""
-    scale = in_size / out_size
-    rows = np.arange(out_size)
-    matrix = np.zeros((out_size, in_size))
-    if mode in ("nearest", "nearest-exact"):
-        offset = 0.5 if mode == "nearest-exact" else 0.0
-        src = np.minimum(np.floor((rows + offset) * scale).astype(np.int64), in_size - 1)
-        matrix[rows, src] = 1.0
-        return matrix
-    src = (rows + 0.5) * scale - 0.5
-    if mode == "bilinear":
-        src = np.maximum(src, 0.0)
-        base = np.floor(src).astype(np.int64)
-        frac = src - base
-        taps, weights = [base, base + 1], [1 - frac, frac]
-    else:  # bicubic, a = -0.75 as torch
-        base = np.floor(src).astype(np.int64)
-        frac = src - base
-        taps = [base - 1, base, base + 1, base + 2]
-        weights = [_cubic(frac + 1, -0.75), _cubic(frac, -0.75), _cubic(1 - frac, -0.75),
-                   _cubic(2 - frac, -0.75)]
-    for tap, weight in zip(taps, weights):  # 2 or 4 taps, each vectorised over rows
-        np.add.at(matrix, (rows, np.clip(tap, 0, in_size - 1)), weight)
-    return matrix
-
-
-def _resize_matrix(in_size: int, out_size: int, mode: str, antialias: bool) -> np.ndarray:
-    if antialias and mode in ("bilinear", "bicubic"):
-        return _antialias_matrix(in_size, out_size, mode)
-    return _interp_matrix(in_size, out_size, mode)
-
-
 def resize(img: Tensor, size: list, interpolation: str, antialias: bool) -> Tensor:
+    """torchvision's tensor resize: interpolate on a float copy (antialias only for bilinear
+    and bicubic), rounded back to an integer image's dtype."""
     assert_image_tensor(img)
     if interpolation not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
         raise ValueError(f"Interpolation mode '{interpolation}' is unsupported for tensor "
                          "images; use nearest, nearest-exact, bilinear or bicubic")
     data, dtype = _float_array(img)
-    (h, w), (new_h, new_w) = data.shape[-2:], size
-    rows = _resize_matrix(h, new_h, interpolation, antialias).astype(data.dtype)
-    cols = _resize_matrix(w, new_w, interpolation, antialias).astype(data.dtype)
-    out = np.matmul(np.matmul(rows, data), cols.T)
-    return _wrap(_cast_back(out, dtype))
+    planes = data.reshape((-1, 1) + data.shape[-2:])      # each plane is resized alone
+    smooth = interpolation in ("bilinear", "bicubic")
+    out = interpolate(_wrap(planes), size=list(size), mode=interpolation,
+                      align_corners=False if smooth else None,
+                      antialias=antialias and smooth).numpy(force=True)
+    return _wrap(_cast_back(out.reshape(data.shape[:-2] + out.shape[-2:]), dtype))
 
 
 def affine_output_size(matrix: list, w: int, h: int) -> tuple[int, int]:
