@@ -16,6 +16,7 @@ import numpy as np
 
 from ..ops._return_types import return_types
 from .._dtype import LOW_PRECISION_NUMPY
+from .._recorded_call import replayed_call
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ._eig import eig, eigvals
@@ -44,7 +45,7 @@ __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "cond", "inv", "
 
 from .._naming import set_public_module
 from ..ops.linalg import LinAlgError
-from ._checks import _check_float, _check_square, _const, _matrices, _type_name
+from ._checks import _check_float, _check_square, _const, _identity, _matrices, _type_name
 
 set_public_module(__name__, LinAlgError)        # torch.linalg.LinAlgError, as torch names it
 
@@ -168,7 +169,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> return_types.l
     except LinAlgError:
         if check_errors:
             raise
-        identity = _const(np.eye(A.shape[-1]), A)
+        identity = _identity(A.shape[-1], A)
         inverse, info = _singular_fallback(A, identity)
     return return_types.linalg_inv_ex(_named(_out(inverse, out), "LinalgInvExBackward0"), info)
 
@@ -190,10 +191,16 @@ class Det(Function):
     @staticmethod
     def backward(ctx, grad):
         (A,), d = ctx.saved_tensors, ctx.output(0)
-        if np.all(d._data != 0):
+        if bool((d != 0).all()):     # a branch on values: compile runs the rest eagerly
             # d det(A) / dA = det(A) * inv(A)^T, differentiable again through inv.
             return _matrices(grad * d) * inv(A).mT
-        return _matrices(grad) * _const(_cofactors(A._data.astype(np.float64)), A)
+        return _matrices(grad) * _cofactor_matrix(A)
+
+
+@replayed_call
+def _cofactor_matrix(A: Tensor) -> Tensor:
+    """A's cofactors (d det / dA) in its dtype, as a constant computed from its values."""
+    return _const(_cofactors(A._data.astype(np.float64)), A)
 
 
 def _cofactors(A: np.ndarray) -> np.ndarray:
@@ -326,8 +333,8 @@ class Cholesky(Function):
     def backward(ctx, grad):
         L = ctx.output(0)
         n = L.shape[-1]
-        lower = _const(np.tril(np.ones((n, n))), L)
-        strictly_lower = _const(np.tril(np.ones((n, n)), -1), L)
+        ones = _identity(n, L).new_ones((n, n))
+        lower, strictly_lower = ones.tril(), ones.tril(-1)
         # Lower triangle of L^T gL, mirrored into a symmetric matrix (diagonal kept once).
         phi = matmul(L.mT, grad) * lower
         phi = (phi + (phi * strictly_lower).mT) * 0.5
@@ -487,7 +494,7 @@ def _svd_grad(U: Tensor, S: Tensor, V: Tensor, grad_U: Tensor, grad_S: Tensor,
     with J = F o (U^T gU - gU^T U), K = F o (V^T gV - gV^T V), F_ij = 1 / (s_j^2 - s_i^2).
     """
     k = S.shape[-1]
-    identity = _const(np.eye(k), S)
+    identity = _identity(k, S)
     squares = S * S
     F = (1 - identity) / (squares.unsqueeze(-2) - squares.unsqueeze(-1) + identity)
     UtgU, VtgV = matmul(U.mT, grad_U), matmul(V.mT, grad_V)
@@ -552,13 +559,13 @@ class Eigh(Function):
     def backward(ctx, grad_w, grad_V):
         # A = V diag(w) V^T:  dA = V (diag(dw) + skew(V^T dV) / (w_j - w_i)) V^T
         w, V = ctx.result
-        V = _const(V, grad_w)
-        gaps = w[..., None, :] - w[..., :, None]
-        inv_gaps = np.where(gaps == 0, 0.0, 1.0 / np.where(gaps == 0, 1.0, gaps))
+        V, w = _const(V, grad_w), _const(w, grad_w)
+        gaps = w.unsqueeze(-2) - w.unsqueeze(-1)
+        same = gaps == 0
+        inv_gaps = where(same, 0.0, 1.0 / where(same, 1.0, gaps))
         rotation = matmul(V.mT, grad_V)
-        inner = (rotation - rotation.mT) * 0.5 * _const(inv_gaps, grad_w)
-        n = w.shape[-1]
-        inner = inner + grad_w.unsqueeze(-1) * _const(np.eye(n), grad_w)
+        inner = (rotation - rotation.mT) * 0.5 * inv_gaps
+        inner = inner + grad_w.unsqueeze(-1) * _identity(w.shape[-1], grad_w)
         return matmul(matmul(V, inner), V.mT), None
 
 
@@ -654,7 +661,7 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
                            f"matrices")
     if n == 0:
         # torch copies the identity into a tensor connected to A (with a zero gradient).
-        eye = _const(np.eye(A.shape[-1]), A)
+        eye = _identity(A.shape[-1], A)
         everywhere = Tensor._wrap(np.ones(A.shape, dtype=bool))
         return _out(_named(where(everywhere, eye, A), "CopyBackwards"), out)
     base = inv(A) if n < 0 else A

@@ -27,8 +27,16 @@ def _check_square(t: Tensor, name: str) -> None:
 
 
 def _const(array: np.ndarray, like: Tensor) -> Tensor:
-    """A gradient-free tensor in `like`'s dtype."""
+    """A gradient-free tensor in `like`'s dtype (for arrays a Function's forward kept: a
+    compiled plan finds them in the node; a constant computed from values would be kept
+    from the traced call, so those are made with ops or replayed calls)."""
     return Tensor._wrap(np.asarray(array, dtype=like._data.dtype))
+
+
+def _identity(n: int, like: Tensor) -> Tensor:
+    """The n x n identity in `like`'s dtype, made by an op (a plan replays it)."""
+    from ..ops.creation import eye
+    return eye(n, dtype=like.dtype)
 
 
 def _matrices(t: Tensor) -> Tensor:

@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import LIMITED_NUMPY, unsupported_kernel
 from .._tensor import Tensor
+from .._recorded_call import replayed_call
 from ..autograd.function import Function
 from .pointwise import float_math
 from .shape import _named
@@ -667,31 +668,38 @@ class Cdist(Function):
     """p-norm distance between every row of x1 and every row of x2 (batched)."""
 
     backward_name = "CdistBackward0"
+    saves_outputs = True
 
     @staticmethod
     def forward(ctx, x1, x2, p):
-        diff = x1[..., :, None, :] - x2[..., None, :, :]
-        dist = _in_float32(lambda d: _p_norm(d, p), diff)
-        ctx.p, ctx.diff, ctx.dist = p, diff, dist
-        return dist
+        ctx.save_for_backward(x1, x2)
+        ctx.p = p
+        return _in_float32(lambda d: _p_norm(d, p), x1[..., :, None, :] - x2[..., None, :, :])
 
     @staticmethod
     def backward(ctx, grad):
-        # d dist / d diff, as a constant: torch does not differentiate cdist twice either.
-        diff, dist, p = ctx.diff.astype(np.float64), ctx.dist[..., None].astype(np.float64), ctx.p
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if p == 0:
-                slope = np.zeros_like(diff)
-            elif p == np.inf:
-                ties = np.abs(diff) == dist
-                slope = np.sign(diff) * ties / ties.sum(-1, keepdims=True)
-            else:
-                slope = np.sign(diff) * np.abs(diff) ** (p - 1) / dist ** (p - 1)
-            slope = np.where(dist == 0, 0.0, slope).astype(grad._data.dtype)
-        grad_diff = grad.unsqueeze(-1) * Tensor._wrap(slope)
+        x1, x2 = ctx.saved_tensors
+        grad_diff = grad.unsqueeze(-1) * _cdist_slope(x1, x2, ctx.output(0), ctx.p, grad.dtype)
         need_1, need_2 = ctx.needs_input_grad[:2]
         return (grad_diff.sum(-2) if need_1 else None,
                 -grad_diff.sum(-3) if need_2 else None, None)
+
+
+@replayed_call
+def _cdist_slope(x1: Tensor, x2: Tensor, dist: Tensor, p: float, dtype) -> Tensor:
+    """d dist / d (x1_i - x2_j), (B, P, R, M), as a constant: torch does not differentiate
+    cdist twice either. A replayed call: compile recomputes it from each call's values."""
+    diff = (x1._data[..., :, None, :] - x2._data[..., None, :, :]).astype(np.float64)
+    dist = dist._data[..., None].astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 0:
+            slope = np.zeros_like(diff)
+        elif p == np.inf:
+            ties = np.abs(diff) == dist
+            slope = np.sign(diff) * ties / ties.sum(-1, keepdims=True)
+        else:
+            slope = np.sign(diff) * np.abs(diff) ** (p - 1) / dist ** (p - 1)
+        return Tensor._wrap(np.where(dist == 0, 0.0, slope).astype(dtype.numpy))
 
 
 def _p_norm(diff: np.ndarray, p: float) -> np.ndarray:

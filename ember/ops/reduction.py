@@ -21,6 +21,7 @@ from ._return_types import return_types
 from .._recorded_call import replayed_call
 from .indexing import index as _index
 from .pointwise import to_float
+from .pointwise.where import where
 from .shape import _named, int_list_argument
 from ..amp.policy import FP32, autocast_op
 
@@ -67,16 +68,11 @@ def expand_reduced(grad: Tensor, in_shape: tuple, axes, keepdim: bool) -> Tensor
     return grad.expand(in_shape)
 
 
-def _kept(array: np.ndarray, ndim: int, axes, keepdim: bool) -> np.ndarray:
-    """A reduced array with its reduced axes back as size 1 (so it broadcasts to the input)."""
-    if keepdim or ndim == 0:
-        return array
-    return np.expand_dims(array, tuple(range(ndim)) if axes is None else axes)
-
-
-def _const(array, like: Tensor) -> Tensor:
-    """A NumPy array (often a mask) as a constant tensor of `like`'s dtype."""
-    return Tensor._wrap(np.asarray(array, dtype=like._data.dtype))
+def _mask(condition: Tensor, like: Tensor) -> Tensor:
+    """A boolean tensor as 0/1 in `like`'s dtype. Backward formulas build their masks with
+    ops, never from NumPy arrays of the values, so that a compiled plan recomputes them at
+    every call instead of keeping those of the call it traced."""
+    return condition.to(like.dtype)
 
 
 def _isnan(data: np.ndarray) -> np.ndarray:
@@ -242,14 +238,14 @@ class Prod(Function):
         axes, keepdim = ctx.meta
         if x.dtype != grad.dtype:
             x = x.to(grad.dtype)
-        zero = x._data == 0
-        zeros_in_slice = zero.sum(axis=axes, keepdims=True)
+        zero = x == 0
+        zeros_in_slice = zero.sum(dim=axes, keepdim=True)
         # d prod / d x_i is the product of the other entries: prod / x_i when the slice has
         # no zero; at a slice's only zero, the product of the nonzero entries; else 0.
-        ones_for_zeros = x * _const(~zero, x) + _const(zero, x)
+        ones_for_zeros = x * _mask(~zero, x) + _mask(zero, x)
         nonzero_product = Prod.apply(ones_for_zeros, axes, True, None)
-        factor = _const((zeros_in_slice == 0) & ~zero, x) / ones_for_zeros + \
-            _const(zero & (zeros_in_slice == 1), x)
+        factor = _mask((zeros_in_slice == 0) & ~zero, x) / ones_for_zeros + \
+            _mask(zero & (zeros_in_slice == 1), x)
         g = expand_reduced(grad, x._data.shape, axes, keepdim)
         return g * nonzero_product * factor, None, None, None
 
@@ -280,7 +276,7 @@ class Nansum(Function):
         (x,) = ctx.saved_tensors
         axes, keepdim = ctx.meta
         g = expand_reduced(grad, x._data.shape, axes, keepdim)
-        return g * _const(~_isnan(x._data), g), None, None, None
+        return g * _mask(~x.isnan(), g), None, None, None
 
 
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -332,8 +328,8 @@ class Var(Function):
             return g * 2 * dev / dof, None, None, None, None
         # d std = d var / (2 std); torch gives 0 (not nan) where std == 0.
         std = expand_reduced(ctx.output(0), shape, axes, keepdim)
-        zero = std._data == 0
-        g = g / (std + _const(zero, std)) * _const(~zero, std)
+        zero = std == 0
+        g = g / (std + _mask(zero, std)) * _mask(~zero, std)
         return g * dev / dof, None, None, None, None
 
 
@@ -405,16 +401,19 @@ class Extremum(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         axes, keepdim, nan_shared = ctx.meta
-        data = x._data
-        out = _kept(ctx.output(0)._data, data.ndim, axes, keepdim)
-        mask = data == out
+        out = expand_reduced(ctx.output(0), x._data.shape, axes, keepdim)
+        hit = x == out
         if nan_shared:
-            mask = np.where(np.isnan(out), np.isnan(data), mask)
-        mask = mask.astype(grad._data.dtype)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = mask / mask.sum(axis=axes, keepdims=True)
-        g = expand_reduced(grad, data.shape, axes, keepdim)
-        return g * _const(share, g), None, None, None, None
+            hit = where(out.isnan(), x.isnan(), hit)
+        g = expand_reduced(grad, x._data.shape, axes, keepdim)
+        return g * _share(hit, axes, g), None, None, None, None
+
+
+def _share(hit: Tensor, axes, like: Tensor) -> Tensor:
+    """1/count at the entries `hit` (count: hits in their slice of `axes`), else 0, in
+    `like`'s dtype: how a max, min or inf-norm shares its gradient among ties."""
+    hits = _mask(hit, like)
+    return hits / hits.sum(dim=axes, keepdim=True)
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
@@ -613,18 +612,16 @@ class VectorNorm(Function):
         norm = expand_reduced(ctx.output(0), shape, axes, keepdim)
         if ord in (np.inf, -np.inf):
             # Shared evenly among the entries whose size is the norm, with their sign.
-            mask = (np.abs(x._data) == norm._data).astype(x._data.dtype)
-            share = mask / mask.sum(axis=axes, keepdims=True)
-            return (g * x.sgn() * _const(share, x),) + none
+            return (g * x.sgn() * _share(x.abs() == norm, axes, x),) + none
         # d/dx (sum |x|^p)^(1/p) = sgn(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0
         # (sgn(z) = z / |z| for complex z: torch's convention for a real-valued output).
-        nonzero = norm._data != 0
-        scale = g / (norm + _const(~nonzero, norm)) ** (ord - 1) * _const(nonzero, norm)
+        nonzero = norm != 0
+        scale = g / (norm + _mask(~nonzero, norm)) ** (ord - 1) * _mask(nonzero, norm)
         if ord == 2:
             return (x * scale,) + none
-        zero = x._data == 0
-        size = x.abs() + _const(zero, x)
-        return (x.sgn() * size ** (ord - 1) * _const(~zero, x) * scale,) + none
+        zero = x == 0
+        size = x.abs() + _mask(zero, x)
+        return (x.sgn() * size ** (ord - 1) * _mask(~zero, x) * scale,) + none
 
 
 def _check_norm_input(input: Tensor, ord, axes) -> None:
@@ -696,19 +693,18 @@ class Cumprod(Function):
         if x.dtype != grad.dtype:
             x = x.to(grad.dtype)
         out = ctx.output(0)
-        zero = x._data == 0
-        if not zero.any():
-            return _reverse_cumsum(grad * out, axis) / x, None, None
         # d out_j / d x_i = out_j / x_i for i before the first zero of the slice; at the
-        # first zero it is the product of the other entries up to j; after it, 0.
-        seen = np.cumsum(zero, axis=axis)
+        # first zero it is the product of the other entries up to j; after it, 0. (One
+        # formula whether or not there are zeros: a compiled plan takes no branch on values.)
+        zero = x == 0
+        seen = zero.cumsum(axis)
         before = seen == 0
         first = zero & (seen == 1)
-        safe_x = x * _const(before, x) + _const(~before, x)
-        result = _reverse_cumsum(grad * out, axis) / safe_x * _const(before, x)
-        skip_first = cumprod(x * _const(~first, x) + _const(first, x), axis)
-        at_first = _reverse_cumsum(grad * skip_first * _const(seen >= 1, x), axis)
-        return result + at_first * _const(first, x), None, None
+        safe_x = x * _mask(before, x) + _mask(~before, x)
+        result = _reverse_cumsum(grad * out, axis) / safe_x * _mask(before, x)
+        skip_first = cumprod(x * _mask(~first, x) + _mask(first, x), axis)
+        at_first = _reverse_cumsum(grad * skip_first * _mask(seen >= 1, x), axis)
+        return result + at_first * _mask(first, x), None, None
 
 
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
@@ -773,15 +769,14 @@ class LogCumSumExp(Function):
         out = ctx.output(0)
         # grad_i = sum_{j>=i} g_j exp(x_i - out_j), computed in log space separately for the
         # positive and negative g_j so that it stays finite (torch's formulation).
-        lowest = np.finfo(grad._data.dtype).min
-        g = grad._data
-        log_size = (grad.abs() + _const(g == 0, grad)).log()
+        lowest = float(np.finfo(grad._data.dtype).min)
+        log_size = (grad.abs() + _mask(grad == 0, grad)).log()
 
         def part(mask):
-            log_g = log_size * _const(mask, grad) + _const(np.where(mask, 0, lowest), grad)
+            log_g = where(mask, log_size, lowest)
             tail = _flip(logcumsumexp(_flip(log_g - out, axis), axis), axis)
             return (tail + x).exp()
-        return part(g > 0) - part(g < 0), None
+        return part(grad > 0) - part(grad < 0), None
 
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:

@@ -1,0 +1,93 @@
+"""Backward formulas that depend on values (where a norm is 0, which entries tie for a
+max, where a product has zeros, which entries are NaN ...) must be recomputed at every
+replay of a compiled step. The step is traced on data without those cases (every mask
+then holds one value, and an array of one value passes for a constant), then called on
+data with them: the compiled gradients equal the eager ones to the bit."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+F = ember.nn.functional
+
+# name -> (function of a (4, 3) float64 tensor, the special data given after tracing)
+ZERO_ROW = [[0.0, 0.0, 0.0], [1.0, 2.0, -1.0], [0.5, -0.5, 2.0], [3.0, 1.0, 1.0]]
+TIES = [[2.0, 2.0, 1.0], [1.0, 3.0, 3.0], [-1.0, -1.0, -1.0], [0.5, 4.0, 4.0]]
+ZEROS = [[0.0, 2.0, 1.0], [0.0, 0.0, 3.0], [1.5, -1.0, 2.0], [2.0, 0.0, 1.0]]
+NANS = [[np.nan, 2.0, 1.0], [1.0, 3.0, np.nan], [0.5, -1.0, 2.0], [2.0, 1.0, 1.0]]
+CONSTANT_ROW = [[1.0, 1.0, 1.0], [1.0, 2.0, -1.0], [0.5, -0.5, 2.0], [3.0, 1.0, 1.0]]
+CASES = {
+    "norm": (lambda x: x.norm(dim=1), ZERO_ROW),
+    "normalize": (lambda x: F.normalize(x, dim=1), ZERO_ROW),
+    "vector_norm p=3": (lambda x: ember.linalg.vector_norm(x, 3, dim=1), ZERO_ROW),
+    "inf norm": (lambda x: x.norm(p=float("inf"), dim=1), TIES),
+    "amax": (lambda x: x.amax(1), TIES),
+    "amin": (lambda x: x.amin(0), TIES),
+    "max of all": (lambda x: x.max() + x.min(), TIES),
+    "median of all": (lambda x: x.median(), TIES),
+    "std": (lambda x: x.std(1), CONSTANT_ROW),
+    "prod": (lambda x: x.prod(1) + x.prod(), ZEROS),
+    "cumprod": (lambda x: x.cumprod(1), ZEROS),
+    "nansum": (lambda x: x.nansum(1), NANS),
+    "cdist": (lambda x: ember.cdist(x, x[:2]), TIES),
+    "cdist inf": (lambda x: ember.cdist(x, x.flip(0), p=float("inf")), TIES),
+    "logcumsumexp": (lambda x: x.logcumsumexp(1) * x.sign(), ZEROS),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_compiled_gradients_follow_each_call(name):
+    fn, special = CASES[name]
+    weight = ember.nn.Parameter(ember.ones(3, dtype=ember.float64))
+
+    def step(x):
+        return fn(x * weight).sum()
+    compiled = ember.compile(step)
+    rng = np.random.default_rng(0)
+    generic = rng.standard_normal((4, 3)) + 5.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for data in [generic, generic, np.array(special), generic * 2]:
+            grads = []
+            for run in (step, compiled):
+                weight.grad = None
+                run(ember.tensor(data)).backward()
+                grads.append(weight.grad.numpy().copy())
+            np.testing.assert_array_equal(grads[1], grads[0])
+    entry, = compiled._entries
+    assert entry.plan is not None and entry.confirmed, entry.reason
+
+
+def test_eigh_and_cholesky_backward_replay():
+    """Constants of shape only (identity, triangles) are made by ops; eigh's eigenvalue
+    gaps are computed with ops from each call's eigenvalues."""
+    weight = ember.nn.Parameter(ember.ones(3, 3, dtype=ember.float64))
+
+    def step(a):
+        m = a * weight
+        spd = m @ m.mT + ember.eye(3, dtype=ember.float64)
+        return ember.linalg.eigvalsh(spd).sum() + ember.linalg.cholesky(spd).sum()
+    compiled = ember.compile(step)
+    rng = np.random.default_rng(1)
+    for data in [rng.standard_normal((3, 3)) for _ in range(4)]:
+        grads = []
+        for run in (step, compiled):
+            weight.grad = None
+            run(ember.tensor(data)).backward()
+            grads.append(weight.grad.numpy().copy())
+        np.testing.assert_array_equal(grads[1], grads[0])
+    assert compiled._entries[0].plan is not None
+
+
+def test_det_backward_branches_on_values_so_compile_breaks_there():
+    weight = ember.nn.Parameter(ember.ones(2, 2, dtype=ember.float64))
+    compiled = ember.compile(lambda a: ember.linalg.det(a * weight))
+    with pytest.warns(UserWarning, match="Python boolean"):
+        compiled(ember.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=ember.float64)).backward()
+    singular = ember.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=ember.float64)
+    weight.grad = None
+    compiled(singular).backward()
+    # d det(A o W) / dW = cofactors(A) o A at W = 1
+    np.testing.assert_allclose(weight.grad.numpy(), [[4.0, -4.0], [-4.0, 4.0]])
