@@ -302,8 +302,8 @@ def _resampled_uint8(input: Tensor, out, scales, align_corners, mode, antialias)
             windows[axis] = plain_window(_cubic_taps(n, size, scale, align_corners, np.float64),
                                          n) if mode == "bicubic" and not antialias else \
                 window_weights(n, size, scale, align_corners, mode, antialias, np.float64)
-    y = resample_uint8(input.numpy(force=True), windows)
-    return Tensor._wrap(as_format(y, format_of(input._data)))
+    data = input.numpy(force=True)
+    return Tensor._wrap(as_format(resample_uint8(data, windows), format_of(data)))
 
 
 def _antialiased(input: Tensor, out, scales, align_corners, mode: str) -> Tensor:
