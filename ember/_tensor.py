@@ -47,7 +47,7 @@ def is_inference_tensor(t: "Tensor") -> bool:
 def _refuse_inference_write(t: "Tensor") -> None:
     """torch's error for changing an inference tensor outside inference mode, raised before
     anything is written (the counter's own check comes after some writes)."""
-    if type(t._vc) is InferenceVersion and not modes().inference:
+    if is_inference_tensor(t) and not modes().inference:
         raise RuntimeError(INPLACE_ON_INFERENCE)
 
 
@@ -245,7 +245,7 @@ class Tensor(StorageMethods):
 
     @property
     def _version(self) -> int:
-        if type(self._vc) is InferenceVersion:
+        if is_inference_tensor(self):
             raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
 
@@ -295,7 +295,7 @@ class Tensor(StorageMethods):
         if value and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
-        if value and type(self._vc) is InferenceVersion and not modes().inference:
+        if value and is_inference_tensor(self) and not modes().inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
@@ -368,7 +368,7 @@ class Tensor(StorageMethods):
         # Unlike detach(), .data has its own version counter: changes through it are
         # invisible to autograd (the reason .data is discouraged). It is no autograd view,
         # but it does sit in the same storage, at the same offset.
-        t = Tensor._wrap(self._data, vc=[0] if type(self._vc) is list else InferenceVersion([0]))
+        t = Tensor._wrap(self._data, vc=InferenceVersion([0]) if is_inference_tensor(self) else [0])
         if type(self._data) is MetaArray:
             return t
         if self._base is not None or getattr(self, "_storage_buffer", None) is not None:

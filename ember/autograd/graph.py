@@ -14,7 +14,7 @@ from collections import OrderedDict
 from .._cpu import buffers
 from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from .._modes import current as current_modes
-from .._tensor import InferenceVersion
+from .._tensor import is_inference_tensor
 from . import anomaly_mode
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -146,7 +146,7 @@ class SavedTensor:
     __slots__ = ("tensor", "data", "vc", "version", "output_nr", "requires_grad")
 
     def __init__(self, tensor, output_of_node: bool = False):
-        if type(tensor._vc) is InferenceVersion:
+        if is_inference_tensor(tensor):
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors "
                 "created in inference mode in computation tracked by autograd. To work around "
