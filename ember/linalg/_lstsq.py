@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops._return_types import return_types
+from .._recorded_call import replayed_call
 from .._tensor import Tensor
 from ..ops.linalg import matmul
 from ..ops.shape import _named
@@ -56,16 +57,23 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         rcond = float(np.finfo(dtype).eps * max(m, n))
     from . import pinv     # the package's, complete by the time lstsq runs
     solution = _named(matmul(pinv(A, rtol=rcond), matrix_B), "LinalgLstsqBackward0")
-    singular_values = np.linalg.svd(A._data, compute_uv=False)
-    ranks = (singular_values > rcond * singular_values.max(-1, initial=0)[..., None]).sum(-1)
+    singular_values, ranks = _singular_values_and_ranks(A.detach(), rcond)
     empty = Tensor._wrap(np.zeros(0, dtype=dtype))
-    if driver != "gelsy" and m > n and np.all(ranks == n):
+    # a branch on values: a compiled call breaks its graph here
+    if driver != "gelsy" and m > n and bool((ranks == n).all()):
         residuals = (matmul(A, solution) - matrix_B).pow(2).sum(-2)
     else:
         residuals = solution.reshape(-1)[:0]    # empty, but part of the graph as in torch
     with_svd = driver in ("gelsd", "gelss")
-    rank = Tensor._wrap(np.asarray(ranks, dtype=np.int64)) if driver != "gels" else \
-        Tensor._wrap(np.zeros(0, dtype=np.int64))
+    rank = ranks if driver != "gels" else Tensor._wrap(np.zeros(0, dtype=np.int64))
     return return_types.linalg_lstsq(solution.squeeze(-1) if vector else solution,
                                      _named(residuals, "LinalgLstsqBackward0"), rank,
-                                     Tensor._wrap(singular_values) if with_svd else empty)
+                                     singular_values if with_svd else empty)
+
+
+@replayed_call
+def _singular_values_and_ranks(A: Tensor, rcond: float) -> tuple:
+    """A's singular values, and how many of them exceed rcond times the largest (int64)."""
+    values = np.linalg.svd(A._data, compute_uv=False)
+    ranks = (values > rcond * values.max(-1, initial=0)[..., None]).sum(-1)
+    return Tensor._wrap(values), Tensor._wrap(np.asarray(ranks, dtype=np.int64))

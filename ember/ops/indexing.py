@@ -520,6 +520,10 @@ def _identity(reduce: str, dtype: np.dtype):
 
 
 class ScatterReduce(Function):
+    """scatter_reduce / index_reduce. The masks its backward needs (which factors are zero,
+    which entries tie for the max, how many values each position averages) depend on the
+    values, so forward computes them with the result and keeps them on the node: a compiled
+    plan then finds each call's own masks there, never the traced call's."""
     backward_name = "ScatterReduceBackward0"
 
     @staticmethod
@@ -537,60 +541,59 @@ class ScatterReduce(Function):
             out = out / divisor if x.dtype.kind == "f" else out // divisor
             out = out.astype(x.dtype)
         ctx.key, ctx.reduce, ctx.include_self = key, reduce, include_self
-        ctx.self_mask = ~hit if not include_self else np.ones(x.shape, dtype=np.bool_)
-        ctx.counts = counts
         ctx.save_for_backward(x, src)
-        ctx.out = out
+        if any(getattr(ctx, "needs_input_grad", ())):
+            self_mask = ~hit if not include_self else np.ones(x.shape, dtype=np.bool_)
+            ctx.masks = (self_mask.astype(x.dtype),) + _gradient_masks(
+                x, key, src, out, counts, self_mask, reduce)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, src = ctx.saved_tensors
         key, reduce = ctx.key, ctx.reduce
-        dt = grad._data.dtype
-        self_mask = Tensor._wrap(ctx.self_mask.astype(dt))
+        self_mask, *masks = (Tensor._wrap(m) for m in ctx.masks)
         if reduce in ("sum", "mean"):
             if reduce == "mean":
-                grad = grad / Tensor._wrap(np.maximum(ctx.counts, 1).astype(dt))
+                grad = grad / masks[0]
             return grad * self_mask, None, Index.apply(grad, key), None, None
         if reduce == "prod":
-            return ScatterReduce._prod_grads(ctx, grad, x, src, self_mask)
+            # Each factor's gradient is the product of the others: out / factor without
+            # zeros; with one zero, the zero's is the product of the rest (the others get
+            # 0); with two or more, every gradient is 0. In ops: it differentiates again.
+            x_zero, src_zero, x_lone, x_free, src_lone, src_free = masks
+            x_nz, src_nz = x + x_zero, src + src_zero
+            g = grad * ScatterReduce.apply(x_nz, key, src_nz, "prod", ctx.include_self)
+            return (g * (x_lone + x_free / x_nz) * self_mask, None,
+                    Index.apply(g, key) * (src_lone + src_free / src_nz), None, None)
         # amax / amin: the gradient is shared evenly between all elements equal to the result.
-        chosen_self = (x._data == ctx.out) & ctx.self_mask
-        chosen_src = src._data == ctx.out[key]
+        ties, chosen_self, chosen_src = masks
+        share = grad / ties
+        return share * chosen_self, None, Index.apply(share, key) * chosen_src, None, None
+
+
+def _gradient_masks(x, key, src, out, counts, self_mask, reduce: str) -> tuple:
+    """The value-dependent arrays ScatterReduce's backward reads, in x's dtype: mean's
+    divisors; prod's zero factors, and the factors that are a slice's only zero (lone) or
+    in a slice without zeros (free); amax/amin's tie counts and chosen entries."""
+    dt = x.dtype
+    if reduce == "mean":
+        return (np.maximum(counts, 1).astype(dt),)
+    if reduce == "prod":
+        x_zero, src_zero = (x == 0) & self_mask, src == 0
+        zeros = x_zero.astype(np.int64)     # zero factors per output position
+        np.add.at(zeros, key, src_zero)
+        return ((x == 0).astype(dt), src_zero.astype(dt),
+                (x_zero & (zeros == 1)).astype(dt), (~x_zero & (zeros == 0)).astype(dt),
+                (src_zero & (zeros[key] == 1)).astype(dt),
+                (~src_zero & (zeros[key] == 0)).astype(dt))
+    if reduce in ("amax", "amin"):
+        chosen_self = (x == out) & self_mask
+        chosen_src = src == out[key]
         ties = chosen_self.astype(dt)
         np.add.at(ties, key, chosen_src)
-        share = grad / Tensor._wrap(np.maximum(ties, 1))
-        return share * Tensor._wrap(chosen_self.astype(dt)), None, \
-            Index.apply(share, key) * Tensor._wrap(chosen_src.astype(dt)), None, None
-
-
-    @staticmethod
-    def _prod_grads(ctx, grad, x, src, self_mask):
-        """Each factor's gradient is the product of the others: out / factor without zeros;
-        with one zero, the zero's is the product of the rest (the others get 0); with two
-        or more, every gradient is 0. Written in ops, so it differentiates again."""
-        key, dt = ctx.key, grad._data.dtype
-        x_zero = (x._data == 0) & ctx.self_mask
-        src_zero = src._data == 0
-        zeros = x_zero.astype(np.int64)  # zero factors per output position
-        np.add.at(zeros, key, src_zero)
-        # the product of the nonzero factors (zeros replaced by 1)
-        x_nz = x + Tensor._wrap((x._data == 0).astype(dt))
-        src_nz = src + Tensor._wrap(src_zero.astype(dt))
-        product = ScatterReduce.apply(x_nz, key, src_nz, "prod", ctx.include_self)
-
-        def others(factor_nz, factor_zero, zeros_here):
-            """A factor's gradient divided by `product`: 1 for a lone zero, 1 / factor when
-            nothing is zero, else 0."""
-            is_lone_zero = Tensor._wrap((factor_zero & (zeros_here == 1)).astype(dt))
-            no_zero = Tensor._wrap((~factor_zero & (zeros_here == 0)).astype(dt))
-            return is_lone_zero + no_zero / factor_nz
-
-        g = grad * product
-        gx = g * others(x_nz, x._data == 0, zeros) * self_mask
-        gsrc = Index.apply(g, key) * others(src_nz, src_zero, zeros[key])
-        return gx, None, gsrc, None, None
+        return np.maximum(ties, 1), chosen_self.astype(dt), chosen_src.astype(dt)
+    return ()
 
 
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
