@@ -289,9 +289,8 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_type_name(input)}")
-    axes = reduce_dims(input, dim)
-    count = (~_isnan(input._data)).sum(axis=axes, keepdims=keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype) / Tensor._wrap(np.asarray(count))
+    count = (~input.isnan()).sum(dim=reduce_dims(input, dim), keepdim=keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
 
 
 # ---------------------------------------------------------------- var, std

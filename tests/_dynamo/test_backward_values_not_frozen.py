@@ -34,6 +34,7 @@ CASES = {
     "prod": (lambda x: x.prod(1) + x.prod(), ZEROS),
     "cumprod": (lambda x: x.cumprod(1), ZEROS),
     "nansum": (lambda x: x.nansum(1), NANS),
+    "nanmean": (lambda x: x.nanmean(1) + x.nanmean(), NANS),
     "cdist": (lambda x: ember.cdist(x, x[:2]), TIES),
     "cdist inf": (lambda x: ember.cdist(x, x.flip(0), p=float("inf")), TIES),
     "logcumsumexp": (lambda x: x.logcumsumexp(1) * x.sign(), ZEROS),
@@ -106,3 +107,29 @@ def test_det_backward_branches_on_values_so_compile_breaks_there():
     compiled(singular).backward()
     # d det(A o W) / dW = cofactors(A) o A at W = 1
     np.testing.assert_allclose(weight.grad.numpy(), [[4.0, -4.0], [-4.0, 4.0]])
+
+
+@pytest.mark.parametrize("loss", [F.nll_loss, F.cross_entropy])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_mean_losses_divide_by_each_calls_total_weight(loss, weighted):
+    """The mean of nll_loss/cross_entropy divides by the targets' total weight, which
+    changes with the targets (ignored entries, class weights): a plan reads each call's."""
+    weight = ember.nn.Parameter(ember.ones(4, dtype=ember.float64))
+    classes = ember.tensor([0.5, 2.0, 1.0, 3.0], dtype=ember.float64) if weighted else None
+
+    def step(x, target):
+        out = loss((x * weight).log_softmax(1), target, weight=classes, ignore_index=2)
+        out.backward()
+        return out.detach()
+    compiled = ember.compile(step)
+    x = ember.tensor(np.random.default_rng(0).standard_normal((5, 4)))
+    for target in ([0, 1, 3, 1, 0], [0, 1, 3, 1, 0], [2, 2, 1, 2, 3], [2, 2, 2, 2, 2],
+                   [3, 3, 0, 1, 2]):
+        results = []
+        for run in (step, compiled):
+            weight.grad = None
+            out = run(x, ember.tensor(target))
+            results.append((out.numpy(), weight.grad.numpy().copy()))
+        for eager, replayed in zip(*results):
+            np.testing.assert_array_equal(replayed, eager)
+    assert compiled._entries[0].plan is not None

@@ -384,18 +384,21 @@ class NllLoss(Function):
         picked = at_targets(x, safe)
         loss = np.where(w_t != 0, -w_t * picked, 0)
         denom = float(w_t.sum())
-        ctx.meta = (denom, reduction)
+        ctx.reduction = reduction
         if ctx.needs_input_grad and ctx.needs_input_grad[0]:
             d_input = np.zeros_like(x)
             np.put_along_axis(d_input, safe[:, None], -w_t[:, None], axis=1)
             ctx.d_input = d_input
+            # The mean's divisor (the targets' total weight) as an array on the node, where
+            # a compiled plan reads each call's; every target ignored: a zero gradient.
+            ctx.denom = np.asarray(denom if denom else np.inf, dtype=x.dtype)
         return _finish(loss, denom, reduction, x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        denom, reduction = ctx.meta
-        return Tensor._wrap(ctx.d_input) * _grad_scale(grad, denom, reduction), \
-            None, None, None, None
+        scale = grad / Tensor._wrap(ctx.denom) if ctx.reduction == "mean" else \
+            _grad_scale(grad, None, ctx.reduction)
+        return Tensor._wrap(ctx.d_input) * scale, None, None, None, None
 
 
 @autocast_op(FP32)
