@@ -7,7 +7,8 @@ For each OpInfo sample (see tools/op_db.py), the op and a backward through it ar
 as one step whose arguments are the sample's floating tensors. The step is traced twice
 on the sample's values, then called on values that exercise value-dependent code paths
 (zeros scattered with the first slice zero and the last slice constant, all zeros, one
-value everywhere, the sample again). At every call the compiled step's outputs and
+value everywhere, the sample again; integer tensors such as targets and indices get their
+values in another order). At every call the compiled step's outputs and
 gradients must equal an eager step's on the same values, to the bit. A mismatch means
 the plan froze something computed from the traced call's values (a mask in a backward
 formula, a branch taken in Python); a step that cannot replay is fine when it says why
@@ -55,6 +56,9 @@ def sweep_sample(fn, sample):
     if not inputs:
         return None
     traced = [t.detach().numpy().copy() for t in inputs]
+    # integer tensors (targets, indices) get their own values in another order
+    integers = [t for t in leaves.values() if t.dtype in (ember.int64, ember.int32)]
+    traced_integers = [t.numpy().copy() for t in integers]
 
     def step(*_inputs):     # the tensors reach the op through args and kwargs
         out = fn(*args, **kwargs)
@@ -69,12 +73,16 @@ def sweep_sample(fn, sample):
     differing = []
     for kind in DATA:
         data = [values(a, kind) for a in traced]
+        shuffled = [a if kind == "traced" else RNG.permutation(a.reshape(-1)).reshape(a.shape)
+                    for a in traced_integers]
         results = []
         for run in (step, compiled):
             for t, a in zip(inputs, data):
                 with ember.no_grad():
                     t.copy_(ember.from_numpy(a))
                 t.grad = None
+            for t, a in zip(integers, shuffled):
+                t.copy_(ember.from_numpy(a))
             outs = run(*inputs)
             results.append([o.numpy().copy() for o in outs] +
                            [None if t.grad is None else t.grad.numpy().copy() for t in inputs])

@@ -133,3 +133,24 @@ def test_mean_losses_divide_by_each_calls_total_weight(loss, weighted):
         for eager, replayed in zip(*results):
             np.testing.assert_array_equal(replayed, eager)
     assert compiled._entries[0].plan is not None
+
+
+def test_ctc_loss_reads_each_calls_targets_and_lengths():
+    weight = ember.nn.Parameter(ember.ones(5, dtype=ember.float64))
+
+    def step(x, targets, target_lengths):
+        out = F.ctc_loss((x * weight).log_softmax(2), targets, [6, 5], target_lengths)
+        out.backward()
+        return out.detach()
+    compiled = ember.compile(step)
+    x = ember.tensor(np.random.default_rng(0).standard_normal((6, 2, 5)))
+    for targets, lengths in [([[1, 2, 3], [2, 2, 0]], [3, 2]), ([[1, 2, 3], [2, 2, 0]], [3, 2]),
+                             ([[4, 4, 1], [3, 1, 2]], [2, 3]), ([[1, 0, 0], [4, 3, 2]], [1, 3])]:
+        results = []
+        for run in (step, compiled):
+            weight.grad = None
+            out = run(x, ember.tensor(targets), ember.tensor(lengths))
+            results.append((out.numpy(), weight.grad.numpy().copy()))
+        for eager, replayed in zip(*results):
+            np.testing.assert_array_equal(replayed, eager)
+    assert compiled._entries[0].plan is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._recorded_call import replayed_call
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...amp.policy import FP32, autocast_op
@@ -109,27 +110,12 @@ class CtcLoss(Function):
         return (Tensor._wrap(ctx.grad) * grad.reshape(1, -1, 1), None, None, None, None, None)
 
 
-def _lengths(lengths, n: int, name: str) -> np.ndarray:
-    data = lengths.numpy(force=True) if isinstance(lengths, Tensor) else np.asarray(lengths)
-    data = data.astype(np.int64).reshape(-1)
-    if data.shape[0] != n:
-        raise RuntimeError(f"Expected tensor to have size {n} at dimension 0, but got size "
-                           f"{data.shape[0]} for argument #{3 if name == 'input' else 4} "
-                           f"'{name}_lengths' (while checking arguments for ctc_loss_cpu)")
-    return data
-
-
-@autocast_op(FP32)
-def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
-             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
-    """Connectionist temporal classification loss between log_probs (T, N, C) (or (T, C)) and target
-    label sequences, summing over every alignment; `blank` is the blank class."""
-    reduction = _check_reduction(reduction)
-    unbatched = log_probs.ndim == 2
-    if unbatched:
-        log_probs = log_probs.unsqueeze(1)
-        targets = targets.unsqueeze(0)
-    n_time, n, n_classes = log_probs.shape
+@replayed_call
+def _labels(targets: Tensor, input_lengths, target_lengths, n: int, n_time: int,
+            blank: int) -> tuple:
+    """(the targets padded with blanks to (N, longest), the input lengths, the target
+    lengths) as int64 Tensors, checked as torch checks them. A replayed call: a compiled
+    plan recomputes them from each call's targets and lengths."""
     in_len = _lengths(input_lengths, n, "input")
     tgt_len = _lengths(target_lengths, n, "target")
     if (in_len > n_time).any():
@@ -151,10 +137,35 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
                                f"but got size {flat.shape[1]} for argument #2 'targets' (while "
                                "checking arguments for ctc_loss_cpu)")
         padded = flat[:, :longest]
+    return tuple(Tensor._wrap(np.ascontiguousarray(a, dtype=np.int64))
+                 for a in (padded, in_len, tgt_len))
+
+
+def _lengths(lengths, n: int, name: str) -> np.ndarray:
+    data = lengths.numpy(force=True) if isinstance(lengths, Tensor) else np.asarray(lengths)
+    data = data.astype(np.int64).reshape(-1)
+    if data.shape[0] != n:
+        raise RuntimeError(f"Expected tensor to have size {n} at dimension 0, but got size "
+                           f"{data.shape[0]} for argument #{3 if name == 'input' else 4} "
+                           f"'{name}_lengths' (while checking arguments for ctc_loss_cpu)")
+    return data
+
+
+@autocast_op(FP32)
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification loss between log_probs (T, N, C) (or (T, C)) and target
+    label sequences, summing over every alignment; `blank` is the blank class."""
+    reduction = _check_reduction(reduction)
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0)
+    n_time, n, _ = log_probs.shape
+    padded, in_len, tgt_len = _labels(targets, input_lengths, target_lengths, n, n_time, blank)
     loss = CtcLoss.apply(log_probs, padded, in_len, tgt_len, blank, zero_infinity)
     if reduction == "mean":
-        divisor = np.maximum(tgt_len, 1).astype(loss.dtype.numpy)
-        return (loss / Tensor._wrap(divisor)).mean()
+        return (loss / tgt_len.clamp(min=1).to(loss.dtype)).mean()
     if reduction == "sum":
         return loss.sum()
     return loss[0] if unbatched else loss
