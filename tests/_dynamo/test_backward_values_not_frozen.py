@@ -53,25 +53,35 @@ CASES = {
 BREAKS = {"lstsq residuals"}
 
 
+def _same_as_eager(step, weight, calls):
+    """Run `step` eagerly and compiled on each argument tuple of `calls`: the results and
+    weight's gradient must be equal to the bit. Returns the compiled step."""
+    compiled = ember.compile(step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args in calls:
+            results = []
+            for run in (step, compiled):
+                weight.grad = None
+                out = run(*args)
+                results.append((out.detach().numpy(), weight.grad.numpy().copy()))
+            for eager, replayed in zip(*results):
+                np.testing.assert_array_equal(replayed, eager)
+    return compiled
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_compiled_gradients_follow_each_call(name):
     fn, special = CASES[name]
     weight = ember.nn.Parameter(ember.ones(3, dtype=ember.float64))
 
     def step(x):
-        return fn(x * weight).sum()
-    compiled = ember.compile(step)
-    rng = np.random.default_rng(0)
-    generic = rng.standard_normal((4, 3)) + 5.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for data in [generic, generic, np.array(special), generic * 2]:
-            grads = []
-            for run in (step, compiled):
-                weight.grad = None
-                run(ember.tensor(data)).backward()
-                grads.append(weight.grad.numpy().copy())
-            np.testing.assert_array_equal(grads[1], grads[0])
+        loss = fn(x * weight).sum()
+        loss.backward()
+        return loss
+    generic = np.random.default_rng(0).standard_normal((4, 3)) + 5.0
+    calls = [(ember.tensor(data),) for data in (generic, generic, np.array(special), generic * 2)]
+    compiled = _same_as_eager(step, weight, calls)
     entry, = compiled._entries
     assert (entry.plan is not None and entry.confirmed) != (name in BREAKS), entry.reason
 
@@ -84,16 +94,12 @@ def test_eigh_and_cholesky_backward_replay():
     def step(a):
         m = a * weight
         spd = m @ m.mT + ember.eye(3, dtype=ember.float64)
-        return ember.linalg.eigvalsh(spd).sum() + ember.linalg.cholesky(spd).sum()
-    compiled = ember.compile(step)
+        loss = ember.linalg.eigvalsh(spd).sum() + ember.linalg.cholesky(spd).sum()
+        loss.backward()
+        return loss
     rng = np.random.default_rng(1)
-    for data in [rng.standard_normal((3, 3)) for _ in range(4)]:
-        grads = []
-        for run in (step, compiled):
-            weight.grad = None
-            run(ember.tensor(data)).backward()
-            grads.append(weight.grad.numpy().copy())
-        np.testing.assert_array_equal(grads[1], grads[0])
+    compiled = _same_as_eager(step, weight, [(ember.tensor(rng.standard_normal((3, 3))),)
+                                             for _ in range(4)])
     assert compiled._entries[0].plan is not None
 
 
@@ -121,17 +127,9 @@ def test_mean_losses_divide_by_each_calls_total_weight(loss, weighted):
         out = loss((x * weight).log_softmax(1), target, weight=classes, ignore_index=2)
         out.backward()
         return out.detach()
-    compiled = ember.compile(step)
     x = ember.tensor(np.random.default_rng(0).standard_normal((5, 4)))
-    for target in ([0, 1, 3, 1, 0], [0, 1, 3, 1, 0], [2, 2, 1, 2, 3], [2, 2, 2, 2, 2],
-                   [3, 3, 0, 1, 2]):
-        results = []
-        for run in (step, compiled):
-            weight.grad = None
-            out = run(x, ember.tensor(target))
-            results.append((out.numpy(), weight.grad.numpy().copy()))
-        for eager, replayed in zip(*results):
-            np.testing.assert_array_equal(replayed, eager)
+    targets = ([0, 1, 3, 1, 0], [0, 1, 3, 1, 0], [2, 2, 1, 2, 3], [2, 2, 2, 2, 2], [3, 3, 0, 1, 2])
+    compiled = _same_as_eager(step, weight, [(x, ember.tensor(t)) for t in targets])
     assert compiled._entries[0].plan is not None
 
 
@@ -142,15 +140,9 @@ def test_ctc_loss_reads_each_calls_targets_and_lengths():
         out = F.ctc_loss((x * weight).log_softmax(2), targets, [6, 5], target_lengths)
         out.backward()
         return out.detach()
-    compiled = ember.compile(step)
     x = ember.tensor(np.random.default_rng(0).standard_normal((6, 2, 5)))
-    for targets, lengths in [([[1, 2, 3], [2, 2, 0]], [3, 2]), ([[1, 2, 3], [2, 2, 0]], [3, 2]),
-                             ([[4, 4, 1], [3, 1, 2]], [2, 3]), ([[1, 0, 0], [4, 3, 2]], [1, 3])]:
-        results = []
-        for run in (step, compiled):
-            weight.grad = None
-            out = run(x, ember.tensor(targets), ember.tensor(lengths))
-            results.append((out.numpy(), weight.grad.numpy().copy()))
-        for eager, replayed in zip(*results):
-            np.testing.assert_array_equal(replayed, eager)
+    labels = [([[1, 2, 3], [2, 2, 0]], [3, 2]), ([[1, 2, 3], [2, 2, 0]], [3, 2]),
+              ([[4, 4, 1], [3, 1, 2]], [2, 3]), ([[1, 0, 0], [4, 3, 2]], [1, 3])]
+    compiled = _same_as_eager(step, weight, [(x, ember.tensor(t), ember.tensor(n))
+                                             for t, n in labels])
     assert compiled._entries[0].plan is not None
