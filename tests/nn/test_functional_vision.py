@@ -48,7 +48,7 @@ def test_interpolate_3d(mode, align):
 @pytest.mark.parametrize("kw", [{"size": (3, 2)}, {"size": (9, 4)}, {"size": (4, 11)},
                                 {"scale_factor": 0.3}, {"scale_factor": (0.45, 1.6)},
                                 {"scale_factor": 0.3, "recompute_scale_factor": True},
-                                {"size": 1}])
+                                {"size": 1}, {"size": (17, 13)}])
 @pytest.mark.parametrize("mode,align", [("bilinear", False), ("bilinear", True),
                                         ("bicubic", False), ("bicubic", True),
                                         ("lanczos", None)])

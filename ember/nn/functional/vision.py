@@ -317,6 +317,8 @@ def _antialiased(input: Tensor, out, scales, align_corners, mode: str) -> Tensor
             scale = scales[d] if scales is not None else None
             y = Resample.apply(y, 2 + d, antialias_taps(n, out[d], scale, align_corners, mode,
                                                         dtype), n)
+    if y is input:              # the same size: a new tensor all the same, as torch's
+        y = input.clone()
     return _named(y, f"Upsample{mode.capitalize()}2DAaBackward0")
 
 
