@@ -97,6 +97,9 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
 def softmax_like(fn_cls, name, input, dim, stacklevel, dtype, negate=False) -> Tensor:
     """fn_cls (Softmax or LogSoftmax) of input along dim, with torch's checks and its
     deprecated implicit dim (F.softmax without dim); `negate` gives softmin."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     if dim is None:
         dim = _softmax_dim(name, input.ndim, stacklevel + 1)
     if dtype is not None:

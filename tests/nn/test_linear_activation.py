@@ -1,4 +1,5 @@
 """F.linear/F.bilinear, Linear/Bilinear/Identity/Flatten, and every activation against torch."""
+import re
 import warnings
 
 import numpy as np
@@ -132,6 +133,22 @@ def test_activation_errors():
                 "^prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = 2")
     check_error(lambda lib: lib.nn.functional.relu_(lib.ones(2, requires_grad=True)),
                 RuntimeError, "^a leaf Variable that requires grad")
+
+
+@pytest.mark.parametrize("value", [1, [1.0, 2.0]])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_family_of_a_non_tensor(name, value):
+    """nn.Softmax(dim=1)(1), a slip in a ResNet forward, fails as torch's: F.* on the missing
+    Tensor method (softmin negating first), torch.* on the argument's type."""
+    functional = getattr(torch.nn.functional, name)
+    with pytest.raises(Exception) as torch_err:
+        functional(value, dim=0)
+    check_error(lambda lib: getattr(lib.nn.functional, name)(value, dim=0), type(torch_err.value),
+                "^" + re.escape(str(torch_err.value)) + "$")
+    if name != "softmin":
+        check_error(lambda lib: getattr(lib, name)(value, 0), TypeError,
+                    rf"^{name}\(\): argument 'input' \(position 1\) must be Tensor, not "
+                    f"{type(value).__name__}$")
 
 
 MODULE_REPRS = [

@@ -518,22 +518,32 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 
 # ---------------------------------------------------------------- softmax family
+def _require_tensor(input, method: str) -> None:
+    """torch's F.softmax family calls the Tensor method (input.softmax(dim)); anything
+    else fails there, with AttributeError."""
+    if not isinstance(input, Tensor):
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute '{method}'")
+
+
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim`: each slice along dim becomes a probability distribution
     (computed in `dtype` when given)."""
+    _require_tensor(input, "softmax")
     return _softmax_like(Softmax, "softmax", input, dim, _stacklevel, dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """softmax of -input along `dim`: small values get large weights."""
+    _require_tensor(input if isinstance(input, Tensor) else -input, "softmax")  # torch negates first
     return _softmax_like(Softmax, "softmin", input, dim, _stacklevel, dtype, negate=True)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     """log(softmax(x)) along `dim`, computed stably as x - logsumexp(x, dim)."""
+    _require_tensor(input, "log_softmax")
     return _softmax_like(LogSoftmax, "log_softmax", input, dim, _stacklevel, dtype)
 
 
