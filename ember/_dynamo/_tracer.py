@@ -166,14 +166,20 @@ class Tracer:
             if node is not None and _hooked(node):
                 self.graph_break("a hook on a gradient the call's backward computes")
                 return
-        from ..autograd import grad as autograd_grad
+        from ..autograd import engine
         start = len(self._plan.lines)
         gradient_inputs, seeds = [], []
         for out in outputs:
             seeds.append(Tensor._wrap(np.ones_like(out._data)))
             gradient_inputs.append(self._plan.add_gradient_input())
             self._name(seeds[-1]._data, gradient_inputs[-1])
-        found = autograd_grad(outputs, targets, seeds, retain_graph=True, allow_unused=True)
+        # The backward of this call alone: it stops at the inputs (their history, even
+        # through a parameter the call reads, is the engine's to walk after the replay).
+        edges = [t._edge() for t in targets]
+        boundary = frozenset(t._grad_fn for t in self._input_tensors if t._grad_fn is not None)
+        captured = engine.run_backward([t._edge() for t in outputs], seeds, True, False,
+                                       capture=edges, accumulate=False, boundary=boundary)
+        found = [captured.get(edge) for edge in edges]
         gradients = []
         for g in found:
             name = None if g is None else self._names.get(id(g._data))

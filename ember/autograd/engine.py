@@ -154,12 +154,15 @@ def _apply_tensor_hooks(node, nr: int, grad):
 
 
 def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
-                 capture=None, accumulate: bool = True) -> dict:
+                 capture=None, accumulate: bool = True, boundary=frozenset()) -> dict:
     """Propagate `root_grads` from the `roots` edges ((node, output_nr) pairs).
 
     capture: optional list of (node, output_nr) whose incoming gradient is returned
     (autograd.grad); then only the part of the graph leading to them runs.
     accumulate: whether leaves' AccumulateGrad nodes add into `.grad`.
+    boundary: with capture, nodes whose backward never runs, as if the tensors they made
+    were leaves: the graph is cut there (compile traces one call's backward so, from its
+    results to its inputs, whatever history the inputs have).
     """
     root_nodes = [node for node, _ in roots]
     deps = _discover(root_nodes)
@@ -172,6 +175,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool,
         # (torch leaves it, and what it saved, untouched otherwise).
         runs = {node for node in needed
                 if any(edge is not None and edge[0] in needed for edge in node._edges)}
+        runs -= boundary
     buffers = {}
     for (node, nr), grad in zip(roots, root_grads):
         buf = buffers.setdefault(node, [None] * max(1, len(node._output_meta)))

@@ -119,3 +119,49 @@ def test_hooks_on_parameters_fall_back_to_eager():
         for _ in range(3):
             compiled(ember.ones(2, 3)).sum().backward()
     assert len(seen) == 3
+
+
+def test_an_input_made_from_a_parameter_the_call_reads():
+    """h = w * 2 outside, compiled(h) = h * w inside: the replayed backward gives w only its
+    in-call gradient, the engine adds the one through h (the plan once held both, and w's
+    gradient came out 1.5 times torch's)."""
+    w0 = np.random.default_rng(2).standard_normal(3)
+    ew, tw = ember.tensor(w0, requires_grad=True), torch.tensor(w0, requires_grad=True)
+    compiled = ember.compile(lambda h: h * ew)
+    for _ in range(3):
+        ew.grad = None
+        compiled(ew * 2).sum().backward()
+    (tw * 2 * tw).sum().backward()
+    assert type(compiled(ew * 2).grad_fn).__name__ == "CompiledFunctionBackward"
+    np.testing.assert_allclose(ew.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
+
+
+def test_a_decoder_fed_its_own_state_from_the_call_before():
+    """An RNN decoder step compiled and called in a loop on the hidden state it returned
+    (aladdinpersson's Seq2Seq with attention): no graph break, torch's gradients."""
+    rng = np.random.default_rng(3)
+    x, h, c = (rng.standard_normal(s) for s in ((1, 3, 4), (1, 3, 5), (1, 3, 5)))
+    ember.manual_seed(0)
+    e_lstm = ember.nn.LSTM(4, 5).double()
+    t_lstm = torch.nn.LSTM(4, 5).double()
+    t_lstm.load_state_dict({k: torch.tensor(v.numpy()) for k, v in e_lstm.state_dict().items()})
+
+    def step(lstm, x, h, c):
+        out, (h, c) = lstm(x, (h, c))
+        return out, h, c
+
+    compiled = ember.compile(lambda x, h, c: step(e_lstm, x, h, c))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no graph break
+        for run, lib, fn in ((0, ember, compiled), (1, torch, lambda *a: step(t_lstm, *a))):
+            h0, c0 = (lib.tensor(a, requires_grad=True) for a in (h, c))
+            state, total = (h0 * 1, c0 * 1), 0
+            for _ in range(4):
+                out, *state = fn(lib.tensor(x), *state)
+                total = total + out.sum()
+            total.backward()
+            if run == 0:
+                assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+                ember_grads = [h0.grad.numpy(), c0.grad.numpy(), e_lstm.weight_hh_l0.grad.numpy()]
+    for a, b in zip(ember_grads, [h0.grad, c0.grad, t_lstm.weight_hh_l0.grad]):
+        np.testing.assert_allclose(a, b.numpy(), rtol=1e-10)
