@@ -28,3 +28,12 @@ def test_cuda_answers_no():
         assert lib.cuda.memory_allocated() == 0
         lib.cuda.manual_seed(0)
         lib.cuda.manual_seed_all(0)
+
+
+def test_cuda_event_and_stream_fail_on_construction():
+    """aladdinpersson's dtype benchmark times matmuls with torch.cuda.Event(enable_timing=True);
+    on a CPU build the name exists and making one raises."""
+    check_error(lambda lib: lib.cuda.Event(enable_timing=True), RuntimeError,
+                "^Tried to instantiate dummy base class Event$")
+    check_error(lambda lib: lib.cuda.Stream(), RuntimeError,
+                "^torch.cuda.Stream requires CUDA support$")

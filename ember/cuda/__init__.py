@@ -42,6 +42,22 @@ current_device = get_device_name = get_device_properties = get_device_capability
 set_device = current_stream = mem_get_info = _no_cuda
 
 
+class Event:
+    """torch.cuda.Event: the class can be named (and subclassed); making one fails, as on a
+    CPU-only torch build."""
+
+    def __new__(cls, enable_timing: bool = False, blocking: bool = False,
+                interprocess: bool = False):
+        raise RuntimeError("Tried to instantiate dummy base class Event")
+
+
+class Stream:
+    """torch.cuda.Stream: the class can be named; making one fails, as on a CPU-only build."""
+
+    def __new__(cls, device=None, priority: int = 0, **kwargs):
+        raise RuntimeError("torch.cuda.Stream requires CUDA support")
+
+
 def memory_allocated(device=None) -> int:
     return 0
 
