@@ -167,6 +167,19 @@ def test_resize_tensor_matches_interpolate(mode, size, antialias):
     close(out, _torch_interpolate(FLOAT_CHW, size, mode, antialias), atol=1e-5)
 
 
+@pytest.mark.parametrize("antialias", [True, False])
+def test_resize_tensor_is_differentiable(antialias):
+    """aladdinpersson's UNet resizes an upsampled feature map to its skip connection's size
+    with TF.resize: the gradient flows through, as through torch's interpolate."""
+    x = RNG.standard_normal((2, 4, 8, 8))
+    g = RNG.standard_normal((2, 4, 9, 9))
+    ex, tx = ember.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    F.resize(ex, [9, 9], antialias=antialias).backward(ember.tensor(g))
+    torch.nn.functional.interpolate(tx, size=(9, 9), mode="bilinear", align_corners=False,
+                                    antialias=antialias).backward(torch.tensor(g))
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+
+
 @pytest.mark.parametrize("mode,resample", [("bilinear", Image.BILINEAR),
                                            ("bicubic", Image.BICUBIC)])
 def test_resize_tensor_antialias_matches_pillow_float(mode, resample):

@@ -242,19 +242,26 @@ def hsv_to_rgb(h: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
 # --- resampling -----------------------------------------------------------------------
 
 def resize(img: Tensor, size: list, interpolation: str, antialias: bool) -> Tensor:
-    """torchvision's tensor resize: interpolate on a float copy (antialias only for bilinear
-    and bicubic), rounded back to an integer image's dtype."""
+    """torchvision's: F.interpolate on the image as float32 (float64 stays), rounded back
+    to an integer dtype; differentiable, as F.interpolate is. Leading dims are batch dims."""
     assert_image_tensor(img)
     if interpolation not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
         raise ValueError(f"Interpolation mode '{interpolation}' is unsupported for tensor "
                          "images; use nearest, nearest-exact, bilinear or bicubic")
-    data, dtype = _float_array(img)
-    planes = data.reshape((-1, 1) + data.shape[-2:])      # each plane is resized alone
     smooth = interpolation in ("bilinear", "bicubic")
-    out = interpolate(_wrap(planes), size=list(size), mode=interpolation,
-                      align_corners=False if smooth else None,
-                      antialias=antialias and smooth).numpy(force=True)
-    return _wrap(_cast_back(out.reshape(data.shape[:-2] + out.shape[-2:]), dtype))
+    dtype = img.dtype
+    x = img if dtype in (_dtype.float32, _dtype.float64) else img.to(_dtype.float32)
+    *lead, h, w = x.shape
+    batch = x if x.ndim == 4 else x.reshape(-1, 1, h, w)
+    out = interpolate(batch, size=list(size), mode=interpolation,
+                      align_corners=False if smooth else None, antialias=antialias and smooth)
+    if x.ndim != 4:
+        out = out.reshape(*lead, *size)
+    if interpolation == "bicubic" and dtype is _dtype.uint8:
+        out = out.clamp(0, 255)
+    if dtype is x.dtype:
+        return out
+    return (out if dtype.is_floating_point else out.round()).to(dtype)
 
 
 def affine_output_size(matrix: list, w: int, h: int) -> tuple[int, int]:
