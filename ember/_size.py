@@ -47,18 +47,37 @@ def _is_integer_tensor_scalar(s) -> bool:
 
 def size_from_args(size, name: str = "empty") -> tuple:
     """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3]))."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+    one_sequence = len(size) == 1 and isinstance(size[0], (tuple, list))
+    if one_sequence:
         size = size[0]
     dims = []
     for pos, s in enumerate(size):
         if _is_integer_tensor_scalar(s):
             s = s.item()
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
-                            f"{pos + 1} with error \"type must be tuple of ints,but got "
-                            f"{type(s).__name__}\"")
+            raise TypeError(_not_a_size_message(name, size, pos, one_sequence))
         dims.append(int(s))
     if any(s < 0 for s in dims):
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{min(dims)}: {dims}")
     return tuple(dims)
+
+
+def _not_a_size_message(name: str, size, pos: int, one_sequence: bool) -> str:
+    """torch's words for a size element that is not an int, which depend on where it sits
+    (torch's argument parser first tries to read the whole argument as a size)."""
+    kind = type(size[pos]).__name__
+    if pos > 0:
+        message = (f"{name}(): argument 'size' failed to unpack the object at pos {pos + 1} "
+                   f"with error \"type must be tuple of ints,but got {kind}\"")
+    elif one_sequence:
+        message = (f"{name}(): argument 'size' (position 1) must be tuple of ints, but found "
+                   f"element of type {kind} at pos 0")
+    elif len(size) > 1:
+        message = f"{name}() takes 1 positional argument but {len(size)} were given"
+    else:
+        message = f"{name}(): argument 'size' (position 1) must be tuple of ints, not {kind}"
+    if isinstance(size[pos], float):
+        message += (". Sizes are ints: a size computed with `/` is a float even when it "
+                    "divides evenly; use `//` or int()")
+    return message

@@ -317,9 +317,26 @@ def test_negative_size_errors(fn, match):
 
 
 @pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
-def test_non_int_size_errors(name):
-    check_error(lambda lib: getattr(lib, name)(2, 3.0), TypeError,
-                rf"^{name}\(\): argument 'size' failed to unpack the object at pos 2")
+@pytest.mark.parametrize("size,torch_words", [
+    ((2, 3.0), "argument 'size' failed to unpack the object at pos 2"),
+    ([(2, 3.0)], "argument 'size' failed to unpack the object at pos 2"),
+    # kuangliu's ShuffleNet computes channels with `/`: nn.Conv2d(24, 48.0, 1) fails here
+    ([(2.0, 3)], r"argument 'size' \(position 1\) must be tuple of ints, but found element "
+                 "of type float at pos 0"),
+    ([[None, 2]], r"argument 'size' \(position 1\) must be tuple of ints, but found element "
+                  "of type NoneType at pos 0"),
+    ((2.5,), r"argument 'size' \(position 1\) must be tuple of ints, not float"),
+    (("a",), r"argument 'size' \(position 1\) must be tuple of ints, not str"),
+])
+def test_non_int_size_errors(name, size, torch_words):
+    check_error(lambda lib: getattr(lib, name)(*size), TypeError, rf"^{name}\(\): {torch_words}")
+
+
+def test_float_size_error_hints_at_division():
+    check_error(lambda lib: lib.zeros(2.0, 3), TypeError,
+                r"^zeros\(\) takes 1 positional argument but 2 were given")
+    with pytest.raises(TypeError, match="a size computed with `/` is a float"):
+        ember.nn.Conv2d(24, 48 / 1, 1)
 
 
 @pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
