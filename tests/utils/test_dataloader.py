@@ -548,3 +548,27 @@ def test_python2_next_keeps_torch_error_and_teaches(num_workers):
     finally:
         for it in iterators:
             getattr(it, "_shutdown_workers", lambda: None)()
+
+
+def _worker_warnings(lib, workers):
+    """The warnings a DataLoader with `workers` workers gives when made and when iterated."""
+    with warnings.catch_warnings(record=True) as made:
+        warnings.simplefilter("always")
+        loader = data(lib).DataLoader(list(range(4)), batch_size=2, num_workers=workers)
+    with warnings.catch_warnings(record=True) as iterated:
+        warnings.simplefilter("always")
+        batches = [batch.tolist() for batch in loader]
+    return [str(w.message) for w in made], [str(w.message) for w in iterated], batches
+
+
+def test_more_workers_than_cpus_warns_as_torch():
+    """pytorch/examples' super_resolution asks for 4 workers; on a 2-CPU machine torch warns
+    when the loader is made and again when its workers start."""
+    workers = len(os.sched_getaffinity(0)) + 1
+    made, iterated, batches = _worker_warnings(ember, workers)
+    assert (made, iterated, batches) == _worker_warnings(torch, workers)
+    assert made[0].startswith(f"This DataLoader will create {workers} worker processes in total")
+
+
+def test_workers_within_the_cpus_do_not_warn():
+    assert _worker_warnings(ember, 1) == ([], [], [[0, 1], [2, 3]])

@@ -13,6 +13,7 @@ import contextlib
 import itertools
 import math
 import multiprocessing
+import os
 import signal
 import time
 import warnings
@@ -41,6 +42,13 @@ class _InfiniteConstantSampler(Sampler):
 
 _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
            "persistent_workers")
+
+
+def _usable_cpu_count() -> int | None:
+    """The CPUs this process may run on (its affinity mask, where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count()
 
 
 def _check_context(multiprocessing_context, num_workers: int):
@@ -145,6 +153,7 @@ class DataLoader:
         self._IterableDataset_len_called = None
         self._iterator = None
         self.__initialized = True
+        self.check_worker_number_rationality()
 
     def __setattr__(self, attr: str, value) -> None:
         if attr in _FROZEN and getattr(self, "_DataLoader__initialized", False):
@@ -165,7 +174,28 @@ class DataLoader:
     def _get_iterator(self):
         if self.num_workers == 0:
             return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
         return _MultiProcessingDataLoaderIter(self)
+
+    def check_worker_number_rationality(self) -> None:
+        """Warn, as torch does (at construction and at each start of the workers), when
+        more workers are asked for than this process has CPUs to run them."""
+        cpus = _usable_cpu_count()
+        if not self.num_workers or (cpus is not None and self.num_workers <= cpus):
+            return
+        if cpus is None:
+            suggestion = ("DataLoader is not able to compute a suggested max number of worker "
+                          "in current system.")
+        else:
+            cpuset = ("" if hasattr(os, "sched_getaffinity")
+                      else " (`cpuset` is not taken into account)")
+            suggestion = (f"Our suggested max number of worker in current system is {cpus}"
+                          f"{cpuset}, which is smaller than what this DataLoader is going to "
+                          "create.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
+                      f"total. {suggestion} Please be aware that excessive worker creation "
+                      "might get DataLoader running slow or even freeze, lower the worker "
+                      "number to avoid potential slowness/freeze if necessary.", stacklevel=2)
 
     def __iter__(self):
         if not (self.persistent_workers and self.num_workers > 0):
