@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _device
+from ._cpu import kernels
 from ._recorded_call import replayed_call
 
 _DEFAULT_SEED = 67280421310721  # torch's seed of a new Generator
@@ -75,12 +76,16 @@ class Generator:
 
     def random32(self, n: int) -> np.ndarray:
         """The next n 32-bit words of the stream (uint32)."""
-        return self._twister.random_raw(n).astype(np.uint32)
+        return kernels.family("twister").words32(self._twister, n)
 
     def random64(self, n: int) -> np.ndarray:
         """The next n 64-bit values (uint64), each from two words, the first the high half."""
-        words = self._twister.random_raw(2 * n)
-        return (words[0::2] << np.uint64(32)) | words[1::2]
+        return kernels.family("twister").words64(self._twister, n)
+
+    def unit_floats(self, n: int, double: bool) -> np.ndarray:
+        """The next n uniform draws in [0, 1) as torch makes them: float64 ones from 53
+        bits of a 64-bit value when `double`, else float32 ones from 24 bits of a word."""
+        return kernels.family("twister").unit_floats(self._twister, n, double)
 
     def get_state(self):
         """The generator's state as a uint8 tensor, in torch's layout."""

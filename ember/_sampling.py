@@ -30,7 +30,6 @@ import math
 import numpy as np
 
 from ._cpu import kernels
-from ._cpu.box_muller import fused
 
 _MANTISSA_BITS = {np.dtype(np.float64): 53, np.dtype(np.float32): 24,
                   np.dtype(np.float16): 11}
@@ -41,12 +40,9 @@ def _mantissa_bits(dtype: np.dtype) -> int:
 
 
 def _unit(gen, n: int, dtype: np.dtype) -> np.ndarray:
-    """n uniform draws in [0, 1): float64 ones (53 bits of a 64-bit draw) for float64,
-    else float32 ones (24 bits of a word), which torch also draws for float16 and bfloat16."""
-    if np.dtype(dtype) == np.float64:
-        return (gen.random64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
-    return (gen.random32(n) & np.uint32((1 << 24) - 1)).astype(np.float32) * \
-        np.float32(2.0 ** -24)
+    """n uniform draws in [0, 1): float64 ones for float64, else float32 ones, which torch
+    also draws for float16 and bfloat16."""
+    return gen.unit_floats(n, np.dtype(dtype) == np.float64)
 
 
 def real_parts(sample, gen, shape, dtype, *params) -> np.ndarray:
@@ -65,7 +61,8 @@ def uniform(gen, shape, low: float, high: float, dtype) -> np.ndarray:
     step = np.float64 if dtype == np.float64 else np.float32
     low, high = step(np.asarray(low).astype(dtype)), step(np.asarray(high).astype(dtype))
     draws = _unit(gen, int(np.prod(shape)), dtype)
-    values = fused(draws, high - low, low).astype(dtype)
+    values = kernels.family("box_muller").fused(draws, high - low, low)
+    values = values.astype(dtype, copy=False)
     # a draw rounded up to `high` (in a narrow dtype) becomes `low`, as in torch: [low, high)
     values[values == values.dtype.type(high)] = low
     return values.reshape(shape)
@@ -88,7 +85,7 @@ def normal(gen, shape, mean: float, std: float, dtype, contiguous: bool = True) 
     if whole < n:       # the last 16 values again, from 16 new draws
         values = np.concatenate([values[:n - 16],
                                  box_muller(_unit(gen, 16, dtype), step(std), step(mean))])
-    return values.astype(dtype).reshape(shape)
+    return values.astype(dtype, copy=False).reshape(shape)
 
 
 def _scalar_normal(gen) -> float:
@@ -109,8 +106,8 @@ def _scalar_normal(gen) -> float:
 def _scalar_normals(gen, n: int, mean: float, std: float) -> np.ndarray:
     """n float64 values of N(mean, std**2) from the scalar sampler, scaled by a fused
     multiply-add as torch's."""
-    return fused(np.array([_scalar_normal(gen) for _ in range(n)], dtype=np.float64),
-                 float(std), float(mean))
+    draws = np.array([_scalar_normal(gen) for _ in range(n)], dtype=np.float64)
+    return kernels.family("box_muller").fused(draws, float(std), float(mean))
 
 
 def log_normal(gen, shape, mean: float, std: float, dtype) -> np.ndarray:

@@ -307,3 +307,22 @@ def test_an_endless_sampler_with_replacement_draws_lazily_as_torchs():
                                                num_samples=10 ** 10)
         firsts.append(list(itertools.islice(iter(sampler), 100)))
     assert firsts[0] == firsts[1]
+
+
+@pytest.mark.parametrize("draw", [
+    lambda t: t.rand(5000),
+    lambda t: t.rand(3001, dtype=t.float64),                   # 6002 words
+    lambda t: (t.rand(7), t.rand(70, 90))[1],                  # starts off a state boundary
+    lambda t: t.empty(64, 129).uniform_(-0.3, 0.3),
+    lambda t: t.empty(4100, dtype=t.float64).uniform_(2, 5),
+    lambda t: t.randn(5003),
+    lambda t: t.randint(0, 1000, (6000,)),
+    lambda t: t.randint(0, 2 ** 40, (2500,)),                  # 64-bit draws
+    lambda t: t.randperm(9000),
+    lambda t: t.nn.init.kaiming_uniform_(t.empty(300, 40)),
+], ids=["rand", "rand64", "offset", "uniform_", "uniform64", "randn", "randint", "randint64",
+        "randperm", "kaiming_uniform_"])
+def test_long_reads_of_the_stream(draw, kernels):
+    """Reads of thousands of words (numba's twin runs the twister itself for them) give
+    torch's numbers and leave torch's state."""
+    _exact(draw)
