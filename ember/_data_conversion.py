@@ -6,14 +6,21 @@ Tensor-layer helpers: the tensor factories (ops.creation) and the legacy constru
 """
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 
 from . import _dtype
 from ._tensor import Tensor
 
-__all__ = ["array_from_data"]
+__all__ = ["array_from_data", "is_sequence_like"]
+
+
+def is_sequence_like(x) -> bool:
+    """Whether torch reads `x` as a sequence of elements: anything with len() and indexing
+    (a deque, an array.array, a memoryview, a user's class), but not a mapping, text or
+    bytes, nor an array or a tensor (converted whole)."""
+    kind = type(x)
+    return (hasattr(kind, "__len__") and hasattr(kind, "__getitem__")
+            and not isinstance(x, (str, bytes, dict, np.ndarray, Tensor)))
 
 
 def array_from_data(data, dtype: _dtype.dtype | None = None, copy: bool = True) -> np.ndarray:
@@ -26,6 +33,10 @@ def array_from_data(data, dtype: _dtype.dtype | None = None, copy: bool = True) 
         arr = np.asarray(data)
         _dtype.from_numpy_dtype(arr.dtype)
     else:
+        if isinstance(data, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        if is_sequence_like(data) and not isinstance(data, (list, tuple)):
+            data = list(data)       # a deque of tensors converts as a list of them
         target = dtype or _infer_dtype(data) or _dtype.get_default_dtype()
         return _nested_to_array(data, target)
     target = arr.dtype if dtype is None else dtype.numpy
@@ -44,7 +55,7 @@ _PY_SCALAR_DTYPES = {
 
 def _infer_dtype(data) -> _dtype.dtype | None:
     """torch's dtype for `data`: the promotion of its elements' dtypes (None if empty)."""
-    if isinstance(data, (list, tuple, builtins.range)):
+    if is_sequence_like(data):
         result = None
         types = set(map(type, data))
         for t in types & _PY_SCALAR_DTYPES.keys():
@@ -64,14 +75,14 @@ def _infer_dtype(data) -> _dtype.dtype | None:
     for t, d in _PY_SCALAR_DTYPES.items():
         if isinstance(data, t):
             return d()
-    if isinstance(data, str):
-        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
 def _nested_to_array(data, dt: _dtype.dtype) -> np.ndarray:
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-        data = [_tensor_element(x) for x in data]
+        data = [_tensor_element(x, dt) for x in data]
     try:
         arr = np.array(data, dtype=dt.numpy)
     except OverflowError:
@@ -85,7 +96,7 @@ def _nested_to_array(data, dt: _dtype.dtype) -> np.ndarray:
 
 
 def _is_sequence(x) -> bool:
-    return isinstance(x, (list, tuple, builtins.range)) or (isinstance(x, np.ndarray) and x.ndim > 0)
+    return is_sequence_like(x) or (isinstance(x, np.ndarray) and x.ndim > 0)
 
 
 def _raise_shape_error(data, dt: _dtype.dtype) -> None:
@@ -120,13 +131,15 @@ def _raise_shape_error(data, dt: _dtype.dtype) -> None:
     walk(data, 0)
 
 
-def _tensor_element(x):
-    """A tensor inside a list contributes one scalar, as in torch."""
+def _tensor_element(x, dt: _dtype.dtype):
+    """A tensor inside a list contributes one scalar, as in torch: read as an index (one
+    element of an integer or bool tensor) when the result is integral, else as a number."""
     if not isinstance(x, Tensor):
         return x
-    if x.numel() != 1:
-        if not (x.is_floating_point() or x.is_complex()):
+    if not (dt.is_floating_point or dt.is_complex):
+        if x.numel() != 1 or x.is_floating_point() or x.is_complex():
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
+    elif x.numel() != 1:
         raise ValueError("only one element tensors can be converted to Python scalars")
     return x._data.reshape(())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
-from ._data_conversion import array_from_data
+from ._data_conversion import array_from_data, is_sequence_like
 from ._size import size_from_args
 from ._device import check_device
 from ._size import Size
@@ -36,7 +36,8 @@ def _legacy_init(t: Tensor, args: tuple, dt: _dtype.dtype, device, strict: bool)
         _init_fields(t, src._data, src._vc)
         t._base = src._base
         return
-    elif len(args) == 1 and isinstance(args[0], (list, tuple, range, np.ndarray)):
+    elif len(args) == 1 and (isinstance(args[0], (np.ndarray, str, bytes))
+                             or is_sequence_like(args[0])):
         data = array_from_data(args[0], dt)
     elif len(args) == 1:
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")

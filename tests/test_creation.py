@@ -1,5 +1,8 @@
 """Tensor creation against torch: tensor() inference, legacy constructors, factories, errors."""
 
+import array
+import collections
+
 import numpy as np
 import pytest
 import torch
@@ -534,3 +537,64 @@ def test_torch_level_resize_as_():
         out = lib.resize_as_(x.detach().clone(), lib.ones(2, 2))
         return [out, out.shape]
     check(resize, np.arange(6.0).reshape(2, 3), grad=False)
+
+
+class _Sequence:
+    """A user's class with len() and indexing: torch reads it as a sequence."""
+
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        if i >= 3:
+            raise IndexError(i)
+        return i * 1.5
+
+
+_SEQUENCES = {
+    "deque": lambda lib: collections.deque([1.0, 2.0]),      # pytorch/examples' REINFORCE
+    "deque of ints": lambda lib: collections.deque([1, 2]),
+    "list of deques": lambda lib: [collections.deque([1, 2]), collections.deque([3, 4])],
+    "empty deque": lambda lib: collections.deque(),
+    "deque of tensors": lambda lib: collections.deque([lib.tensor(1.0), lib.tensor(2.5)]),
+    "array.array float": lambda lib: array.array("f", [1, 2]),
+    "array.array int": lambda lib: array.array("i", [1, 2]),
+    "memoryview": lambda lib: memoryview(b"ab"),
+    "user sequence": lambda lib: _Sequence(),
+}
+
+
+@pytest.mark.parametrize("data", _SEQUENCES.values(), ids=_SEQUENCES.keys())
+@pytest.mark.parametrize("make", ["tensor", "as_tensor", "FloatTensor", "LongTensor"])
+def test_any_sequence_is_data(data, make):
+    if make == "LongTensor" and data is _SEQUENCES["deque of tensors"]:
+        check_error(lambda lib: lib.LongTensor(data(lib)), TypeError,
+                    "^only integer tensors of a single element can be converted to an index")
+        return
+    same(lambda lib: getattr(lib, make)(data(lib)))
+
+
+@pytest.mark.parametrize("data", ["ab", b"ab"])
+@pytest.mark.parametrize("make", ["tensor", "FloatTensor"])
+def test_text_is_not_data(data, make):
+    check_error(lambda lib: getattr(lib, make)(data), TypeError,
+                "^new\\(\\): invalid data type '(str|bytes)'")
+    check_error(lambda lib: lib.tensor([[1, 2], data]), TypeError,
+                "^new\\(\\): invalid data type '(str|bytes)'")
+
+
+@pytest.mark.parametrize("element,dtype,error,match", [
+    ("1.5", "long", TypeError, "^only integer tensors of a single element can be converted"),
+    ("1.5", "bool", TypeError, "^only integer tensors of a single element can be converted"),
+    ("[1, 2]", None, TypeError, "^only integer tensors of a single element can be converted"),
+    ("[1, 2]", "float32", ValueError, "^only one element tensors can be converted to Python"),
+])
+def test_tensor_elements_follow_the_result_dtype(element, dtype, error, match):
+    """A tensor inside a list is read as an index when the result is integral (a float or a
+    longer tensor is refused), as a number otherwise."""
+    def make(lib):
+        kwargs = {} if dtype is None else {"dtype": getattr(lib, dtype)}
+        return lib.tensor([lib.tensor(eval(element))], **kwargs)
+    check_error(make, error, match)
+    same(lambda lib: lib.tensor([lib.tensor(True), lib.tensor(2)], dtype=lib.long))
+    same(lambda lib: lib.tensor([lib.tensor(2)], dtype=lib.float64))
