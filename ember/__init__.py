@@ -20,7 +20,7 @@ from ._memory_format import (channels_last, channels_last_3d, contiguous_format,
 from ._tensor import Tensor
 from ._legacy_types import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: F401
                             DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
-                            ShortTensor)
+                            ShortTensor, set_default_tensor_type)
 from ._type_info import finfo, iinfo  # noqa: F401
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                       seed, set_rng_state)
@@ -87,7 +87,10 @@ from .cuda import amp as _cuda_amp  # noqa: F401  (binds ember.cuda.amp)
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: F401
                                 is_autocast_cache_enabled, is_autocast_enabled,
                                 set_autocast_cache_enabled, set_autocast_dtype,
-                                set_autocast_enabled)
+                                set_autocast_enabled, get_autocast_cpu_dtype,
+                                get_autocast_gpu_dtype, is_autocast_cpu_enabled,
+                                set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+                                set_autocast_gpu_dtype)
 from ._printing import set_printoptions  # noqa: F401
 from ._cpu.threads import (get_num_interop_threads, get_num_threads,  # noqa: F401
                        set_num_interop_threads, set_num_threads)
@@ -110,6 +113,28 @@ def is_tensor(obj) -> bool:
 def numel(input: Tensor) -> int:
     """Number of elements of `input`."""
     return input.numel()
+
+
+# Deprecated build flags: NumPy brings LAPACK and FFTs; MKL and OpenMP as ember.backends say.
+has_lapack = has_spectral = True
+has_mkl, has_openmp = backends.mkl.is_available(), backends.openmp.is_available()
+
+
+def is_storage(obj) -> bool:
+    """Whether `obj` is a storage (typed or untyped)."""
+    return isinstance(obj, (TypedStorage, UntypedStorage))
+
+
+def get_device(input: Tensor) -> int:
+    """The device index of `input`: -1 for the CPU."""
+    return input.get_device()
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """Whether flushing denormal numbers to zero is now as asked: NumPy cannot flush them,
+    so asking for it returns False (torch's answer on a CPU without the feature) and
+    nothing changes; turning it off returns True."""
+    return not mode
 
 
 def is_floating_point(input: Tensor) -> bool:

@@ -6,6 +6,9 @@ legacy methods.
 """
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 
 from . import _dtype
@@ -113,4 +116,67 @@ def _new_tensor(self, *args, device=None) -> Tensor:
     return t
 
 
-bind_methods(__init__=_tensor_init, type=_type, type_as=_type_as, new=_new_tensor)
+_warned = set()     # warnings given once per process, as torch's
+
+
+def set_default_tensor_type(t) -> None:
+    """Deprecated spelling of set_default_dtype: t is a float legacy type (torch.DoubleTensor)
+    or its name ('torch.DoubleTensor')."""
+    if "set_default_tensor_type" not in _warned:
+        _warned.add("set_default_tensor_type")
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                      "use torch.set_default_dtype() and torch.set_default_device() as "
+                      "alternatives.", UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        if module == "torch.cuda":
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        if module != "torch" or name not in _dtype.BY_LEGACY_NAME:
+            raise ModuleNotFoundError(f"No module named '{module or name}'")
+        dt = _dtype.BY_LEGACY_NAME[name]
+    elif isinstance(t, _LegacyTensorType):
+        dt = t.dtype
+    else:
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if not dt.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(dt)
+
+
+def _resize(self, *sizes) -> Tensor:
+    """Deprecated: a reshaped copy, of the same number of elements."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    shape = size_from_args(sizes, "resize")
+    total = math.prod(shape)
+    if total != self.numel():
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, shape))} ({total} elements "
+                           f"in total), but the given tensor has a size of "
+                           f"{'x'.join(map(str, self.shape))} ({self.numel()} elements). "
+                           "autograd's resize can only change the shape of a given tensor, "
+                           "while preserving the number of elements. ")
+    return self.reshape(shape).clone()
+
+
+def _resize_as(self, other: Tensor) -> Tensor:
+    """Deprecated: self reshaped to other's shape (the same number of elements)."""
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _resize(self, other.shape)
+
+
+def _get_volatile(self) -> bool:
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                  stacklevel=2)
+    return False
+
+
+def _set_volatile(self, value) -> None:
+    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                  "instead.", UserWarning, stacklevel=2)
+
+
+bind_methods(__init__=_tensor_init, type=_type, type_as=_type_as, new=_new_tensor,
+             resize=_resize, resize_as=_resize_as)
+Tensor.volatile = property(_get_volatile, _set_volatile)

@@ -16,7 +16,7 @@ from .._modes import current as modes, own as own_modes
 
 __all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
            "set_autocast_enabled", "set_autocast_dtype", "is_autocast_cache_enabled",
-           "set_autocast_cache_enabled", "clear_autocast_cache"]
+           "set_autocast_cache_enabled", "clear_autocast_cache", "custom_fwd", "custom_bwd"]
 
 _DEVICE_TYPES = ("cpu", "cuda")
 _SUPPORTED_DTYPES = (_dtype.bfloat16, _dtype.float16)
@@ -87,8 +87,7 @@ class autocast:
 
     def __init__(self, device_type: str, dtype: _dtype.dtype | None = None,
                  enabled: bool = True, cache_enabled: bool | None = None):
-        if not isinstance(device_type, str):
-            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        _check_device_type_argument(device_type)
         _check_device(device_type)
         self.device = device_type
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
@@ -138,3 +137,97 @@ class autocast:
             with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
                 return func(*args, **kwargs)
         return decorated
+
+
+def _cast(value, device_type: str, dtype: _dtype.dtype):
+    """`value` with its float32/float16/bfloat16 tensors (also inside lists, tuples and
+    dicts) cast to `dtype`; float64 tensors and everything else unchanged."""
+    from .._tensor import Tensor
+    if isinstance(value, Tensor):
+        eligible = (value.is_floating_point() and value.device.type == device_type
+                    and value.dtype is not _dtype.float64)
+        return value.to(dtype) if eligible else value
+    if isinstance(value, dict):
+        return {_cast(k, device_type, dtype): _cast(v, device_type, dtype)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, device_type, dtype) for v in value)
+    return value
+
+
+def _check_device_type_argument(device_type) -> None:
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd=None, *, device_type: str, cast_inputs: _dtype.dtype | None = None):
+    """Decorate a custom autograd Function's forward for autocast regions: with
+    `cast_inputs`, inside an autocast region of `device_type` the floating inputs are cast
+    to it and forward runs with autocast off; without, forward runs in the current
+    autocast state. Either way the state is noted on ctx for custom_bwd."""
+    _check_device_type_argument(device_type)
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorated(ctx, *args, **kwargs):
+        ctx._dtype = get_autocast_dtype(device_type)
+        autocasting = is_autocast_enabled(device_type)
+        ctx._fwd_used_autocast = autocasting and cast_inputs is None
+        if cast_inputs is None or not autocasting:
+            return fwd(ctx, *args, **kwargs)
+        with autocast(device_type, enabled=False):
+            return fwd(ctx, *_cast(args, device_type, cast_inputs),
+                       **_cast(kwargs, device_type, cast_inputs))
+    return decorated
+
+
+def custom_bwd(bwd=None, *, device_type: str):
+    """Decorate a custom autograd Function's backward so that it runs in the autocast state
+    its forward (decorated with custom_fwd) ran in."""
+    _check_device_type_argument(device_type)
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorated(ctx, *args, **kwargs):
+        with autocast(device_type, dtype=ctx._dtype, enabled=ctx._fwd_used_autocast):
+            return bwd(ctx, *args, **kwargs)
+    return decorated
+
+
+# torch's older per-device spellings, deprecated in favour of the functions above
+def _deprecated_spelling(old: str, new: str) -> None:
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.",
+                  DeprecationWarning, stacklevel=3)
+
+
+def is_autocast_cpu_enabled() -> bool:
+    _deprecated_spelling("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
+    return is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled: bool) -> None:
+    _deprecated_spelling("set_autocast_cpu_enabled(enabled)",
+                         "set_autocast_enabled('cpu', enabled)")
+    set_autocast_enabled("cpu", enabled)
+
+
+def get_autocast_cpu_dtype() -> _dtype.dtype:
+    _deprecated_spelling("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
+    return get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype: _dtype.dtype) -> None:
+    _deprecated_spelling("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
+    set_autocast_dtype("cpu", dtype)
+
+
+def get_autocast_gpu_dtype() -> _dtype.dtype:
+    _deprecated_spelling("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
+    return get_autocast_dtype("cuda")
+
+
+def set_autocast_gpu_dtype(dtype: _dtype.dtype) -> None:
+    _deprecated_spelling("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
+    set_autocast_dtype("cuda", dtype)

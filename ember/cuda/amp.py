@@ -10,7 +10,7 @@ import warnings
 from .. import _dtype
 from ..amp import autocast_mode, grad_scaler
 
-__all__ = ["autocast", "GradScaler"]
+__all__ = ["autocast", "custom_bwd", "custom_fwd", "GradScaler"]
 
 
 def _deprecated(name: str, device: str) -> None:
@@ -42,3 +42,19 @@ class _DeviceGradScaler(grad_scaler.GradScaler):
 
 class GradScaler(_DeviceGradScaler):
     _device_type = "cuda"
+
+
+def custom_fwd(fwd=None, *, cast_inputs: _dtype.dtype | None = None):
+    """Deprecated spelling of torch.amp.custom_fwd(..., device_type='cuda')."""
+    warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.",
+                  FutureWarning, stacklevel=2)
+    return autocast_mode.custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def custom_bwd(bwd):
+    """Deprecated spelling of torch.amp.custom_bwd(..., device_type='cuda')."""
+    warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.",
+                  FutureWarning, stacklevel=2)
+    return autocast_mode.custom_bwd(bwd, device_type="cuda")

@@ -95,3 +95,33 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
 
 for _name in __all__:
     setattr(Tensor, _name, globals()[_name])
+
+
+# Removed in torch 1.9 -> 2.0; code that still calls them gets torch's error and the name
+# of the function that replaced each.
+_REMOVED = {
+    "solve": "torch.linalg.solve(A, B) (its arguments are reversed: solve(B, A) was "
+             "A^-1 B; it returns no LU factorization)",
+    "symeig": "torch.linalg.eigh(A, UPLO='U' if upper else 'L') or torch.linalg.eigvalsh "
+              "(the lower triangle is now the default)",
+    "eig": "torch.linalg.eig(A) or torch.linalg.eigvals(A) (complex results instead of "
+           "real pairs)",
+    "lstsq": "torch.linalg.lstsq(A, B) (its arguments are reversed; it returns no QR "
+             "factorization)",
+    "matrix_rank": "torch.linalg.matrix_rank (its 'symmetric' argument is now 'hermitian')",
+}
+
+
+def _removed(name: str):
+    def removed(*args, **kwargs):
+        raise RuntimeError(f"This function was deprecated since version 1.9 and is now removed. "
+                           f"Use {_REMOVED[name]}.")
+    removed.__name__ = removed.__qualname__ = name
+    removed.__doc__ = f"Removed from torch; raises, naming {_REMOVED[name].split(' ')[0]}."
+    return removed
+
+
+solve, symeig, eig, lstsq, matrix_rank = map(_removed, _REMOVED)
+__all__ += list(_REMOVED)
+for _name in ("solve", "symeig", "eig", "lstsq"):
+    setattr(Tensor, _name, globals()[_name])
