@@ -203,31 +203,37 @@ def _deprecated_spelling(old: str, new: str) -> None:
 
 
 def is_autocast_cpu_enabled() -> bool:
+    """Deprecated: is_autocast_enabled('cpu')."""
     _deprecated_spelling("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
     return is_autocast_enabled("cpu")
 
 
 def set_autocast_cpu_enabled(enabled: bool) -> None:
+    """Deprecated: set_autocast_enabled('cpu', enabled)."""
     _deprecated_spelling("set_autocast_cpu_enabled(enabled)",
                          "set_autocast_enabled('cpu', enabled)")
     set_autocast_enabled("cpu", enabled)
 
 
 def get_autocast_cpu_dtype() -> _dtype.dtype:
+    """Deprecated: get_autocast_dtype('cpu')."""
     _deprecated_spelling("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
     return get_autocast_dtype("cpu")
 
 
 def set_autocast_cpu_dtype(dtype: _dtype.dtype) -> None:
+    """Deprecated: set_autocast_dtype('cpu', dtype)."""
     _deprecated_spelling("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
     set_autocast_dtype("cpu", dtype)
 
 
 def get_autocast_gpu_dtype() -> _dtype.dtype:
+    """Deprecated: get_autocast_dtype('cuda')."""
     _deprecated_spelling("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
     return get_autocast_dtype("cuda")
 
 
 def set_autocast_gpu_dtype(dtype: _dtype.dtype) -> None:
+    """Deprecated: set_autocast_dtype('cuda', dtype)."""
     _deprecated_spelling("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
     set_autocast_dtype("cuda", dtype)
