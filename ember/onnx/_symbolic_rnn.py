@@ -13,8 +13,8 @@ per layer (both directions in one node), chained. Two layouts differ:
 
 A packed sequence is, in the graph, its padded time-major tensor plus its lengths (ONNX's
 sequence_lens input): the PackPadded primitive records nothing but that pair, the layer
-reads it, and PadPacked turns the layer's result back into a padded tensor. The cells
-(RNNCell, LSTMCell, GRUCell) are ordinary ops and need nothing here.
+reads it, and PadPacked turns the layer's result back into a padded tensor. RNNCell and
+GRUCell are ordinary ops; LSTMCell's fused step is written out as the ops it stands for.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ import contextlib
 import numpy as np
 
 from .._tensor import Tensor
+from ..nn.functional.rnn import _LstmCell
 from ..nn.modules.rnn import RNNBase
 from ..nn.utils.rnn import PackPadded, PadPacked
 from ._symbolic import symbolic
@@ -245,3 +246,18 @@ def pad_packed_sequence(g, out, data, batch_sizes, sorted_indices, unsorted_indi
     padded, lengths = _packed_input(g, data)
     g.bind(out[0], _swap_batch_and_time(g, padded, batch_first))
     g.op("Cast", [lengths], out[1], to=onnx_type(np.int64))
+
+
+@symbolic(_LstmCell)
+def lstm_cell(g, out, x, h, c, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One LSTM step as torch.onnx writes LSTMCell: two Gemms, the gates split in four,
+    sigmoids and tanhs, and the cell's products and sum."""
+    def gemm(a, w, b):
+        return g.op("Gemm", [g.name(a), g.name(w)] + ([g.name(b)] if b is not None else []),
+                    transB=1)
+    gates = g.op("Add", [gemm(x, w_ih, b_ih), gemm(h, w_hh, b_hh)])
+    i, f, cell, o = g.op("Split", [gates, g.ints([c.shape[1]] * 4)], 4, axis=1)
+    i, f, o = (g.op("Sigmoid", [gate]) for gate in (i, f, o))
+    c_next = g.op("Add", [g.op("Mul", [f, g.name(c)]), g.op("Mul", [i, g.op("Tanh", [cell])])],
+                  out[1])
+    g.op("Mul", [o, g.op("Tanh", [c_next])], out[0])

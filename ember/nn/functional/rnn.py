@@ -5,17 +5,21 @@ A layer's time loop, forward and backpropagation through time, is the `rnn` kern
 family (ember/_cpu/rnn.py, with its numba twin): the layer's node runs the forward
 kernel, and its backward is a FusedBackward running the backward kernel. Only when that
 gradient is itself differentiated (create_graph=True, then a further grad) does the layer
-get rebuilt from the cell steps below, which are ordinary ember ops; LSTMCell, GRUCell
-and RNNCell are those same steps.
+get rebuilt from the cell steps below, which are ordinary ember ops. GRUCell and RNNCell
+are those same steps; LSTMCell, which programs call in Python loops of hundreds of steps
+(pytorch/examples' time_sequence_prediction), is one fused node built the same way.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..._cpu import kernels
+from ... import _dtype
+from ..._cpu import buffers, kernels
 from ..._tensor import Tensor
+from ...amp.autocast_mode import is_autocast_enabled
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
+from ._bias_grad import bias_grad
 from .linear import linear
 
 __all__: list = []
@@ -61,21 +65,33 @@ class _LayerGrads(FusedBackward):
     def forward(ctx, *args):
         *tensors, record, lengths, options, input_grad = args
         ctx.save_for_backward(*tensors)
-        ctx.lengths, ctx.options = lengths, options
+        ctx.lengths, ctx.options, ctx.input_grad = lengths, options, input_grad
         grad_outputs = tensors[:type(ctx).n_outputs]
         backward = getattr(kernels.family("rnn"), type(ctx).cell + "_backward")
         return tuple(backward(record, *grad_outputs, input_grad))
 
     @staticmethod
     def derivative(ctx, *saved):
-        from ...autograd import grad      # the package's autograd.grad (a layer above)
         grad_outputs, inputs = saved[:type(ctx).n_outputs], saved[type(ctx).n_outputs:]
-        wanted = [t for t in inputs if t is not None and t.requires_grad]
-        outputs = composite_layer(type(ctx).cell, *inputs, ctx.lengths, **ctx.options)
-        found = iter(grad(outputs, wanted, grad_outputs, create_graph=True,
-                          allow_unused=True))
-        return tuple(next(found) if t is not None and t.requires_grad else None
-                     for t in inputs)
+        needs = (ctx.input_grad,) + tuple(t is not None for t in inputs[1:])
+        return _gradients_of(lambda *args: composite_layer(type(ctx).cell, *args, ctx.lengths,
+                                                           **ctx.options),
+                             inputs, grad_outputs, needs)
+
+
+def _gradients_of(build, inputs, grad_outputs, needs) -> tuple:
+    """The gradients of build(*inputs)'s outputs (ember ops, recorded) with respect to the
+    inputs `needs` marks (None for the others), themselves differentiable. An input that
+    does not require grad itself stands in as a detached copy that does: its gradient is
+    still wanted as a function of the others (forward-mode AD's double vjp asks for it)."""
+    from ...autograd import grad      # the package's autograd.grad (a layer above)
+    inputs = [t.detach().requires_grad_() if need and t is not None and not t.requires_grad
+              else t for t, need in zip(inputs, needs)]
+    wanted = [t for t, need in zip(inputs, needs) if need and t is not None]
+    found = iter(grad(build(*inputs), wanted, grad_outputs, create_graph=True,
+                      allow_unused=True))
+    return tuple(next(found) if need and t is not None else None
+                 for t, need in zip(inputs, needs))
 
 
 class _LstmGrads(_LayerGrads):
@@ -132,6 +148,78 @@ class RNNLayer(_Recurrent):
         *outputs, ctx.kernel_record = kernels.family("rnn").rnn_forward(
             x, h0, w_ih, w_hh, b_ih, b_hh, lengths, relu)
         return tuple(outputs)
+
+
+# ---------------------------------------------------------------- the LSTM cell fused
+def _sigmoid(a: np.ndarray) -> np.ndarray:
+    return 0.5 * np.tanh(0.5 * a) + 0.5          # ember's sigmoid op
+
+
+class _LstmCell(Function):
+    """One LSTM step as one node, for nn.LSTMCell in a Python loop (16 nodes as ops):
+    forward(x, h, c, w_ih, w_hh, b_ih, b_hh) -> (h', c'), lstm_cell's arithmetic in
+    NumPy; the activations are kept for the backward."""
+    backward_name = "LstmCellBackward0"
+
+    @staticmethod
+    def forward(ctx, x, h, c, w_ih, w_hh, b_ih, b_hh):
+        ctx.save_for_backward(x, h, c, w_ih, w_hh, b_ih, b_hh)
+        gates = buffers.matmul(x, w_ih.T)
+        recurrent = buffers.matmul(h, w_hh.T)
+        if b_ih is not None:
+            gates += b_ih
+            recurrent += b_hh
+        gates += recurrent
+        i, f, g, o = np.split(gates, 4, axis=1)
+        i, f, o, g = _sigmoid(i), _sigmoid(f), _sigmoid(o), np.tanh(g)
+        c_next = f * c + i * g
+        tanh_c = np.tanh(c_next)
+        ctx.activations = (i, f, g, o, tanh_c)
+        return o * tanh_c, c_next
+
+    @staticmethod
+    def backward(ctx, grad_h, grad_c):
+        return _LstmCellGrads.apply(grad_h, grad_c, *ctx.saved_tensors, ctx.activations,
+                                    ctx.needs_input_grad)
+
+
+class _LstmCellGrads(FusedBackward):
+    """_LstmCell's gradients: each op's own derivative rule, in the ops' order; the cell
+    rebuilt from ops when they are differentiated again."""
+    backward_name = "LstmCellBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_h, grad_c, x, h, c, w_ih, w_hh, b_ih, b_hh, activations, needs):
+        ctx.save_for_backward(grad_h, grad_c, x, h, c, w_ih, w_hh, b_ih, b_hh)
+        ctx.needs = needs
+        i, f, g, o, tanh_c = activations
+        grad_c = grad_h * o * (1 - tanh_c * tanh_c) + grad_c
+        grad_gates = np.concatenate([grad_c * g * i * (1 - i), grad_c * c * f * (1 - f),
+                                     grad_c * i * (1 - g * g), grad_h * tanh_c * o * (1 - o)],
+                                    axis=1)
+        need_x, need_h, need_c, need_w_ih, need_w_hh, need_b_ih, need_b_hh = needs
+        bias = bias_grad(grad_gates, 1) if need_b_ih or need_b_hh else None
+        return (buffers.matmul(grad_gates, w_ih) if need_x else None,
+                buffers.matmul(grad_gates, w_hh) if need_h else None,
+                grad_c * f if need_c else None,
+                buffers.matmul(grad_gates.T, x) if need_w_ih else None,
+                buffers.matmul(grad_gates.T, h) if need_w_hh else None,
+                bias if need_b_ih else None,
+                (bias.copy() if need_b_ih else bias) if need_b_hh else None)
+
+    @staticmethod
+    def derivative(ctx, grad_h, grad_c, *inputs):
+        return _gradients_of(lstm_cell, inputs, (grad_h, grad_c), ctx.needs)
+
+
+def lstm_step(x, h, c, w_ih, w_hh, b_ih, b_hh):
+    """One LSTM step (nn.LSTMCell): the fused node for float32/float64 operands of one
+    dtype outside autocast, lstm_cell's ops otherwise (which also give torch's errors)."""
+    operands = [t for t in (x, h, c, w_ih, w_hh, b_ih, b_hh) if t is not None]
+    if (x.dtype in (_dtype.float32, _dtype.float64) and not is_autocast_enabled("cpu")
+            and all(t.dtype is x.dtype for t in operands) and (b_ih is None) == (b_hh is None)):
+        return _LstmCell.apply(x, h, c, w_ih, w_hh, b_ih, b_hh)
+    return lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh)
 
 
 # ---------------------------------------------------------------- cell steps in ember ops

@@ -13,7 +13,7 @@ from ..._tensor import Tensor
 from ...ops.creation import zeros
 from .. import functional as F
 from .. import init
-from ..functional.rnn import GRULayer, LSTMLayer, RNNLayer, gru_cell, lstm_cell, rnn_cell
+from ..functional.rnn import GRULayer, LSTMLayer, RNNLayer, gru_cell, lstm_step, rnn_cell
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from .module import Module
@@ -337,6 +337,20 @@ class RNNCellBase(Module):
     def _zeros(self, input: Tensor) -> Tensor:
         return zeros((input.shape[0], self.hidden_size), dtype=input.dtype)
 
+    def _check(self, input: Tensor, *states: Tensor) -> None:
+        """torch's checks of a cell's input size, and of each state's batch and hidden
+        size (the states named hidden0, hidden1 as torch names them)."""
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} "
+                               f"expected {self.input_size}")
+        for k, state in enumerate(states):
+            if state.shape[0] != input.shape[0]:
+                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} "
+                                   f"batch size {state.shape[0]}")
+            if state.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got "
+                                   f"{state.shape[1]}, expected {self.hidden_size}")
+
 
 class RNNCell(RNNCellBase):
     """One Elman RNN step: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
@@ -348,6 +362,7 @@ class RNNCell(RNNCellBase):
     def forward(self, input: Tensor, hx=None) -> Tensor:
         input, hx, unbatched = self._batched(input, hx)
         h = self._zeros(input) if hx is None else hx
+        self._check(input, h)
         out = rnn_cell(input, h, *self._weights(), self.nonlinearity)
         return out.squeeze(0) if unbatched else out
 
@@ -361,7 +376,8 @@ class LSTMCell(RNNCellBase):
     def forward(self, input: Tensor, hx=None):
         input, hx, unbatched = self._batched(input, hx)
         h, c = (self._zeros(input), self._zeros(input)) if hx is None else hx
-        h, c = lstm_cell(input, h, c, *self._weights())
+        self._check(input, h, c)
+        h, c = lstm_step(input, h, c, *self._weights())
         return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
 
 
@@ -374,5 +390,6 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx=None) -> Tensor:
         input, hx, unbatched = self._batched(input, hx)
         h = self._zeros(input) if hx is None else hx
+        self._check(input, h)
         out = gru_cell(input, h, *self._weights())
         return out.squeeze(0) if unbatched else out
