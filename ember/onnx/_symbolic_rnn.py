@@ -13,8 +13,9 @@ per layer (both directions in one node), chained. Two layouts differ:
 
 A packed sequence is, in the graph, its padded time-major tensor plus its lengths (ONNX's
 sequence_lens input): the PackPadded primitive records nothing but that pair, the layer
-reads it, and PadPacked turns the layer's result back into a padded tensor. RNNCell and
-GRUCell are ordinary ops; LSTMCell's fused step is written out as the ops it stands for.
+reads it, and PadPacked turns the layer's result back into a padded tensor. The cells
+(RNNCell, LSTMCell, GRUCell) run one fused node a step, written out as the ops it stands
+for.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import contextlib
 import numpy as np
 
 from .._tensor import Tensor
-from ..nn.functional.rnn import _LstmCell
+from ..nn.functional.rnn_cell import _GruCell, _LstmCell, _RnnCell
 from ..nn.modules.rnn import RNNBase
 from ..nn.utils.rnn import PackPadded, PadPacked
 from ._symbolic import symbolic
@@ -248,16 +249,42 @@ def pad_packed_sequence(g, out, data, batch_sizes, sorted_indices, unsorted_indi
     g.op("Cast", [lengths], out[1], to=onnx_type(np.int64))
 
 
-@symbolic(_LstmCell)
-def lstm_cell(g, out, x, h, c, w_ih, w_hh, b_ih=None, b_hh=None):
-    """One LSTM step as torch.onnx writes LSTMCell: two Gemms, the gates split in four,
-    sigmoids and tanhs, and the cell's products and sum."""
+def _projections(g, x, h, w_ih, w_hh, b_ih, b_hh) -> tuple:
+    """The cell's two Gemms: x W_ih^T + b_ih and h W_hh^T + b_hh."""
     def gemm(a, w, b):
         return g.op("Gemm", [g.name(a), g.name(w)] + ([g.name(b)] if b is not None else []),
                     transB=1)
-    gates = g.op("Add", [gemm(x, w_ih, b_ih), gemm(h, w_hh, b_hh)])
+    return gemm(x, w_ih, b_ih), gemm(h, w_hh, b_hh)
+
+
+@symbolic(_LstmCell)
+def lstm_cell(g, out, x, h, c, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One LSTM step as the ops it stands for: the gates split in four, sigmoids and tanhs,
+    the cell's products and sum."""
+    gates = g.op("Add", list(_projections(g, x, h, w_ih, w_hh, b_ih, b_hh)))
     i, f, cell, o = g.op("Split", [gates, g.ints([c.shape[1]] * 4)], 4, axis=1)
     i, f, o = (g.op("Sigmoid", [gate]) for gate in (i, f, o))
     c_next = g.op("Add", [g.op("Mul", [f, g.name(c)]), g.op("Mul", [i, g.op("Tanh", [cell])])],
                   out[1])
     g.op("Mul", [o, g.op("Tanh", [c_next])], out[0])
+
+
+@symbolic(_GruCell)
+def gru_cell(g, out, x, h, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One GRU step: r and z from both projections, n with r applied to the hidden one,
+    h' = (1 - z) n + z h."""
+    from_input, from_hidden = _projections(g, x, h, w_ih, w_hh, b_ih, b_hh)
+    sizes = g.ints([h.shape[1]] * 3)
+    a_r, a_z, a_n = g.op("Split", [from_input, sizes], 3, axis=1)
+    b_r, b_z, b_n = g.op("Split", [from_hidden, sizes], 3, axis=1)
+    r, z = (g.op("Sigmoid", [g.op("Add", [a, b])]) for a, b in ((a_r, b_r), (a_z, b_z)))
+    n = g.op("Tanh", [g.op("Add", [a_n, g.op("Mul", [r, b_n])])])
+    one = g.const(1, x.dtype.numpy)
+    g.op("Add", [g.op("Mul", [g.op("Sub", [one, z]), n]), g.op("Mul", [z, g.name(h)])], out)
+
+
+@symbolic(_RnnCell)
+def rnn_cell(g, out, x, h, w_ih, w_hh, b_ih, b_hh, nonlinearity):
+    """One Elman RNN step: tanh or relu of the two projections' sum."""
+    pre = g.op("Add", list(_projections(g, x, h, w_ih, w_hh, b_ih, b_hh)))
+    g.op("Tanh" if nonlinearity == "tanh" else "Relu", [pre], out)

@@ -241,52 +241,68 @@ def test_backward_sees_input_modified_in_place(cls_name, create_graph):
                                    "been modified by an inplace operation")
 
 
-def _cell_loop(lib, module, xs, state, grad_states):
-    """Steps of an LSTMCell over xs (as in pytorch/examples' time_sequence_prediction),
-    a loss on every h and on the last state; returns the states and every gradient."""
+_CELLS = [("LSTMCell", {}), ("GRUCell", {}), ("RNNCell", {}),
+          ("RNNCell", {"nonlinearity": "relu"})]
+_CELL_IDS = ["LSTMCell", "GRUCell", "RNNCell", "RNNCell-relu"]
+
+
+def _cell_loop(lib, module, xs, states, grad_states):
+    """Steps of a cell over xs (as in pytorch/examples' time_sequence_prediction), a loss
+    on every output and on the last state; returns the states and every gradient."""
     x = lib.tensor(xs, requires_grad=True)
-    h, c = (lib.tensor(s, requires_grad=grad_states) for s in state)
-    h0, c0, loss = h, c, 0
+    first = [lib.tensor(s, requires_grad=grad_states) for s in states]
+    state, loss = tuple(first), 0
     for t in range(x.shape[0]):
-        h, c = module(x[t], (h, c))
-        loss = loss + (h * (t + 1)).sum()
-    (loss + (c * c).sum()).backward()
-    grads = [x.grad] + ([h0.grad, c0.grad] if grad_states else []) + \
+        state = module(x[t], state if len(state) == 2 else state[0])
+        state = state if isinstance(state, tuple) else (state,)
+        loss = loss + (state[0] * (t + 1)).sum()
+    (loss + (state[-1] * state[-1]).sum()).backward()
+    grads = [x.grad] + ([s.grad for s in first] if grad_states else []) + \
         [p.grad for p in module.parameters()]
-    return [h, c] + grads
+    return list(state) + grads
 
 
+@pytest.mark.parametrize("cell,options", _CELLS, ids=_CELL_IDS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize("grad_states", [True, False])
-def test_lstm_cell_loop_values_and_gradients(dtype, bias, grad_states):
-    tmod, emod = _pair("LSTMCell", 3, 5, bias=bias, dtype=dtype)
+def test_cell_loop_values_and_gradients(cell, options, dtype, bias, grad_states):
+    tmod, emod = _pair(cell, 3, 5, bias=bias, dtype=dtype, **options)
     rng = np.random.default_rng(1)
     xs = rng.standard_normal((6, 4, 3)).astype(dtype)
-    state = [rng.standard_normal((4, 5)).astype(dtype) for _ in range(2)]
+    states = [rng.standard_normal((4, 5)).astype(dtype) for _ in range(1 + (cell == "LSTMCell"))]
     tol = (1e-5, 1e-4) if dtype == "float32" else (1e-12, 1e-10)
-    for e, t in zip(_cell_loop(ember, emod, xs, state, grad_states),
-                    _cell_loop(torch, tmod, xs, state, grad_states)):
+    for e, t in zip(_cell_loop(ember, emod, xs, states, grad_states),
+                    _cell_loop(torch, tmod, xs, states, grad_states)):
         assert_same(e, t, *tol)
 
 
-def test_lstm_cell_second_derivative_and_unbatched():
-    tmod, emod = _pair("LSTMCell", 3, 4, dtype="float64")
+@pytest.mark.parametrize("cell,options", _CELLS, ids=_CELL_IDS)
+def test_cell_second_derivative_and_unbatched(cell, options):
+    tmod, emod = _pair(cell, 3, 4, dtype="float64", **options)
     rng = np.random.default_rng(2)
     x, h, c = (rng.standard_normal(n) for n in ((2, 3), (2, 4), (2, 4)))
+    lstm = cell == "LSTMCell"
+
+    def run(module, *args):
+        out = module(args[0], (args[1], args[2]) if lstm else args[1])
+        return out if lstm else (out, out)
 
     def penalty(lib, module):
         xt, ht, ct = (lib.tensor(a, requires_grad=True) for a in (x, h, c))
-        h1, c1 = module(xt, (ht, ct))
+        h1, c1 = run(module, xt, ht, ct)
         gx, gw = lib.autograd.grad((h1 * c1).sum(), (xt, module.weight_hh), create_graph=True)
         (gx.pow(2).sum() + gw.pow(2).sum()).backward()
         return [xt.grad, ht.grad, ct.grad, module.weight_ih.grad, module.bias_hh.grad]
     for e, t in zip(penalty(ember, emod), penalty(torch, tmod)):
         assert_same(e, t, 1e-10, 1e-9)
-    assert_same(emod(ember.tensor(x[0])), tmod(torch.tensor(x[0])), 1e-12, 1e-12)
+    state = [ember.tensor(h[0]), ember.tensor(c[0])][:1 + lstm]
+    torch_state = [torch.tensor(h[0]), torch.tensor(c[0])][:1 + lstm]
+    assert_same(emod(ember.tensor(x[0]), tuple(state) if lstm else state[0]),
+                tmod(torch.tensor(x[0]), tuple(torch_state) if lstm else torch_state[0]),
+                1e-12, 1e-12)
     assert ember.autograd.gradcheck(
-        lambda *a: emod(a[0], (a[1], a[2])),
-        tuple(ember.tensor(a, requires_grad=True) for a in (x, h, c)))
+        lambda *a: run(emod, *a), tuple(ember.tensor(a, requires_grad=True) for a in (x, h, c)))
 
 
 @pytest.mark.parametrize("cell,call,match", [
@@ -309,13 +325,15 @@ def test_cell_input_errors(cell, call, match):
     check_error(lambda lib: call(lib, getattr(lib.nn, cell)(3, 4)), RuntimeError, match)
 
 
-def test_lstm_cell_compiled_equals_eager():
-    _, emod = _pair("LSTMCell", 3, 5)
+@pytest.mark.parametrize("cell,options", _CELLS, ids=_CELL_IDS)
+def test_cell_compiled_equals_eager(cell, options):
+    _, emod = _pair(cell, 3, 5, **options)
     rng = np.random.default_rng(3)
+    lstm = cell == "LSTMCell"
 
     def step(x, h, c):
         for t in range(x.shape[0]):
-            h, c = emod(x[t], (h, c))
+            h, c = emod(x[t], (h, c)) if lstm else (emod(x[t], h), c)
         loss = h.sum() + c.pow(2).sum()
         loss.backward()
         return loss
@@ -337,7 +355,8 @@ def test_lstm_cell_compiled_equals_eager():
     (lambda nn: nn.LSTMCell(4, 3), lambda out: out[1]),
     (lambda nn: nn.LSTMCell(4, 3, bias=False), lambda out: out[0]),
     (lambda nn: nn.GRUCell(4, 3), lambda out: out),
-], ids=["GRU", "RNN", "LSTMCell", "LSTMCell-nobias", "GRUCell"])
+    (lambda nn: nn.RNNCell(4, 3, nonlinearity="relu"), lambda out: out),
+], ids=["GRU", "RNN", "LSTMCell", "LSTMCell-nobias", "GRUCell", "RNNCell"])
 def test_forward_mode_through_recurrent_layers(make, pick):
     """jvp through a fused layer: its double vjp asks for the gradient of an input that
     does not itself require grad (the tangents were all zero)."""

@@ -5,21 +5,17 @@ A layer's time loop, forward and backpropagation through time, is the `rnn` kern
 family (ember/_cpu/rnn.py, with its numba twin): the layer's node runs the forward
 kernel, and its backward is a FusedBackward running the backward kernel. Only when that
 gradient is itself differentiated (create_graph=True, then a further grad) does the layer
-get rebuilt from the cell steps below, which are ordinary ember ops. GRUCell and RNNCell
-are those same steps; LSTMCell, which programs call in Python loops of hundreds of steps
-(pytorch/examples' time_sequence_prediction), is one fused node built the same way.
+get rebuilt from the cell steps below, which are ordinary ember ops. The modules
+LSTMCell, GRUCell and RNNCell run one fused node per step (rnn_cell.py), built the same way.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ... import _dtype
-from ..._cpu import buffers, kernels
+from ..._cpu import kernels
 from ..._tensor import Tensor
-from ...amp.autocast_mode import is_autocast_enabled
 from ...autograd.function import Function
 from ...autograd.fused_backward import FusedBackward
-from ._bias_grad import bias_grad
 from .linear import linear
 
 __all__: list = []
@@ -148,78 +144,6 @@ class RNNLayer(_Recurrent):
         *outputs, ctx.kernel_record = kernels.family("rnn").rnn_forward(
             x, h0, w_ih, w_hh, b_ih, b_hh, lengths, relu)
         return tuple(outputs)
-
-
-# ---------------------------------------------------------------- the LSTM cell fused
-def _sigmoid(a: np.ndarray) -> np.ndarray:
-    return 0.5 * np.tanh(0.5 * a) + 0.5          # ember's sigmoid op
-
-
-class _LstmCell(Function):
-    """One LSTM step as one node, for nn.LSTMCell in a Python loop (16 nodes as ops):
-    forward(x, h, c, w_ih, w_hh, b_ih, b_hh) -> (h', c'), lstm_cell's arithmetic in
-    NumPy; the activations are kept for the backward."""
-    backward_name = "LstmCellBackward0"
-
-    @staticmethod
-    def forward(ctx, x, h, c, w_ih, w_hh, b_ih, b_hh):
-        ctx.save_for_backward(x, h, c, w_ih, w_hh, b_ih, b_hh)
-        gates = buffers.matmul(x, w_ih.T)
-        recurrent = buffers.matmul(h, w_hh.T)
-        if b_ih is not None:
-            gates += b_ih
-            recurrent += b_hh
-        gates += recurrent
-        i, f, g, o = np.split(gates, 4, axis=1)
-        i, f, o, g = _sigmoid(i), _sigmoid(f), _sigmoid(o), np.tanh(g)
-        c_next = f * c + i * g
-        tanh_c = np.tanh(c_next)
-        ctx.activations = (i, f, g, o, tanh_c)
-        return o * tanh_c, c_next
-
-    @staticmethod
-    def backward(ctx, grad_h, grad_c):
-        return _LstmCellGrads.apply(grad_h, grad_c, *ctx.saved_tensors, ctx.activations,
-                                    ctx.needs_input_grad)
-
-
-class _LstmCellGrads(FusedBackward):
-    """_LstmCell's gradients: each op's own derivative rule, in the ops' order; the cell
-    rebuilt from ops when they are differentiated again."""
-    backward_name = "LstmCellBackwardBackward0"
-
-    @staticmethod
-    def forward(ctx, grad_h, grad_c, x, h, c, w_ih, w_hh, b_ih, b_hh, activations, needs):
-        ctx.save_for_backward(grad_h, grad_c, x, h, c, w_ih, w_hh, b_ih, b_hh)
-        ctx.needs = needs
-        i, f, g, o, tanh_c = activations
-        grad_c = grad_h * o * (1 - tanh_c * tanh_c) + grad_c
-        grad_gates = np.concatenate([grad_c * g * i * (1 - i), grad_c * c * f * (1 - f),
-                                     grad_c * i * (1 - g * g), grad_h * tanh_c * o * (1 - o)],
-                                    axis=1)
-        need_x, need_h, need_c, need_w_ih, need_w_hh, need_b_ih, need_b_hh = needs
-        bias = bias_grad(grad_gates, 1) if need_b_ih or need_b_hh else None
-        return (buffers.matmul(grad_gates, w_ih) if need_x else None,
-                buffers.matmul(grad_gates, w_hh) if need_h else None,
-                grad_c * f if need_c else None,
-                buffers.matmul(grad_gates.T, x) if need_w_ih else None,
-                buffers.matmul(grad_gates.T, h) if need_w_hh else None,
-                bias if need_b_ih else None,
-                (bias.copy() if need_b_ih else bias) if need_b_hh else None)
-
-    @staticmethod
-    def derivative(ctx, grad_h, grad_c, *inputs):
-        return _gradients_of(lstm_cell, inputs, (grad_h, grad_c), ctx.needs)
-
-
-def lstm_step(x, h, c, w_ih, w_hh, b_ih, b_hh):
-    """One LSTM step (nn.LSTMCell): the fused node for float32/float64 operands of one
-    dtype outside autocast, lstm_cell's ops otherwise (which also give torch's errors)."""
-    operands = [t for t in (x, h, c, w_ih, w_hh, b_ih, b_hh) if t is not None]
-    if (x.dtype in (_dtype.float32, _dtype.float64) and not is_autocast_enabled("cpu")
-            and all(t.dtype is x.dtype for t in operands) and (b_ih is None) == (b_hh is None)):
-        return _LstmCell.apply(x, h, c, w_ih, w_hh, b_ih, b_hh)
-    return lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh)
 
 
 # ---------------------------------------------------------------- cell steps in ember ops

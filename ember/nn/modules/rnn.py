@@ -13,7 +13,8 @@ from ..._tensor import Tensor
 from ...ops.creation import zeros
 from .. import functional as F
 from .. import init
-from ..functional.rnn import GRULayer, LSTMLayer, RNNLayer, gru_cell, lstm_step, rnn_cell
+from ..functional.rnn import GRULayer, LSTMLayer, RNNLayer
+from ..functional.rnn_cell import gru_step, lstm_step, rnn_step
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from .module import Module
@@ -363,7 +364,7 @@ class RNNCell(RNNCellBase):
         input, hx, unbatched = self._batched(input, hx)
         h = self._zeros(input) if hx is None else hx
         self._check(input, h)
-        out = rnn_cell(input, h, *self._weights(), self.nonlinearity)
+        out = rnn_step(input, h, *self._weights(), self.nonlinearity)
         return out.squeeze(0) if unbatched else out
 
 
@@ -391,5 +392,5 @@ class GRUCell(RNNCellBase):
         input, hx, unbatched = self._batched(input, hx)
         h = self._zeros(input) if hx is None else hx
         self._check(input, h)
-        out = gru_cell(input, h, *self._weights())
+        out = gru_step(input, h, *self._weights())
         return out.squeeze(0) if unbatched else out
