@@ -85,12 +85,16 @@ def test_error_gives_traceback_and_nonzero_exit(tmp_path):
 PROGRAMS = {
     "shows_its_place": "import sys\nprint(__name__, sys.argv, repr(sys.path[0]), __file__)\n",
     "raises": "def fail():\n    return 1 / 0\n\nfail()\n",
+    # Python offers "Did you mean: 'len'?" (the annotated transformer's stray `alt`)
+    "misspells_a_name": "def fail():\n    return lenn([])\n\nfail()\n",
+    "misspells_an_attribute": "import collections\ncollections.dequ\n",
     "syntax_error": "x = (1 +\n",
     "exits_with_code": "raise SystemExit(3)\n",
     "exits_with_message": "import sys\nsys.exit('bad input')\n",
 }
 CASES = [(mode, "shows_its_place") for mode in ("script", "-m")] + \
     [(mode, "raises") for mode in ("script", "-m", "-c")] + \
+    [("script", "misspells_a_name"), ("-c", "misspells_an_attribute")] + \
     [("-c", "syntax_error"), ("script", "exits_with_code"), ("-c", "exits_with_message")]
 
 

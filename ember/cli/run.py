@@ -19,7 +19,6 @@ import io
 import os
 import runpy
 import sys
-import traceback
 import types
 
 from .. import compat
@@ -126,7 +125,9 @@ def run(mode: str, target: str, args: list[str], doctor: bool = False) -> int:
         if mode == MODULE and isinstance(error, ImportError) and tb is None:
             print(f"ember run: {error}", file=sys.stderr)  # no such module, as python says
         else:
-            traceback.print_exception(type(error), error, tb)
+            # Python's own hook, as python would call it: it offers "Did you mean ...?" for
+            # a misspelled name, which the traceback module of Python 3.11 does not
+            sys.excepthook(type(error), error.with_traceback(tb), tb)
         return 1
     return 0
 
