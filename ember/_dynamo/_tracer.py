@@ -77,6 +77,7 @@ class Tracer:
         self._reading = None            # the op whose arguments are being named
         self._claimed = False
         self._optimizers = OptimizerSettings(())    # of the optimizers the call reaches
+        self.stores = []                # (module, attribute name): tensors the call kept
 
     # -- start and end --------------------------------------------------------------
     def start(self, objects) -> None:
@@ -122,18 +123,43 @@ class Tracer:
         if self.break_reason is None:
             self._check_unknown_tensors(fn)
         if self.break_reason is None:
-            for module, state in self.modules.values():
-                if not state.matches(module):
-                    self.graph_break(f"the call changed attributes of {type(module).__name__} "
-                                     "(compile replays tensor operations, not Python state)")
-                    break
+            self._find_stores()
         if self.break_reason is None:
+            result = self._with_stored(result)
             outputs = self._outputs(result)
             if self.break_reason is None:
                 self._check_made_outside(result, fn)
             if self.break_reason is None:
                 return self._plan.build(outputs, self.op_names, self._backward)
         return None
+
+    def _find_stores(self) -> None:
+        """The tensors the call kept on its modules' attributes (`self.last_loss = loss`,
+        as karpathy/llama2.c's model does): a replay sets them again, from its own
+        results. Any other change to a module is Python state a plan would not repeat."""
+        self.stores = []
+        for module, state in self.modules.values():
+            changed = state.changed_attributes(module)
+            if changed is None or any(not self._made_here(getattr(module, name))
+                                      for name in changed):
+                self.graph_break(f"the call changed attributes of {type(module).__name__} "
+                                 "(compile replays tensor operations, not Python state)")
+                return
+            self.stores += [(module, name) for name in changed]
+
+    def _made_here(self, value) -> bool:
+        """Whether `value` is a tensor a recorded op of this call made."""
+        if not isinstance(value, Tensor) or id(value) in self._inputs:
+            return False
+        name = self._names.get(id(value._data))
+        return name is not None and name not in self._live
+
+    def _with_stored(self, result):
+        """The call's result, and the tensors it stored on modules, when it stored some:
+        the plan returns both (and they get their backward traced alike)."""
+        if not self.stores:
+            return result
+        return (result, tuple(getattr(module, name) for module, name in self.stores))
 
     def _check_made_outside(self, result, fn) -> None:
         """A returned tensor no recorded op made must have existed before the call (a
@@ -151,9 +177,13 @@ class Tracer:
         (see `_aot.py`), from one gradient input per such result to the gradients of the
         call's inputs and of the existing tensors it read that require grad. The eager
         graph the user gets from this call is kept (retain_graph)."""
-        outputs = [t for t in _tensors_in(result)
+        if self.break_reason is None:
+            self._find_stores()
+        if self.break_reason is not None:
+            return
+        outputs = [t for t in _tensors_in(self._with_stored(result))
                    if t._grad_fn is not None and id(t) not in self._inputs]
-        if self.break_reason is not None or self.backward_ran or not outputs:
+        if self.backward_ran or not outputs:
             return
         targets = [t for t in self._input_tensors if t._requires_grad]
         targets += [t for t in self._live_tensors.values()
@@ -489,9 +519,9 @@ class Tracer:
             self._keep.append(array)
 
 
-def module_state(module) -> "ModuleState":
+def module_state(module, stored: tuple = ()) -> "ModuleState":
     """What a trace depends on in a module (see ModuleState)."""
-    return ModuleState(module)
+    return ModuleState(module, stored)
 
 
 class ModuleState:
@@ -502,16 +532,20 @@ class ModuleState:
     equal value counts as a change (the call traces again). The state keeps the objects it
     saw alive, so that no other object can take one of their ids meanwhile.
 
+    `stored` names the attributes the plan itself sets (a tensor the call keeps on the
+    module, `self.last_loss = loss`): they must be there, holding anything.
+
     `matches(module)`, run by every compiled call for every module it went through, checks
     the cheapest and likeliest changes first: attribute objects and names, the dicts' sizes,
     then what the non-empty dicts hold, then the tensors' metadata."""
 
-    __slots__ = ("names", "ids", "dicts", "sizes", "filled", "tensors", "_held")
+    __slots__ = ("names", "ids", "dicts", "sizes", "filled", "tensors", "stored", "_held")
 
-    def __init__(self, module):
+    def __init__(self, module, stored: tuple = ()):
         attrs = vars(module)
         values = tuple(attrs.values())
-        self.names, self.ids = tuple(attrs), tuple(map(id, values))
+        self.stored = tuple(name in stored for name in attrs) if stored else None
+        self.names, self.ids = tuple(attrs), self._ids(values)
         # the dict attributes (same objects while `ids` match) and their sizes
         self.dicts = tuple(v for v in values if isinstance(v, dict))
         self.sizes = tuple(map(len, self.dicts))
@@ -519,16 +553,34 @@ class ModuleState:
         self.tensors = _tensor_metadata(module)
         self._held = (values, tuple(v for d in self.dicts for v in d.values()))
 
+    def _ids(self, values: tuple) -> tuple:
+        if self.stored is None:
+            return tuple(map(id, values))
+        return tuple(0 if stored else id(v) for v, stored in zip(values, self.stored))
+
     def matches(self, module) -> bool:
         """Whether `module` is still in this state."""
         attrs = vars(module)
-        if tuple(map(id, attrs.values())) != self.ids or tuple(attrs) != self.names or \
+        if tuple(attrs) != self.names or self._ids(tuple(attrs.values())) != self.ids or \
                 tuple(map(len, self.dicts)) != self.sizes:
             return False
         for d, keys, ids in self.filled:
             if tuple(d) != keys or tuple(map(id, d.values())) != ids:
                 return False
         return _tensor_metadata(module) == self.tensors
+
+    def changed_attributes(self, module) -> list | None:
+        """The names of the plain attributes that `module` now holds other objects in (or
+        that it has gained), when nothing else changed; None if something else did."""
+        attrs = vars(module)
+        if tuple(map(len, self.dicts)) != self.sizes or any(
+                tuple(d) != keys or tuple(map(id, d.values())) != ids
+                for d, keys, ids in self.filled) or _tensor_metadata(module) != self.tensors:
+            return None
+        before = dict(zip(self.names, self.ids))
+        if any(name not in attrs for name in before):
+            return None
+        return [name for name, value in attrs.items() if before.get(name) != id(value)]
 
     def __eq__(self, other) -> bool:
         """Two states of the same objects (two traces of one signature)."""

@@ -53,17 +53,28 @@ class _Entry:
     """One traced signature: its guard key, the modules it went through (and their
     state then), and its plan (None: the signature runs eagerly, for `reason`)."""
 
-    __slots__ = ("key", "modules", "plan", "reason", "where", "quiet", "confirmed", "split")
+    __slots__ = ("key", "modules", "plan", "reason", "where", "quiet", "confirmed", "split",
+                 "stores")
 
-    def __init__(self, key, modules, plan, reason, where, quiet=False):
+    def __init__(self, key, modules, plan, reason, where, quiet=False, stores=()):
         self.key, self.modules, self.plan = key, modules, plan
         self.reason, self.where = reason, where
         self.quiet = quiet          # a break torch would not report: no warning
         self.confirmed = False      # a second trace gave the same plan
         self.split = None           # a break's (compiled prefix, rest): see _split.py
+        self.stores = stores        # (module, name): the tensors the plan keeps on modules
 
     def matches(self, key) -> bool:
         return key == self.key and _modules_unchanged(self.modules)
+
+    def run(self, tensors: list):
+        """Replay the plan; set the tensors the call keeps on its modules' attributes."""
+        if not self.stores:
+            return self.plan.run(tensors)
+        result, stored = self.plan.run(tensors)
+        for (module, name), value in zip(self.stores, stored):
+            setattr(module, name, value)
+        return result
 
 
 def _modules_unchanged(modules) -> bool:
@@ -136,7 +147,7 @@ class CompiledFunction:
                     return self._fn(*args, **kwargs)
                 if not entry.confirmed:
                     return self._confirm(entry, tensors, args, kwargs)
-                return entry.plan.run(tensors)
+                return entry.run(tensors)
         sized = self._sized_entry(key)
         if sized is not None:
             return sized.plan.run(tensors)
@@ -177,7 +188,7 @@ class CompiledFunction:
         static = {(i, d) for i, t in enumerate(tensors) for d in marked(t, "static")}
         everything = _Everything()
         varying = [(e, _varying(e.key, key, everything)) for e in self._entries
-                   if e.plan is not None]
+                   if e.plan is not None and not e.stores]
         dims = tuple(sorted({d for _, ds in varying if ds for d in ds}))
         if not dims or static & set(dims):
             return False
@@ -297,6 +308,8 @@ class CompiledFunction:
             raise Unsupported(f"{tracer.break_reason} (fullgraph=True does not allow graph "
                               "breaks)")
         difference = "" if plan is None else entry.plan.difference(plan)
+        if plan is not None and not difference and tracer.stores != entry.stores:
+            difference = "the tensors kept on module attributes"
         if plan is None or difference:
             entry.plan = None
             entry.reason = tracer.break_reason or f"two traces of the call differ: {difference}"
@@ -335,13 +348,18 @@ class CompiledFunction:
             # that swaps their attributes meanwhile (torch.func.functional_call) would
             # otherwise never match again and trace at every call.
             modules = [(module, module_state(module)) for module, _ in modules]
+        elif tracer.stores:
+            # the attributes the plan sets hold a new tensor after every call
+            modules = [(module, module_state(module, tuple(name for m, name in tracer.stores
+                                                           if m is module)))
+                       for module, _ in modules]
         entry = _Entry(key, modules, plan, tracer.break_reason, tracer.break_stack,
-                       quiet=tracer.break_captured)
+                       quiet=tracer.break_captured, stores=tracer.stores)
         self._entries.append(entry)
         if plan is None:
             entry.split = self._split(tracer)
             self._warn_break(entry)
-        else:
+        elif not tracer.stores:     # (templates for other sizes do not carry stores)
             self._generalise(entry, tensors)
         return result
 
