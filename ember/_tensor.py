@@ -235,6 +235,8 @@ class Tensor(StorageMethods):
             return 0
         return self._data.__array_interface__["data"][0]
 
+    const_data_ptr = data_ptr
+
     def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
         n = self._data.ndim if ndim is None else ndim
         bound = max(n, 1)

@@ -193,3 +193,27 @@ def test_custom_fwd_errors_and_cuda_spellings():
     got, ember_warnings = _run_recording(cuda_spelling, ember)
     assert got == expected
     assert ember_warnings == torch_warnings
+
+
+X = np.array([[-1.5, 2.0], [3.0, -4.25]], dtype=np.float32)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: x.polygamma(1),
+    lambda lib, x: x.abs().polygamma_(2),
+    lambda lib, x: x.prelu(lib.tensor([0.25])),
+    lambda lib, x: x.hardshrink(2.5),
+    lambda lib, x: x.hardshrink(),
+    lambda lib, x: x.clone().map_(lib.tensor([1.0, 2.0]), lambda a, b: a * 10 + b),
+], ids=["polygamma", "polygamma_", "prelu", "hardshrink", "hardshrink-default", "map_"])
+def test_tensor_methods(call):
+    """torch's Tensor methods (Tensor.polygamma(n) took n as the tensor before)."""
+    got, expected = call(ember, ember.tensor(X)), call(torch, torch.tensor(X))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5)
+
+
+def test_map_and_const_data_ptr():
+    check_error(lambda lib: lib.tensor(X).map_(lib.ones(3), lambda a, b: a), RuntimeError,
+                r"^The expanded size of the tensor \(2\) must match the existing size \(3\)")
+    x = ember.tensor(X)
+    assert x.const_data_ptr() == x.data_ptr()

@@ -565,3 +565,17 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     index = y_soft.max(dim, keepdim=True)[1]
     y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+# Tensor.prelu(weight) and Tensor.hardshrink(lambd): torch's methods of these two.
+def _prelu_method(self: Tensor, weight: Tensor) -> Tensor:
+    """prelu of self with `weight` (torch.nn.functional.prelu)."""
+    return prelu(self, weight)
+
+
+def _hardshrink_method(self: Tensor, lambd: float = 0.5) -> Tensor:
+    """hardshrink of self (torch.nn.functional.hardshrink)."""
+    return hardshrink(self, lambd)
+
+
+Tensor.prelu, Tensor.hardshrink = _prelu_method, _hardshrink_method

@@ -39,9 +39,31 @@ def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
     return where(condition, self, other)
 
 
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """psi^(n) of self (torch.polygamma(n, self))."""
+    return unary.polygamma(n, self)
+
+
+def _polygamma_inplace(self: Tensor, n: int) -> Tensor:
+    """In-place Tensor.polygamma: writes psi^(n) of self into self, returns self."""
+    return self._inplace(lambda s: unary.polygamma(n, s))
+
+
+def _map_(self: Tensor, tensor: Tensor, callable) -> Tensor:
+    """Legacy, in place: each element of self becomes callable(it, the matching element of
+    `tensor`, broadcast to self's shape), both as Python numbers; returns self."""
+    other = tensor.expand_as(self)
+    values = [callable(a, b) for a, b in zip(self.flatten().tolist(), other.flatten().tolist())]
+    from ..creation import tensor as make_tensor
+    return self.copy_(make_tensor(values, dtype=self.dtype).reshape(self.shape))
+
+
 # Bound here rather than through METHODS: Tensor.where takes self as the chosen values,
-# not as the condition, Tensor.to has no torch.to twin, and real/imag are properties.
+# not as the condition, Tensor.polygamma takes self second, Tensor.to has no torch.to
+# twin, and real/imag are properties.
 Tensor.where = _where_method
+Tensor.polygamma, Tensor.polygamma_ = _polygamma_method, _polygamma_inplace
+Tensor.map_ = _map_
 Tensor.to = to
 Tensor.real = property(unary.real)
 Tensor.imag = property(unary.imag)

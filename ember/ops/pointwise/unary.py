@@ -31,9 +31,11 @@ METHODS = _DIFFERENTIABLE + [
     "conj", "conj_physical", "resolve_conj", "resolve_neg", "angle", "positive", "isnan",
     "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit", "is_nonzero",
     "is_same_size", "is_conj", "is_neg", "is_inference"]
-# sqrt_ has a direct path in pointwise.binary; polygamma_ takes n first, unlike the others.
+# sqrt_ has a direct path in pointwise.binary; polygamma takes n first, unlike the others,
+# so its methods are bound in pointwise/__init__.py.
 INPLACE = [n for n in _DIFFERENTIABLE if n not in ("sqrt", "polygamma")]
 __all__ = METHODS + ["real", "imag"]
+METHODS = [n for n in METHODS if n != "polygamma"]
 
 
 def _zero_grad(g, x):
