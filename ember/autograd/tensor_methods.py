@@ -41,6 +41,8 @@ def register_hook(self, hook):
 
 def register_post_accumulate_grad_hook(self, hook):
     """hook(tensor), called after a leaf's gradient has been accumulated into .grad."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self._grad_fn is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                            "tensors")

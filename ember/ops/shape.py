@@ -185,23 +185,24 @@ def expand(input: Tensor, *sizes, size=None, implicit: bool = False) -> Tensor:
     sizes = int_list_argument("expand", "size", sizes, size)
     shape = input._data.shape
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the "
-                           "number of sizes provided ({}) must be greater or equal to the number "
-                           "of dimensions in the tensor ({})".format(len(sizes), len(shape)))
+        raise RuntimeError(f"expand(torch.{input.dtype._legacy_name}{{{list(shape)}}}, "
+                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
+                           "must be greater or equal to the number of dimensions in the "
+                           f"tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
-    target = []
-    for i, s in enumerate(sizes):
-        own = shape[i - lead] if i >= lead else None
+    target = list(sizes)
+    for i in reversed(range(len(sizes))):      # torch checks from the last dim
+        own, s = (shape[i - lead] if i >= lead else None), sizes[i]
         if s == -1:
             if own is None:
                 raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a "
-                                   "leading, non-existing dimension 0")
+                                   f"leading, non-existing dimension {i}")
             s = own
         elif own is not None and own != 1 and own != s:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
                                f"size ({own}) at non-singleton dimension {i}.  Target sizes: "
                                f"{list(sizes)}.  Tensor sizes: {list(shape)}")
-        target.append(int(s))
+        target[i] = int(s)
     return Expand.apply(input, tuple(target))
 
 

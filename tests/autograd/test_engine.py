@@ -309,3 +309,8 @@ def test_an_input_and_its_detached_alias_are_saved_apart(expression):
         g, = lib.autograd.grad((y ** 2).sum(), x, create_graph=True)
         return lib.autograd.grad(g.sum(), x)[0].detach().numpy()
     np.testing.assert_allclose(second(ember), second(torch), rtol=1e-12)
+
+
+def test_post_accumulate_grad_hook_needs_a_tensor_that_requires_grad():
+    check_error(lambda lib: lib.ones(2).register_post_accumulate_grad_hook(print), RuntimeError,
+                "^cannot register a hook on a tensor that doesn't require gradient")

@@ -946,3 +946,14 @@ def test_pow_by_common_exponents_gives_torchs_values(exponent, dtype):
     # the gradient's power (x ** -3, x ** -1.5) is a general one, where torch's own
     # approximation and NumPy's can differ in the last bit
     np.testing.assert_allclose(ember_grad, grad, rtol=4e-7 if dtype == "float32" else 1e-15)
+
+
+@pytest.mark.parametrize("dtype,exponent,match", [
+    ("float32", 2, "has dtype Float but the operation's result requires dtype Double"),
+    ("int64", 2, "has dtype Long but the operation's result requires dtype Double"),
+    ("float64", 1j, "has dtype Double but the operation's result requires dtype ComplexDouble"),
+])
+def test_float_power_in_place_needs_the_double_dtype(dtype, exponent, match):
+    check_error(lambda lib: lib.ones(3, dtype=getattr(lib, dtype)).float_power_(exponent),
+                RuntimeError, "^the base given to float_power_ " + match)
+    check(lambda lib, x: x.double().float_power_(3), (2, 3))

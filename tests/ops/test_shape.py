@@ -718,3 +718,19 @@ def test_as_strided_scatter_memory_order_and_errors():
     check_error(lambda lib: lib.as_strided_scatter(lib.zeros(3), lib.ones(2), (2,), (0,)),
                 RuntimeError, r"unsupported operation: more than one element of the written-to "
                               r"tensor refers to a single memory location")
+
+
+@pytest.mark.parametrize("make,sizes,match", [
+    ("float32", (1,), r"^expand\(torch.FloatTensor\{\[2, 3\]\}, size=\[1\]\): the number of "
+                      r"sizes provided \(1\) must be greater or equal"),
+    ("float64", (4,), r"^expand\(torch.DoubleTensor\{\[2, 3\]\}, size=\[4\]\)"),
+    ("float32", (2, 3, 4), r"^The expanded size of the tensor \(4\) must match the existing "
+                           r"size \(3\) at non-singleton dimension 2"),
+    ("float32", (-1, -1, 3), r"^The expanded size of the tensor \(-1\) isn't allowed in a "
+                             r"leading, non-existing dimension 0"),
+])
+def test_expand_errors(make, sizes, match):
+    """The sizes are checked from the last dim, as torch does (the message for too few
+    sizes raised a TypeError while it was formatted)."""
+    check_error(lambda lib: lib.ones(2, 3, dtype=getattr(lib, make)).expand(*sizes),
+                RuntimeError, match)

@@ -64,6 +64,7 @@ def _map_(self: Tensor, tensor: Tensor, callable) -> Tensor:
 Tensor.where = _where_method
 Tensor.polygamma, Tensor.polygamma_ = _polygamma_method, _polygamma_inplace
 Tensor.map_ = _map_
+Tensor.float_power_ = arithmetic.float_power_
 Tensor.to = to
 Tensor.real = property(unary.real)
 Tensor.imag = property(unary.imag)

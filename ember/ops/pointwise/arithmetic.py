@@ -28,7 +28,7 @@ _OPS = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "neg", "pow",
         "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
         "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isclose",
         "allclose", "equal"]
-_INPLACE = ["neg", "pow", "square", "float_power", "true_divide", "floor_divide", "subtract",
+_INPLACE = ["neg", "pow", "square", "true_divide", "floor_divide", "subtract",
             "multiply", "divide", "negative", "eq", "ne", "lt", "le", "gt", "ge", "greater",
             "greater_equal", "less", "less_equal", "not_equal", "logical_and", "logical_or",
             "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -369,6 +369,18 @@ def float_power(input, exponent, *, out=None) -> Tensor:
     if isinstance(exponent, Tensor):
         exponent = exponent.to(wide)
     return pow(input, exponent, out=out)
+
+
+def float_power_(self: Tensor, exponent) -> Tensor:
+    """In-place float_power: self must already have the double dtype of the result."""
+    complex_exponent = isinstance(exponent, complex) or (isinstance(exponent, Tensor)
+                                                         and exponent.is_complex())
+    wide = _dtype.complex128 if self.is_complex() or complex_exponent else _dtype.float64
+    if self.dtype is not wide:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{scalar_type_name(self.dtype.numpy)} but the operation's result "
+                           f"requires dtype {scalar_type_name(wide.numpy)}")
+    return self._inplace(lambda s, e: float_power(s, e), exponent)
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
