@@ -15,6 +15,7 @@ from .function import Function
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                         set_grad_enabled, is_inference_mode_enabled)
 from .gradcheck import gradcheck, gradgradcheck
+from .variable import Variable
 from . import graph, forward_ad, tensor_methods  # noqa: F401  (tensor_methods binds)
 
 __all__ = ["backward", "grad", "Function", "no_grad", "enable_grad", "set_grad_enabled",
@@ -122,10 +123,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
             g = g.detach()
         result.append(g)
     return tuple(result)
-
-
-def Variable(tensor, requires_grad: bool = False):
-    """The pre-0.4 wrapper: today it is the tensor itself."""
-    if requires_grad:
-        tensor.requires_grad_(True)
-    return tensor

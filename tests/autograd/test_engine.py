@@ -163,6 +163,30 @@ def test_retain_grad_and_leaf_flags():
                 "^can't retain_grad on Tensor that has requires_grad=False")
 
 
+def test_variable_is_a_new_leaf_sharing_storage():
+    # MorvanZhou's 202_variable printed its plain tensor with requires_grad=True: Variable
+    # had set the flag on the tensor it wrapped instead of on a new one.
+    def fn(lib):
+        from_leaf = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+        v = lib.autograd.Variable(from_leaf, requires_grad=True)
+        (v * v).mean().backward()
+        from_leaf.add_(1)  # storage and version counter are shared
+        y = lib.ones(2, requires_grad=True) * 2
+        w = lib.autograd.Variable(y)
+        return (v is from_leaf, from_leaf.requires_grad, v.requires_grad, v.is_leaf, v.grad,
+                v, v._version, w.grad_fn is None, w.requires_grad,
+                isinstance(from_leaf, lib.autograd.Variable), isinstance(3, lib.autograd.Variable),
+                lib.autograd.Variable())
+    same(fn)
+    check_error(lambda lib: lib.autograd.Variable([1, 2]), TypeError,
+                "^Variable data has to be a tensor, but got list")
+    check_error(lambda lib: lib.autograd.Variable(lib.ones(2, dtype=lib.long), True),
+                RuntimeError, "^Only Tensors of floating point and complex dtype")
+    for lib in (torch, ember):
+        with pytest.warns(UserWarning, match="^volatile was removed and now has no effect"):
+            lib.autograd.Variable(lib.ones(2), volatile=True)
+
+
 def test_tensor_hooks():
     def non_leaf(lib):
         x = leaf(lib)
