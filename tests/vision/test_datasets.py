@@ -55,6 +55,17 @@ def test_mnist_family_reads_idx(tmp_path, cls, compress):
     assert len(ds.classes) == 10 and ds.class_to_idx[ds.classes[3]] == 3
 
 
+def test_mnist_old_attribute_names_warn(tmp_path):
+    # MorvanZhou's 401_CNN read train_data.train_data and test_data.test_labels (torchvision
+    # keeps them as warning aliases) and ember said 'MNIST' object has no attribute
+    make_mnist(tmp_path)
+    ds = D.MNIST(str(tmp_path))
+    for old, new in [("train_data", "data"), ("test_data", "data"),
+                     ("train_labels", "targets"), ("test_labels", "targets")]:
+        with pytest.warns(UserWarning, match=f"^{old} has been renamed {new}$"):
+            assert getattr(ds, old) is getattr(ds, new)
+
+
 def test_mnist_transforms_repr_and_loader(tmp_path):
     images, labels = make_mnist(tmp_path)
     tf = T.Compose([T.ToTensor(), T.Normalize((0.1307,), (0.3081,))])

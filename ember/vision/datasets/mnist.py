@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -84,6 +85,27 @@ class MNIST(VisionDataset):
             raise not_found("Dataset not found. You can use download=True to download it",
                             self.raw_folder, files)
         self.data, self.targets = self._load_data()
+
+    # the pre-0.2.2 names, still read by old tutorials; each warns with its new name
+    @property
+    def train_data(self) -> Tensor:
+        warnings.warn("train_data has been renamed data")
+        return self.data
+
+    @property
+    def test_data(self) -> Tensor:
+        warnings.warn("test_data has been renamed data")
+        return self.data
+
+    @property
+    def train_labels(self) -> Tensor:
+        warnings.warn("train_labels has been renamed targets")
+        return self.targets
+
+    @property
+    def test_labels(self) -> Tensor:
+        warnings.warn("test_labels has been renamed targets")
+        return self.targets
 
     @property
     def raw_folder(self) -> str:
