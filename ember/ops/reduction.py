@@ -181,8 +181,9 @@ class Mean(Function):
         ctx.count = count
         if data.dtype == _dtype.bfloat16.numpy or data.dtype == np.float16:
             return data.astype(np.float32).mean(axis=axes, keepdims=keepdim).astype(data.dtype)
-        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Mean of empty slice"
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if count == 0:  # nan, without NumPy's "Mean of empty slice" warning
+                return np.asarray(np.sum(data, axis=axes, keepdims=keepdim) / count)
             return np.asarray(data.mean(axis=axes, keepdims=keepdim))
 
     @staticmethod

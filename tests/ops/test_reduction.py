@@ -126,6 +126,27 @@ def test_empty(case):
     check(EMPTY[case], (0, 3))
 
 
+def test_mean_of_empty_is_nan_silently():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # neither library warns
+        check(lambda lib, x: (x.mean(), x.mean(0), x.mean(1)), (0, 3))
+
+
+def test_mean_leaves_the_warning_registry_alone():
+    # MorvanZhou's 404_autoencoder printed MNIST's "train_data has been renamed data" again
+    # after training: each mean ran warnings.catch_warnings, which resets Python's record
+    # of the warnings already shown, so 'default' warnings repeated.
+    def warn_here():
+        warnings.warn("shown once", UserWarning)
+
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("default")
+        for _ in range(3):
+            warn_here()
+            ember.ones(3, requires_grad=True).mean().backward()
+    assert [str(w.message) for w in shown] == ["shown once"]
+
+
 def test_var_with_too_few_values():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
