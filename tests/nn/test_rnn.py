@@ -68,6 +68,31 @@ def test_lstm_initial_state():
     assert_same([eout, eh, ec], [tout, th, tc], 1e-5, 1e-4)
 
 
+def test_lstm_state_as_a_list():
+    # yunjey's language_model passes [h.detach(), c.detach()] (a list): ember said
+    # 'list' object has no attribute 'shape'
+    tmod, emod = _pair("LSTM", 3, 4, batch_first=True)
+    rng = np.random.default_rng(4)
+    x, h, c = (rng.standard_normal(s).astype(np.float32) for s in [(2, 5, 3), (1, 2, 4), (1, 2, 4)])
+    tout, (th, tc) = tmod(torch.tensor(x), [torch.tensor(h), torch.tensor(c)])
+    eout, (eh, ec) = emod(ember.tensor(x), [ember.tensor(h), ember.tensor(c)])
+    assert_same([eout, eh, ec], [tout, th, tc], 1e-5, 1e-4)
+    eout, (eh, ec) = emod(ember.tensor(x[0]), [ember.tensor(h[:, 0]), ember.tensor(c[:, 0])])
+    tout, (th, tc) = tmod(torch.tensor(x[0]), [torch.tensor(h[:, 0]), torch.tensor(c[:, 0])])
+    assert_same([eout, eh, ec], [tout, th, tc], 1e-5, 1e-4)
+
+
+def test_hidden_state_of_the_wrong_kind():
+    three = lambda lib: [lib.zeros(1, 2, 4)] * 3
+    check_error(lambda lib: lib.nn.LSTM(3, 4)(lib.ones(5, 2, 3), three(lib)), RuntimeError,
+                "^lstm expects two hidden states")
+    check_error(lambda lib: lib.nn.LSTM(3, 4)(lib.ones(5, 2, 3), tuple(three(lib))),
+                RuntimeError, "^lstm expects two hidden states")
+    for kind in (list, tuple):
+        check_error(lambda lib: lib.nn.GRU(3, 4)(lib.ones(5, 2, 3), kind([lib.zeros(1, 2, 4)])),
+                    AttributeError, f"^'{kind.__name__}' object has no attribute 'dim'")
+
+
 @pytest.mark.parametrize("cls_name", ["LSTM", "GRU"])
 def test_packed_sequences(cls_name):
     tmod, emod = _pair(cls_name, 3, 4, num_layers=2, bidirectional=True)

@@ -171,7 +171,23 @@ class RNNBase(Module):
                 raise RuntimeError(f"Expected hidden{which} size {shape}, got {list(s.shape)}")
         return hx
 
+    def _as_hidden(self, hx):
+        """hx as forward uses it: LSTM's (h, c) as a tuple (torch takes a list too), the
+        others' state as a Tensor."""
+        if hx is None:
+            return None
+        if self.mode == "LSTM":
+            if isinstance(hx, (list, tuple)):
+                if len(hx) != 2:
+                    raise RuntimeError("lstm expects two hidden states")
+                return tuple(hx)
+            return hx
+        if not isinstance(hx, Tensor):
+            raise AttributeError(f"'{type(hx).__name__}' object has no attribute 'dim'")
+        return hx
+
     def forward(self, input, hx=None):
+        hx = self._as_hidden(hx)
         packed = isinstance(input, PackedSequence)
         lengths = None
         if packed:
