@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import random
 import sys
 from collections.abc import Iterator
 
@@ -43,6 +44,12 @@ from ._plan import Plan
 _NODE_FIELDS = frozenset({"_edges", "_input_meta", "needs_input_grad", "_saved", "_raw_saved",
                           "_non_differentiable", "_outputs_saved", "_output_meta", "_dirty",
                           "_anomaly_trace", "materialize_grads"})
+
+
+def _host_random_states() -> tuple:
+    """The states of Python's random module and of NumPy's global generator."""
+    kind, key, *position = np.random.get_state()
+    return random.getstate(), (kind, key.tobytes(), *position)
 
 
 class GraphBreak(Exception):
@@ -84,6 +91,20 @@ class Tracer:
         """Note the settings of the optimizers among `objects` (what the function refers
         to, its arguments) before the call (_optimizer_settings.py)."""
         self._optimizers = OptimizerSettings(objects)
+        self._host_random = _host_random_states()
+
+    def _check_host_random(self) -> None:
+        """A plan replays ember's random ops, not Python code that draws from Python's or
+        NumPy's global generators (`for _ in range(random.randint(0, 3))` in forward): a
+        call that drew from them runs eagerly (torch breaks the graph there too)."""
+        python_state, numpy_state = _host_random_states()
+        for name, before, after in [("Python's random module", self._host_random[0],
+                                     python_state),
+                                    ("NumPy's global random generator", self._host_random[1],
+                                     numpy_state)]:
+            if after != before:
+                self.graph_break(f"the call drew numbers from {name}, which a plan would "
+                                 "not draw again")
 
     def _check_optimizer_settings(self) -> None:
         if self._optimizers.changed():
@@ -120,6 +141,7 @@ class Tracer:
         """The plan of the traced call of `fn` whose return value is `result`, or None when
         the call broke the graph (see `break_reason`)."""
         self._check_optimizer_settings()
+        self._check_host_random()
         if self.break_reason is None:
             self._check_unknown_tensors(fn)
         if self.break_reason is None:
