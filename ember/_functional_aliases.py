@@ -218,9 +218,11 @@ def kl_div(input: Tensor, target: Tensor, reduction: int = 1, *,
            log_target: bool = False) -> Tensor:
     """Mean over every element for reduction=1 (torch's top-level form has no 'batchmean',
     so F.kl_div's warning about 'mean' does not apply)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return F.kl_div(input, target, reduction=_REDUCTIONS[reduction], log_target=log_target)
+    name = _REDUCTIONS[reduction]
+    # reduced here: F.kl_div's 'mean' warns, and silencing it with warnings.catch_warnings
+    # would reset Python's record of the warnings already shown
+    loss = F.kl_div(input, target, reduction="none", log_target=log_target)
+    return loss.mean() if name == "mean" else loss.sum() if name == "sum" else loss
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
