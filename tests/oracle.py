@@ -259,3 +259,20 @@ def check_jvp(fn, *specs, dtype="float32", atol=None, rtol=None, seed=0, positiv
             continue
         assert et is not None, f"output {i}: torch has a tangent, ember has none"
         assert_same(et, tt, atol, rtol, f"tangent of output {i}")
+
+
+def keeps_warnings_shown_once(call) -> bool:
+    """Whether a 'default' warning given before each of three calls of `call` is still shown
+    once: an op that runs warnings.catch_warnings resets Python's record of the warnings
+    already shown, and the warning then repeats after every call."""
+    import warnings
+
+    def warn_here():
+        warnings.warn("shown once", UserWarning)
+
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("default")
+        for _ in range(3):
+            warn_here()
+            call()
+    return [str(w.message) for w in shown] == ["shown once"]
