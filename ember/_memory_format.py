@@ -171,6 +171,23 @@ def new_layout(data: np.ndarray, fmt, function: str) -> np.ndarray:
     return data if fmt is contiguous_format else in_format(data, fmt)
 
 
+def fill_order(shape: tuple, strides: tuple) -> tuple | None:
+    """The dims, outermost first, of a dense tensor that is not row-major (a permutation of
+    a contiguous block, such as a transpose or channels_last): empty_like keeps such a
+    layout and torch's kernels draw into it in memory order. None for a row-major or a
+    non-dense tensor (its empty_like is row-major)."""
+    expected = 1
+    for dim in sorted(range(len(shape)), key=lambda d: (abs(strides[d]), d)):
+        if shape[dim] == 1:
+            continue
+        if abs(strides[dim]) != expected:
+            return None
+        expected *= shape[dim]
+    order = tuple(sorted(range(len(shape)), key=lambda d: -abs(strides[d])))
+    sized = [d for d in order if shape[d] != 1]
+    return None if sized == sorted(sized) else order
+
+
 def _is_dense(array: np.ndarray) -> bool:
     """Whether `array` covers its memory exactly once: a permutation of a contiguous block."""
     expected = array.itemsize

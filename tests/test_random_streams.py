@@ -326,3 +326,21 @@ def test_long_reads_of_the_stream(draw, kernels):
     """Reads of thousands of words (numba's twin runs the twister itself for them) give
     torch's numbers and leave torch's state."""
     _exact(draw)
+
+
+@pytest.mark.parametrize("layout", ["transposed", "permuted", "channels_last", "strided"])
+@pytest.mark.parametrize("factory", ["rand_like", "randn_like", "randint_like"])
+def test_like_factories_draw_in_the_results_memory_order(layout, factory):
+    """rand_like(x.t()) keeps x.t()'s strides and draws along that memory, as torch does."""
+    make = {"transposed": lambda t: t.arange(24.0).reshape(4, 6).t(),
+            "permuted": lambda t: t.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1),
+            "channels_last": lambda t: t.ones(2, 3, 4, 5).to(memory_format=t.channels_last),
+            "strided": lambda t: t.arange(24.0).reshape(4, 6)[:, ::2]}[layout]
+
+    def draw(t):
+        like = make(t)
+        out = t.randint_like(like, 10) if factory == "randint_like" else \
+            getattr(t, factory)(like)
+        assert out.stride() == t.empty_like(like).stride()
+        return out.contiguous()
+    (_close if factory == "randn_like" else _exact)(draw)

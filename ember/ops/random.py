@@ -11,7 +11,7 @@ from .._random import default_generator
 from .._recorded_call import replayed_call
 from .._tensor import Tensor
 from ._nondifferentiable import recorded
-from .creation import _finish, laid_out_like, meta_result, on_meta, size_argument, size_from_args
+from .creation import _finish, meta_result, on_meta, size_argument, size_from_args
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
            "rand_like", "randn_like", "randint_like", "poisson"]
@@ -201,22 +201,30 @@ def poisson(input: Tensor, generator=None) -> Tensor:
     return Tensor._wrap(_sampling.poisson(generator or default_generator, input._data))
 
 
+def _drawn_like(input: Tensor, dtype, device, requires_grad: bool, memory_format, layout,
+                fill) -> Tensor:
+    """A random *_like factory's result: laid out as empty_like lays it out (a dense input's
+    own strides under preserve_format), then filled in place in memory order, as torch's
+    factories fill it (so rand_like(x.t()) draws along x's memory, not along its rows)."""
+    from .creation import empty_like
+    t = empty_like(input, dtype=dtype or input.dtype, layout=layout, memory_format=memory_format,
+                   device=input.device if device is None else device)
+    fill(t)
+    return t.requires_grad_() if requires_grad else t
+
+
 @recorded("rand_like")
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format) -> Tensor:
     """rand with input's shape (and dtype, unless given)."""
-    t = rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad,
-             device=input.device if device is None else device)
-    return laid_out_like(t, input, memory_format, "rand_like", layout)
+    return _drawn_like(input, dtype, device, requires_grad, memory_format, layout, uniform_)
 
 
 @recorded("randn_like")
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format) -> Tensor:
     """randn with input's shape (and dtype, unless given)."""
-    t = randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad,
-             device=input.device if device is None else device)
-    return laid_out_like(t, input, memory_format, "randn_like", layout)
+    return _drawn_like(input, dtype, device, requires_grad, memory_format, layout, normal_)
 
 
 @recorded("randint_like")
@@ -226,9 +234,8 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
     is high."""
     if high is None:
         low, high = 0, low
-    t = randint(low, high, input.shape, dtype=dtype or input.dtype,
-                device=input.device if device is None else device)
-    return laid_out_like(t, input, memory_format, "randint_like", layout)
+    return _drawn_like(input, dtype, device, requires_grad, memory_format, layout,
+                       lambda t: random_(t, low, high))
 
 
 # ---------------------------------------------------------------- in-place fillers

@@ -149,3 +149,37 @@ def test_dropout_gradient_is_differentiable_like_torch(inplace):
         np.testing.assert_allclose(d_u.numpy(), first.detach().numpy(), rtol=1e-12)
         graphs.append(_node_names(first))
     assert graphs[1] == graphs[0]
+
+
+_LAYOUTS = {
+    "transposed": lambda lib: lib.arange(1.0, 25.0).reshape(4, 6).t(),
+    "permuted": lambda lib: lib.arange(1.0, 25.0).reshape(2, 3, 4).permute(2, 0, 1),
+    "channels_last": lambda lib: lib.arange(1.0, 121.0).reshape(2, 3, 4, 5).to(
+        memory_format=lib.channels_last),
+    "strided": lambda lib: lib.arange(1.0, 25.0).reshape(4, 6)[:, ::2],
+}
+
+
+@pytest.mark.parametrize("layout", _LAYOUTS)
+@pytest.mark.parametrize("name", ["dropout", "alpha_dropout"])
+def test_masks_follow_a_dense_inputs_memory(layout, name):
+    """torch draws the mask of empty_like(input), which keeps a transposed or channels_last
+    layout, in memory order (a Transformer's attention output is such a transpose: its
+    dropout1 masked other elements than torch's)."""
+    def masked(lib):
+        lib.manual_seed(3)
+        out = getattr(lib.nn.functional, name)(_LAYOUTS[layout](lib), 0.5, True)
+        return out.contiguous().numpy(), lib.rand(1).item()
+    (got, after), (expected, torch_after) = masked(ember), masked(torch)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    assert after == torch_after
+
+
+def test_transformer_layer_trains_as_torch_with_dropout():
+    def output(lib):
+        lib.manual_seed(0)
+        x = lib.randn(4, 8, 16)
+        layer = lib.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.1,
+                                               batch_first=True, norm_first=True)
+        return layer(x).detach().numpy()
+    np.testing.assert_allclose(output(ember), output(torch), rtol=1e-4, atol=1e-5)

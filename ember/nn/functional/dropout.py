@@ -7,6 +7,7 @@ import numpy as np
 
 from ..._cpu import kernels
 from ..._cpu.dropout import dropout_factor
+from ..._memory_format import fill_order
 from ... import _sampling
 from ..._random import default_generator
 from ..._recorded_call import replayed_call
@@ -52,11 +53,20 @@ def _apply(input: Tensor, mask: np.ndarray, shift, inplace: bool,
 
 
 @replayed_call
-def keep_draws(shape, p: float) -> np.ndarray:
+def keep_draws(shape, p: float, order: tuple | None = None) -> np.ndarray:
     """Which elements dropout keeps (bool, True with probability 1 - p), drawn from the
     default generator as torch's bernoulli_(1 - p) draws them, so a seed gives torch's
-    masks. A replayed call: a compiled plan draws a fresh mask at each call."""
-    return _sampling.bernoulli(default_generator, shape, 1 - p)
+    masks: along the dims in `order` (outermost first) when given, as torch draws a mask
+    laid out like a transposed or channels_last input (_memory_format.fill_order). A
+    replayed call: a compiled plan draws a fresh mask at each call."""
+    if order is None:
+        return _sampling.bernoulli(default_generator, shape, 1 - p)
+    drawn = _sampling.bernoulli(default_generator, tuple(shape[d] for d in order), 1 - p)
+    return drawn.transpose(np.argsort(order))
+
+
+def _order_of(input: Tensor) -> tuple | None:
+    return fill_order(tuple(input.shape), input.stride())
 
 
 @replayed_call
@@ -91,7 +101,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     _check_p(p)
     if not training or p == 0:
         return input
-    keep = keep_draws(input.shape, p)
+    keep = keep_draws(input.shape, p, _order_of(input))
     if inplace:
         return input._inplace(lambda x: Dropout.apply(x, keep, p))
     return Dropout.apply(input, keep, p)
@@ -177,16 +187,17 @@ def _alpha(input: Tensor, p: float, training: bool, inplace: bool, mask_shape) -
     _check_p(p)
     if not training or p == 0:
         return input
-    mask, shift = _alpha_mask_and_shift(mask_shape, p, input.dtype.numpy)
+    order = _order_of(input) if mask_shape == tuple(input.shape) else None
+    mask, shift = _alpha_mask_and_shift(mask_shape, p, input.dtype.numpy, order)
     return _apply(input, mask, shift, inplace)
 
 
 @replayed_call
-def _alpha_mask_and_shift(mask_shape, p: float, dtype) -> tuple:
+def _alpha_mask_and_shift(mask_shape, p: float, dtype, order=None) -> tuple:
     """Alpha dropout's factor and shift per element (a kept element keeps mean and
     variance, a dropped one becomes SELU's saturation value), from fresh draws: a
     replayed call, so that a compiled plan draws at each call."""
-    keep = keep_draws(mask_shape, p).astype(dtype)
+    keep = keep_draws(mask_shape, p, order).astype(dtype)
     if p == 1:
         return keep * 0, np.zeros(mask_shape, dtype)
     a = 1.0 / np.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
