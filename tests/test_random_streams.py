@@ -344,3 +344,17 @@ def test_like_factories_draw_in_the_results_memory_order(layout, factory):
         assert out.stride() == t.empty_like(like).stride()
         return out.contiguous()
     (_close if factory == "randn_like" else _exact)(draw)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda t: t.multinomial((t.arange(1.0, 25.0).reshape(4, 6) / 30).t(), 2),
+    lambda t: t.distributions.Categorical(probs=(t.arange(1.0, 25.0).reshape(4, 6)).t())
+    .sample(),
+    lambda t: t.nn.functional.gumbel_softmax((t.arange(24.0).reshape(4, 6) / 30).t()),
+    lambda t: t.bernoulli((t.arange(24.0).reshape(4, 6) / 30).t()),
+    lambda t: t.normal((t.arange(24.0).reshape(4, 6) / 30).t(), 1.0),
+], ids=["multinomial", "Categorical", "gumbel_softmax", "bernoulli", "normal"])
+def test_samplers_of_transposed_parameters(draw, request):
+    """multinomial draws its noise into empty_like(probs) (along a transposed input's
+    memory); gumbel_softmax asks for row-major noise whatever the logits' layout."""
+    (_close if request.node.callspec.id in ("gumbel_softmax", "normal") else _exact)(draw)

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _dtype, _sampling
 from .._layout import check_layout
-from .._memory_format import preserve_format
+from .._memory_format import fill_order, preserve_format
 from .._random import default_generator
 from .._recorded_call import replayed_call
 from .._tensor import Tensor
@@ -179,8 +179,12 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     weights = rows.astype(input._data.dtype) if input._data.dtype in (np.float32, np.float64) \
         else rows.astype(np.float32)
     if not replacement or num_samples == 1:
-        # torch's way: the largest weight / Exp(1) draws (the Gumbel-max trick, exponentiated)
-        keys = weights / _sampling.exponential(gen, weights.shape, 1.0, weights.dtype)
+        # torch's way: the largest weight / Exp(1) draws (the Gumbel-max trick, exponentiated),
+        # drawn into empty_like(input): along a transposed input's memory
+        order = fill_order(tuple(input.shape), input.stride()) or tuple(range(probs.ndim))
+        noise = _sampling.exponential(gen, tuple(probs.shape[d] for d in order), 1.0,
+                                      weights.dtype).transpose(np.argsort(order))
+        keys = weights / noise.reshape(weights.shape)
         out = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
     else:
         out = np.empty((rows.shape[0], num_samples), dtype=np.int64)

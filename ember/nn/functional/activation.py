@@ -21,6 +21,7 @@ from ..._cpu import kernels
 from ..._cpu.activation import GELU_TANH_CUBIC, GELU_TANH_SCALE, INV_SQRT_2PI, ONE_SIXTH_FLOAT32
 from ..._random import default_generator
 from ..._recorded_call import replayed_call
+from ..._memory_format import contiguous_format
 from ..._modes import current as modes
 from ..._tensor import Tensor
 from ...autograd.function import Function
@@ -558,7 +559,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
                            f"{logits.dtype.scalar_name}")
-    gumbels = -empty_like(logits).exponential_().log()
+    # drawn row-major whatever logits' layout (torch asks for legacy_contiguous_format)
+    gumbels = -empty_like(logits, memory_format=contiguous_format).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
         return y_soft
