@@ -118,8 +118,59 @@ def rgb_to_grayscale(img, num_output_channels: int):
     return gray
 
 
+def _image_ops(img, name: str, *args):
+    assert_pil(img)
+    from PIL import ImageOps
+    return getattr(ImageOps, name)(img, *args)
+
+
+def invert(img):
+    return _image_ops(img, "invert")
+
+
+def posterize(img, bits: int):
+    return _image_ops(img, "posterize", bits)
+
+
+def solarize(img, threshold: int):
+    return _image_ops(img, "solarize", threshold)
+
+
+def autocontrast(img):
+    return _image_ops(img, "autocontrast")
+
+
+def equalize(img):
+    return _image_ops(img, "equalize")
+
+
+def adjust_sharpness(img, factor: float):
+    return _enhance(img, "Sharpness", factor)
+
+
+def adjust_gamma(img, gamma: float, gain: float = 1.0):
+    """Map each level v of the RGB image to int(255.999 * gain * (v / 255) ** gamma)."""
+    assert_pil(img)
+    if gamma < 0:
+        raise ValueError("Gamma should be a non-negative real number")
+    mode = img.mode
+    table = [int((255 + 1 - 1e-3) * gain * pow(v / 255.0, gamma)) for v in range(256)]
+    return img.convert("RGB").point(table * 3).convert(mode)
+
+
+def get_image_size(img) -> list:
+    _, height, width = get_dimensions(img)
+    return [width, height]
+
+
+def get_image_num_channels(img) -> int:
+    return get_dimensions(img)[0]
+
+
+def to_grayscale(img, num_output_channels: int):
+    return rgb_to_grayscale(img, num_output_channels)
+
+
 # torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["get_image_size", "get_image_num_channels", "adjust_gamma", "affine",
-                "perspective", "to_grayscale", "invert", "posterize", "solarize",
-                "adjust_sharpness", "autocontrast", "equalize"]
+_UNAVAILABLE = ["affine", "perspective"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

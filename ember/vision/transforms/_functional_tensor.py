@@ -353,8 +353,128 @@ def rotation_matrix(angle: float, center: list) -> list:
     return matrix
 
 
+# --- colour operations of the auto-augment policies -----------------------------------
+
+def _assert_color_image(img: Tensor) -> None:
+    """A (..., 1 or 3, H, W) tensor image, as torchvision's colour operations require."""
+    assert_image_tensor(img)
+    if img.ndim < 3:
+        raise TypeError(f"Input image tensor should have at least 3 dimensions, but found "
+                        f"{img.ndim}")
+    assert_channels(img, [1, 3])
+
+
+def _assert_uint8(img: Tensor) -> None:
+    if img.dtype is not _dtype.uint8:
+        raise TypeError(f"Only torch.uint8 image tensors are supported, but found {img.dtype}")
+
+
+def _inverted(data: np.ndarray) -> np.ndarray:
+    top = 1.0 if data.dtype.kind == "f" else np.iinfo(data.dtype).max
+    return (data.dtype.type(top) - data).astype(data.dtype)
+
+
+def invert(img: Tensor) -> Tensor:
+    _assert_color_image(img)
+    return _wrap(_inverted(img.numpy(force=True)))
+
+
+def posterize(img: Tensor, bits: int) -> Tensor:
+    _assert_color_image(img)
+    _assert_uint8(img)
+    keep = np.uint8((0xFF << (8 - bits)) & 0xFF)  # the top `bits` bits
+    return _wrap(img.numpy(force=True) & keep)
+
+
+def solarize(img: Tensor, threshold: float) -> Tensor:
+    _assert_color_image(img)
+    if threshold > max_value(img.dtype):
+        raise TypeError("Threshold should be less than bound of img.")
+    data = img.numpy(force=True)
+    work = data.dtype if data.dtype.kind == "f" else np.dtype(np.float32)
+    return _wrap(np.where(data >= work.type(threshold), _inverted(data), data))
+
+
+def _blend_same(img: np.ndarray, other: np.ndarray, ratio: float) -> np.ndarray:
+    """ratio * img + (1 - ratio) * other in float32 (float64 stays), clamped to the
+    intensity range and truncated back to img's type, as torchvision's _blend."""
+    work = img.dtype if img.dtype.kind == "f" else np.dtype(np.float32)
+    bound = 1.0 if img.dtype.kind == "f" else float(np.iinfo(img.dtype).max)
+    out = work.type(ratio) * img.astype(work) + work.type(1.0 - ratio) * other.astype(work)
+    return np.clip(out, 0, bound).astype(img.dtype)
+
+
+def adjust_sharpness(img: Tensor, factor: float) -> Tensor:
+    """Blend with the image smoothed by the 3x3 kernel [[1,1,1],[1,5,1],[1,1,1]] / 13 (the
+    one-pixel border is left as is)."""
+    if factor < 0:
+        raise ValueError(f"sharpness_factor ({factor}) is not non-negative.")
+    assert_image_tensor(img)
+    assert_channels(img, [1, 3])
+    if img.shape[-1] <= 2 or img.shape[-2] <= 2:
+        return img
+    data, dtype = _float_array(img)
+    kernel = np.ones((3, 3), dtype=data.dtype)
+    kernel[1, 1] = 5.0
+    kernel /= kernel.sum()
+    windows = np.lib.stride_tricks.sliding_window_view(data, (3, 3), axis=(-2, -1))
+    smooth = np.einsum("...ij,ij->...", windows, kernel)
+    degenerate = img.numpy(force=True).copy()
+    degenerate[..., 1:-1, 1:-1] = _cast_back(smooth, dtype)
+    return _wrap(_blend_same(img.numpy(force=True), degenerate, factor))
+
+
+def autocontrast(img: Tensor) -> Tensor:
+    """Stretch each channel linearly so its minimum becomes 0 and its maximum full
+    intensity; flat channels are left as they are."""
+    _assert_color_image(img)
+    data, dtype = _float_array(img)
+    bound = data.dtype.type(max_value(img.dtype))
+    low = data.min(axis=(-2, -1), keepdims=True)
+    high = data.max(axis=(-2, -1), keepdims=True)
+    with np.errstate(divide="ignore"):
+        scale = np.reciprocal(high - low) * bound  # torch's bound / t: reciprocal, then times
+    flat = ~np.isfinite(scale)
+    low, scale = np.where(flat, 0, low), np.where(flat, 1, scale)
+    return _wrap(np.clip((data - low) * scale, 0, bound).astype(dtype))
+
+
+def _equalize_channel(plane: np.ndarray) -> np.ndarray:
+    """Map one uint8 plane through the lookup table that flattens its histogram."""
+    hist = np.bincount(plane.ravel(), minlength=256)
+    step = hist[hist != 0][:-1].sum() // 255
+    if step == 0:
+        return plane
+    lut = (np.cumsum(hist) + step // 2) // step
+    lut = np.clip(np.concatenate([[0], lut[:-1]]), 0, 255)  # shifted right by one level
+    return lut[plane].astype(np.uint8)
+
+
+def equalize(img: Tensor) -> Tensor:
+    assert_image_tensor(img)
+    if not 3 <= img.ndim <= 4:
+        raise TypeError(f"Input image tensor should have 3 or 4 dimensions, but found "
+                        f"{img.ndim}")
+    _assert_uint8(img)
+    assert_channels(img, [1, 3])
+    data = img.numpy(force=True)
+    planes = data.reshape(-1, *data.shape[-2:])
+    return _wrap(np.stack([_equalize_channel(p) for p in planes]).reshape(data.shape))
+
+
+def adjust_gamma(img: Tensor, gamma: float, gain: float = 1) -> Tensor:
+    if not isinstance(img, Tensor):
+        raise TypeError("Input img should be a Tensor.")
+    assert_channels(img, [1, 3])
+    if gamma < 0:
+        raise ValueError("Gamma should be a non-negative real number")
+    data = convert_image_dtype(img, _dtype.float32) if not img.is_floating_point() else img
+    data = data.numpy(force=True)
+    out = np.clip(data.dtype.type(gain) * np.power(data, data.dtype.type(gamma)), 0, 1)
+    return convert_image_dtype(_wrap(out.astype(data.dtype)), img.dtype)
+
+
 # torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["get_image_size", "get_image_num_channels", "adjust_gamma", "affine", "rotate",
-                "perspective", "invert", "posterize", "solarize", "adjust_sharpness",
-                "autocontrast", "equalize", "normalize", "erase", "elastic_transform"]
+_UNAVAILABLE = ["get_image_size", "get_image_num_channels", "affine", "rotate",
+                "perspective", "normalize", "erase", "elastic_transform"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

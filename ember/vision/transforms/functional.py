@@ -20,7 +20,9 @@ __all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_n
            "to_tensor", "pil_to_tensor", "to_pil_image", "convert_image_dtype", "normalize",
            "resize", "crop", "center_crop", "resized_crop", "hflip", "vflip", "pad", "rotate",
            "adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue",
-           "rgb_to_grayscale", "to_grayscale", "gaussian_blur", "erase"]
+           "rgb_to_grayscale", "to_grayscale", "gaussian_blur", "erase", "invert",
+           "posterize", "solarize", "adjust_sharpness", "autocontrast", "equalize",
+           "adjust_gamma"]
 
 
 class InterpolationMode(Enum):
@@ -385,6 +387,49 @@ def to_grayscale(img, num_output_channels: int = 1):
     return F_pil.rgb_to_grayscale(img, num_output_channels)
 
 
+def _dispatch(name: str, img, *args):
+    """Call the tensor or the PIL implementation of `name` for img."""
+    return getattr(F_t if isinstance(img, Tensor) else F_pil, name)(img, *args)
+
+
+def invert(img):
+    """Invert the colours: v becomes (full intensity - v)."""
+    return _dispatch("invert", img)
+
+
+def posterize(img, bits: int):
+    """Keep the top `bits` bits (0-8) of each channel (uint8 tensors or PIL images)."""
+    if not 0 <= bits <= 8:
+        raise ValueError(f"The number if bits should be between 0 and 8. Got {bits}")
+    return _dispatch("posterize", img, bits)
+
+
+def solarize(img, threshold: float):
+    """Invert the pixels whose value is at least threshold."""
+    return _dispatch("solarize", img, threshold)
+
+
+def adjust_sharpness(img, sharpness_factor: float):
+    """Blend with a smoothed copy: 0 gives the smoothed image, 1 the original, 2 doubles
+    the sharpness."""
+    return _dispatch("adjust_sharpness", img, sharpness_factor)
+
+
+def autocontrast(img):
+    """Stretch each channel so its darkest pixel becomes black and its lightest white."""
+    return _dispatch("autocontrast", img)
+
+
+def equalize(img):
+    """Equalize the histogram of each channel (uint8 tensors or PIL images)."""
+    return _dispatch("equalize", img)
+
+
+def adjust_gamma(img, gamma: float, gain: float = 1):
+    """Gamma correction: v becomes gain * v ** gamma, on intensities scaled to [0, 1]."""
+    return _dispatch("adjust_gamma", img, gamma, gain)
+
+
 # --- filtering and erasing ------------------------------------------------------------
 
 def gaussian_blur(img, kernel_size, sigma=None):
@@ -431,8 +476,6 @@ def erase(img: Tensor, i: int, j: int, h: int, w: int, v, inplace: bool = False)
 
 
 # torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["perspective", "five_crop", "ten_crop", "adjust_gamma", "affine", "invert",
-                "posterize", "solarize", "adjust_sharpness", "autocontrast", "equalize",
-                "elastic_transform"]
+_UNAVAILABLE = ["perspective", "five_crop", "ten_crop", "affine", "elastic_transform"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
 __all__ += _UNAVAILABLE

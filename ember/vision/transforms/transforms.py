@@ -23,7 +23,9 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtyp
            "Normalize", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "RandomRotation", "Pad",
            "ColorJitter", "Grayscale", "RandomGrayscale", "GaussianBlur", "RandomErasing",
-           "Lambda", "RandomApply", "RandomChoice", "RandomOrder", "InterpolationMode"]
+           "Lambda", "RandomApply", "RandomChoice", "RandomOrder", "InterpolationMode",
+           "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness",
+           "RandomAutocontrast", "RandomEqualize"]
 
 
 def _uniform(low: float, high: float) -> float:
@@ -283,26 +285,75 @@ class RandomResizedCrop(Module):
                 f"interpolation={self.interpolation.value}, antialias={self.antialias})")
 
 
-class _RandomFlip(Module):
-    _flip = None
+class _RandomOp(Module):
+    """Apply a functional operation with probability p (torchvision draws `torch.rand(1)`
+    on every call). `_arg` names the attribute passed to the operation after the image."""
+    _op = None
+    _arg = None
 
     def __init__(self, p: float = 0.5):
         super().__init__()
         self.p = p
 
     def forward(self, img):
-        return type(self)._flip(img) if _coin(self.p) else img
+        if not _coin(self.p):
+            return img
+        args = () if self._arg is None else (getattr(self, self._arg),)
+        return type(self)._op(img, *args)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__}(p={self.p})"
+        arg = "" if self._arg is None else f"{self._arg}={getattr(self, self._arg)},"
+        return f"{self.__class__.__name__}({arg}p={self.p})"
 
 
-class RandomHorizontalFlip(_RandomFlip):
-    _flip = staticmethod(F.hflip)
+class RandomHorizontalFlip(_RandomOp):
+    _op = staticmethod(F.hflip)
 
 
-class RandomVerticalFlip(_RandomFlip):
-    _flip = staticmethod(F.vflip)
+class RandomVerticalFlip(_RandomOp):
+    _op = staticmethod(F.vflip)
+
+
+class RandomInvert(_RandomOp):
+    """Invert the colours with probability p."""
+    _op = staticmethod(F.invert)
+
+
+class RandomPosterize(_RandomOp):
+    """Keep the top `bits` bits of each channel with probability p."""
+    _op, _arg = staticmethod(F.posterize), "bits"
+
+    def __init__(self, bits: int, p: float = 0.5):
+        super().__init__(p)
+        self.bits = bits
+
+
+class RandomSolarize(_RandomOp):
+    """Invert the pixels at or above threshold with probability p."""
+    _op, _arg = staticmethod(F.solarize), "threshold"
+
+    def __init__(self, threshold: float, p: float = 0.5):
+        super().__init__(p)
+        self.threshold = threshold
+
+
+class RandomAdjustSharpness(_RandomOp):
+    """Adjust the sharpness by sharpness_factor with probability p."""
+    _op, _arg = staticmethod(F.adjust_sharpness), "sharpness_factor"
+
+    def __init__(self, sharpness_factor: float, p: float = 0.5):
+        super().__init__(p)
+        self.sharpness_factor = sharpness_factor
+
+
+class RandomAutocontrast(_RandomOp):
+    """Autocontrast with probability p."""
+    _op = staticmethod(F.autocontrast)
+
+
+class RandomEqualize(_RandomOp):
+    """Equalize the histogram with probability p."""
+    _op = staticmethod(F.equalize)
 
 
 def _setup_angle(x, name: str) -> list:
@@ -620,7 +671,6 @@ class RandomChoice(RandomTransforms):
 
 # torchvision names ember does not implement: importable, NotImplementedError when used
 _UNAVAILABLE = ["RandomPerspective", "FiveCrop", "TenCrop", "LinearTransformation", "RandomAffine",
-                "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness",
-                "RandomAutocontrast", "RandomEqualize", "ElasticTransform"]
+                "ElasticTransform"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
 __all__ += _UNAVAILABLE

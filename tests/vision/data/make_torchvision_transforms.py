@@ -1,0 +1,117 @@
+"""Write torchvision_transforms.npz, the reference tests/vision/test_transforms_augment.py
+compares ember's augmentation transforms with.
+
+Each case is a Python expression giving a callable (a transform, or a lambda around a
+functional), the name of an input image, a seed and a number of calls. The script seeds
+torch, calls the callable on the image that many times, and saves every output (equal
+outputs once) and a SHA-256 of torch's generator state afterwards; the test evaluates the same expression
+with ember's T and F and must give the same arrays and the same generator state. Needs
+torch and torchvision (0.29 for the committed file):
+python make_torchvision_transforms.py
+"""
+import hashlib
+import json
+import os
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "torchvision_transforms.npz")
+
+
+def images() -> dict:
+    """The small fixed inputs, as arrays: CHW tensors, HWC for the PIL images."""
+    rng = np.random.default_rng(0)
+    u8 = rng.integers(0, 256, (3, 12, 16), dtype=np.uint8)
+    u8[:, :4, :5] = 7  # a flat patch, so equalize and autocontrast see repeated levels
+    return {
+        "u8": u8,
+        "f32": rng.random((3, 12, 16)).astype(np.float32),
+        "u8_batch": rng.integers(0, 256, (2, 3, 12, 16), dtype=np.uint8),
+        "f32_batch": rng.random((2, 1, 12, 16)).astype(np.float32),
+        "gray": (rng.integers(40, 200, (1, 12, 16))).astype(np.uint8),
+        "pil_rgb": u8.transpose(1, 2, 0).copy(),
+        "pil_l": rng.integers(0, 256, (12, 16), dtype=np.uint8),
+    }
+
+
+ALL = ["u8", "f32", "u8_batch", "f32_batch", "gray", "pil_rgb", "pil_l"]
+UINT8 = ["u8", "u8_batch", "gray", "pil_rgb", "pil_l"]
+
+# (expression, inputs, seeds, calls per seed)
+CASES = [
+    ("lambda img: F.invert(img)", ALL, [0], 1),
+    ("lambda img: F.posterize(img, 3)", UINT8, [0], 1),
+    ("lambda img: F.posterize(img, 0)", ["u8"], [0], 1),
+    ("lambda img: F.solarize(img, 128)", UINT8, [0], 1),
+    ("lambda img: F.solarize(img, 0.4)", ["f32", "f32_batch"], [0], 1),
+    ("lambda img: F.adjust_sharpness(img, 0.3)", ALL, [0], 1),
+    ("lambda img: F.adjust_sharpness(img, 2.5)", ALL, [0], 1),
+    ("lambda img: F.autocontrast(img)", ALL, [0], 1),
+    ("lambda img: F.autocontrast(img[..., :1, :, :] * 0 + img[..., :1, :1, :1])",
+     ["u8", "f32"], [0], 1),
+    ("lambda img: F.equalize(img)", ["u8", "u8_batch", "gray", "pil_rgb", "pil_l"], [0], 1),
+    ("lambda img: F.adjust_gamma(img, 0.5)", ALL, [0], 1),
+    ("lambda img: F.adjust_gamma(img, 2.2, gain=1.3)", ALL, [0], 1),
+    ("T.RandomInvert()", ["u8", "pil_rgb"], [0, 1], 4),
+    ("T.RandomPosterize(bits=2, p=0.7)", ["u8_batch", "pil_l"], [0, 5], 4),
+    ("T.RandomSolarize(threshold=100, p=0.4)", ["u8", "pil_rgb"], [2], 4),
+    ("T.RandomAdjustSharpness(sharpness_factor=3.0)", ["f32", "pil_rgb"], [0, 3], 3),
+    ("T.RandomAutocontrast(p=0.6)", ["f32_batch", "pil_l"], [1], 4),
+    ("T.RandomEqualize()", ["u8", "pil_rgb"], [4], 4),
+]
+
+
+def as_input(name: str, array: np.ndarray, torch, to_pil):
+    if name.startswith("pil"):
+        return to_pil(array)
+    return torch.from_numpy(array.copy())
+
+
+def as_array(out) -> np.ndarray:
+    if isinstance(out, (tuple, list)):
+        return np.stack([as_array(o) for o in out])
+    return out.numpy() if hasattr(out, "numpy") else np.asarray(out)
+
+
+def store(arrays: dict, array: np.ndarray) -> str:
+    """Save array under a name made from its contents (equal outputs are stored once)."""
+    digest = hashlib.sha256(array.tobytes() + str((array.dtype, array.shape)).encode())
+    name = "out_" + digest.hexdigest()[:16]
+    arrays[name] = array
+    return name
+
+
+def state_digest(state: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(state).tobytes()).hexdigest()
+
+
+def main() -> None:
+    import torch
+    import torchvision.transforms as T
+    import torchvision.transforms.functional as F
+    from PIL import Image
+    from torchvision.transforms import InterpolationMode
+
+    namespace = {"T": T, "F": F, "InterpolationMode": InterpolationMode, "torch": torch}
+    inputs = images()
+    arrays = {f"input_{name}": array for name, array in inputs.items()}
+    cases = []
+    for expression, names, seeds, calls in CASES:
+        for name in names:
+            for seed in seeds:
+                key = f"case{len(cases)}"
+                torch.manual_seed(seed)
+                transform = eval(expression, namespace)
+                img = as_input(name, inputs[name], torch, Image.fromarray)
+                outputs = [store(arrays, as_array(transform(img))) for _ in range(calls)]
+                cases.append({"key": key, "expression": expression, "input": name,
+                              "seed": seed, "outputs": outputs,
+                              "state": state_digest(torch.get_rng_state().numpy())})
+    arrays["cases"] = np.array(json.dumps(cases))
+    np.savez_compressed(OUT, **arrays)
+    print(f"{len(cases)} cases, {os.path.getsize(OUT)} bytes -> {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""ember.vision.transforms' augmentation operations (the colour operations, affine, the
+auto-augment policies) against torchvision's outputs and random draws, stored by
+data/make_torchvision_transforms.py, and against Pillow and NumPy formulas."""
+import hashlib
+import json
+import os
+
+import numpy as np
+import pytest
+from PIL import Image, ImageEnhance, ImageOps
+
+import ember
+import ember.vision.transforms as T
+import ember.vision.transforms.functional as F
+from ember.vision.transforms import InterpolationMode
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "torchvision_transforms.npz")
+REFERENCE = np.load(DATA)
+CASES = json.loads(str(REFERENCE["cases"]))
+NAMESPACE = {"T": T, "F": F, "InterpolationMode": InterpolationMode, "torch": ember}
+
+
+def reference_input(name: str):
+    array = REFERENCE[f"input_{name}"]
+    return Image.fromarray(array) if name.startswith("pil") else ember.tensor(array)
+
+
+def as_array(out) -> np.ndarray:
+    if isinstance(out, (tuple, list)):
+        return np.stack([as_array(o) for o in out])
+    return out.numpy() if isinstance(out, ember.Tensor) else np.asarray(out)
+
+
+def assert_same_image(out, expected: np.ndarray) -> None:
+    """Exact for integer images (and PIL), to 1e-6 for float images."""
+    out = as_array(out)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    if expected.dtype.kind == "f":
+        np.testing.assert_allclose(out, expected, atol=1e-6, rtol=0)
+    else:
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['expression']}-{c['input']}"
+                         f"-seed{c['seed']}")
+def test_matches_torchvision(case):
+    ember.manual_seed(case["seed"])
+    transform = eval(case["expression"], NAMESPACE)
+    img = reference_input(case["input"])
+    for name in case["outputs"]:
+        assert_same_image(transform(img), REFERENCE[name])
+    state = ember.get_rng_state().numpy().tobytes()
+    assert hashlib.sha256(state).hexdigest() == case["state"]
+
+
+# --- against Pillow and NumPy directly ------------------------------------------------
+
+RNG = np.random.default_rng(1)
+RGB = RNG.integers(0, 256, (10, 9, 3), dtype=np.uint8)
+
+
+@pytest.mark.parametrize("op,pillow", [
+    (F.invert, ImageOps.invert), (F.autocontrast, ImageOps.autocontrast),
+    (F.equalize, ImageOps.equalize),
+    (lambda img: F.posterize(img, 5), lambda img: ImageOps.posterize(img, 5)),
+    (lambda img: F.solarize(img, 90), lambda img: ImageOps.solarize(img, 90)),
+    (lambda img: F.adjust_sharpness(img, 1.7),
+     lambda img: ImageEnhance.Sharpness(img).enhance(1.7))])
+def test_pil_images_go_to_pillow(op, pillow):
+    img = Image.fromarray(RGB)
+    out = op(img)
+    assert out.mode == "RGB"
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(pillow(img)))
+
+
+def test_tensor_formulas():
+    chw = ember.tensor(RGB.transpose(2, 0, 1).copy())
+    data = RGB.transpose(2, 0, 1)
+    np.testing.assert_array_equal(F.invert(chw).numpy(), 255 - data)
+    np.testing.assert_array_equal(F.posterize(chw, 2).numpy(), data & 0b11000000)
+    np.testing.assert_array_equal(F.solarize(chw, 100).numpy(),
+                                  np.where(data >= 100, 255 - data, data))
+    low, high = data.min(axis=(1, 2), keepdims=True), data.max(axis=(1, 2), keepdims=True)
+    stretched = (data - low.astype(np.float32)) * (np.float32(255) / (high - low))
+    np.testing.assert_array_equal(F.autocontrast(chw).numpy(), stretched.astype(np.uint8))
+    floats = ember.tensor(data / 255.0)
+    np.testing.assert_allclose(F.adjust_gamma(floats, 2.0, 0.5).numpy(),
+                               np.clip(0.5 * (data / 255.0) ** 2, 0, 1))
+    assert F.adjust_sharpness(chw[:, :2], 3.0) is not None  # too small: returned as is
+
+
+def test_reprs():
+    assert repr(T.RandomInvert()) == "RandomInvert(p=0.5)"
+    assert repr(T.RandomPosterize(3, p=0.2)) == "RandomPosterize(bits=3,p=0.2)"
+    assert repr(T.RandomSolarize(192.0)) == "RandomSolarize(threshold=192.0,p=0.5)"
+    assert repr(T.RandomAdjustSharpness(2)) == "RandomAdjustSharpness(sharpness_factor=2,p=0.5)"
+    assert repr(T.RandomAutocontrast()) == "RandomAutocontrast(p=0.5)"
+    assert repr(T.RandomEqualize(p=1)) == "RandomEqualize(p=1)"
+
+
+def test_errors():
+    u8 = ember.zeros((3, 4, 5), dtype=ember.uint8)
+    floats = ember.zeros((3, 4, 5))
+    with pytest.raises(ValueError, match="The number if bits should be between 0 and 8. Got 9"):
+        F.posterize(u8, 9)
+    with pytest.raises(TypeError, match="Only torch.uint8 image tensors are supported, but "
+                                        "found torch.float32"):
+        F.posterize(floats, 3)
+    with pytest.raises(TypeError, match="Only torch.uint8 image tensors are supported"):
+        F.equalize(floats)
+    with pytest.raises(TypeError, match="Input image tensor should have 3 or 4 dimensions, "
+                                        "but found 5"):
+        F.equalize(u8[None, None])
+    with pytest.raises(TypeError, match="Input image tensor should have at least 3 "
+                                        "dimensions, but found 2"):
+        F.invert(u8[0])
+    with pytest.raises(TypeError, match="Input image tensor permitted channel values are "
+                                        r"\[1, 3\], but found 2"):
+        F.autocontrast(u8[:2])
+    with pytest.raises(TypeError, match="Threshold should be less than bound of img."):
+        F.solarize(floats, 1.5)
+    with pytest.raises(ValueError, match=r"sharpness_factor \(-1\) is not non-negative."):
+        F.adjust_sharpness(floats, -1)
+    with pytest.raises(ValueError, match="Gamma should be a non-negative real number"):
+        F.adjust_gamma(floats, -1)
+    with pytest.raises(ValueError, match="Gamma should be a non-negative real number"):
+        F.adjust_gamma(Image.fromarray(RGB), -1)
+    with pytest.raises(TypeError, match="img should be PIL Image. Got <class 'list'>"):
+        F.invert([1])
