@@ -127,3 +127,44 @@ def test_errors():
         F.adjust_gamma(Image.fromarray(RGB), -1)
     with pytest.raises(TypeError, match="img should be PIL Image. Got <class 'list'>"):
         F.invert([1])
+
+
+def test_affine_reprs():
+    assert repr(T.RandomAffine(10)) == "RandomAffine(degrees=[-10.0, 10.0])"
+    assert repr(T.RandomAffine((-10, 40), translate=(0.2, 0.1), scale=(0.7, 1.3), shear=8,
+                               interpolation=InterpolationMode.BILINEAR, fill=3,
+                               center=(1, 2))) == \
+        ("RandomAffine(degrees=[-10.0, 40.0], translate=(0.2, 0.1), scale=(0.7, 1.3), "
+         "shear=[-8.0, 8.0], interpolation=bilinear, fill=3, center=(1, 2))")
+    assert repr(T.RandomAffine(5, shear=[1, 2, 3, 4])) == \
+        "RandomAffine(degrees=[-5.0, 5.0], shear=[1.0, 2.0, 3.0, 4.0])"
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    (dict(degrees=5, shear=[1, 2, 3]), ValueError, "shear should be a sequence of length 2 or 4."),
+    (dict(degrees=5, translate=(0.2, 1.5)), ValueError, "translation values should be between"),
+    (dict(degrees=5, scale=(0, 1)), ValueError, "scale values should be positive"),
+    (dict(degrees=5, translate=0.2), TypeError, "translate should be a sequence of length 2."),
+    (dict(degrees=-1), ValueError, "If degrees is a single number, it must be positive."),
+    (dict(degrees=5, fill={}), TypeError, "Fill should be either a sequence or a number.")])
+def test_random_affine_errors(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        T.RandomAffine(**kwargs)
+
+
+def test_affine_errors():
+    img = ember.zeros((3, 4, 5))
+    with pytest.raises(ValueError, match="Argument scale should be positive"):
+        F.affine(img, 0.0, [0, 0], 0.0, 0.0)
+    with pytest.raises(ValueError, match="Argument translate should be a sequence of length 2"):
+        F.affine(img, 0.0, [0], 1.0, 0.0)
+    with pytest.raises(TypeError, match="Argument angle should be int or float"):
+        F.affine(img, "0", [0, 0], 1.0, 0.0)
+    with pytest.raises(ValueError, match="Shear should be a sequence containing two values"):
+        F.affine(img, 0.0, [0, 0], 1.0, [1, 2, 3])
+    with pytest.raises(ValueError, match="Interpolation mode 'bicubic' is unsupported with "
+                                         "Tensor input"):
+        F.affine(img, 0.0, [0, 0], 1.0, 0.0, InterpolationMode.BICUBIC)
+    with pytest.raises(ValueError, match=r"The number of elements in 'fill' cannot broadcast "
+                                         r"to match the number of channels of the image \(2 "):
+        F.affine(img, 0.0, [0, 0], 1.0, 0.0, fill=[1, 2])

@@ -78,6 +78,13 @@ def rotate(img, angle: float, resample: int, expand: bool, center, fill):
     return img.rotate(angle, resample, expand, center, fillcolor=parse_fill(fill, img))
 
 
+def affine(img, matrix: list, resample: int, fill):
+    """Pillow's affine transform; matrix maps output to input points."""
+    assert_pil(img)
+    return img.transform(img.size, pil_image().Transform.AFFINE, matrix, resample,
+                         fillcolor=parse_fill(fill, img))
+
+
 def _enhance(img, enhancer: str, factor: float):
     assert_pil(img)
     from PIL import ImageEnhance
@@ -172,5 +179,5 @@ def to_grayscale(img, num_output_channels: int):
 
 
 # torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["affine", "perspective"]
+_UNAVAILABLE = ["perspective"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ...nn.functional.grid import grid_sample
 from ...nn.functional.vision import interpolate
 from .. import _unavailable
 
@@ -267,9 +268,9 @@ def resize(img: Tensor, size: list, interpolation: str, antialias: bool) -> Tens
 def affine_output_size(matrix: list, w: int, h: int) -> tuple[int, int]:
     """Width and height of the box holding the whole transformed image (rotate's expand)."""
     corners = np.array([[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0],
-                        [0.5 * w, 0.5 * h, 1.0], [0.5 * w, -0.5 * h, 1.0]])
-    theta = np.array(matrix, dtype=np.float64).reshape(2, 3)
-    points = corners @ theta.T
+                        [0.5 * w, 0.5 * h, 1.0], [0.5 * w, -0.5 * h, 1.0]], np.float32)
+    theta = np.array(matrix, dtype=np.float32).reshape(2, 3)
+    points = corners @ theta.T + np.array([0.5 * w, 0.5 * h], np.float32)  # from the corner
     tol = 1e-4  # ignore float noise before rounding outward
     hi = np.ceil(np.trunc(points.max(axis=0) / tol) * tol)
     lo = np.floor(np.trunc(points.min(axis=0) / tol) * tol)
@@ -277,45 +278,74 @@ def affine_output_size(matrix: list, w: int, h: int) -> tuple[int, int]:
     return int(size[0]), int(size[1])
 
 
-def affine_sample(img: Tensor, matrix: list, out_w: int, out_h: int, interpolation: str,
-                  fill: list | None) -> Tensor:
-    """Sample img at matrix @ (x, y, 1) for every output pixel, coordinates taken from the
-    image centres; points outside the image take `fill` (grid_sample, zero padding)."""
+def _check_grid_transform(img: Tensor, interpolation: str, fill) -> None:
+    if not isinstance(img, Tensor):
+        raise TypeError("Input img should be Tensor")
+    assert_image_tensor(img)
+    channels = get_dimensions(img)[0]
+    if isinstance(fill, (tuple, list)) and len(fill) > 1 and len(fill) != channels:
+        raise ValueError("The number of elements in 'fill' cannot broadcast to match the number "
+                         f"of channels of the image ({len(fill)} != {channels})")
     if interpolation not in ("nearest", "bilinear"):
-        raise ValueError(f"Interpolation mode '{interpolation}' is unsupported for tensor "
-                         "images; use nearest or bilinear")
+        raise ValueError(f"Interpolation mode '{interpolation}' is unsupported with Tensor "
+                         "input. Tensor images take nearest or bilinear.")
+
+
+def _affine_grid(matrix: list, w: int, h: int, out_w: int, out_h: int,
+                 dtype: np.dtype) -> np.ndarray:
+    """torchvision's sampling grid (1, out_h, out_w, 2): the output pixel centres, taken
+    from the output's centre, mapped by matrix and scaled by the input's half size."""
+    theta = np.array(matrix, dtype=dtype).reshape(2, 3)
+    scaled = theta.T / np.array([0.5 * w, 0.5 * h], dtype=dtype)  # (3, 2): x, y, 1 rows
+    xs = (np.arange(out_w) - out_w * 0.5 + 0.5).astype(dtype)[None, :, None]
+    ys = (np.arange(out_h) - out_h * 0.5 + 0.5).astype(dtype)[:, None, None]
+    # summed in torch's order (its bmm over (x, y, 1) rows), for the same rounding
+    return ((xs * scaled[0] + ys * scaled[1]) + scaled[2])[None]
+
+
+def grid_transform(img: Tensor, grid: np.ndarray, interpolation: str, fill) -> Tensor:
+    """Sample img (..., C, H, W) at grid (1, Ho, Wo, 2) with grid_sample (zeros outside,
+    align_corners=False); where the point falls outside, `fill` (a number or one per
+    channel) replaces the zeros. Integer images are sampled in float32 and rounded back."""
     data, dtype = _float_array(img)
-    h, w = data.shape[-2:]
-    xs = np.arange(out_w) + 0.5 - out_w / 2
-    ys = np.arange(out_h) + 0.5 - out_h / 2
-    gx, gy = np.meshgrid(xs, ys)
-    a, b, c, d, e, f = matrix
-    src_x = a * gx + b * gy + c + w / 2 - 0.5
-    src_y = d * gx + e * gy + f + h / 2 - 0.5
-    padded = np.pad(data, [(0, 0)] * (data.ndim - 2) + [(1, 1), (1, 1)])
-    inside = np.ones((h + 2, w + 2), dtype=data.dtype)
-    inside[0], inside[-1], inside[:, 0], inside[:, -1] = 0, 0, 0, 0
-
-    def at(iy, ix, plane):  # index the zero-bordered plane, clipping far points to the border
-        return plane[..., np.clip(iy, -1, h) + 1, np.clip(ix, -1, w) + 1]
-
-    if interpolation == "nearest":
-        iy, ix = np.rint(src_y).astype(np.int64), np.rint(src_x).astype(np.int64)
-        out, mask = at(iy, ix, padded), at(iy, ix, inside)
-    else:
-        x0, y0 = np.floor(src_x).astype(np.int64), np.floor(src_y).astype(np.int64)
-        fx, fy = (src_x - x0).astype(data.dtype), (src_y - y0).astype(data.dtype)
-        corners = [(y0, x0, (1 - fy) * (1 - fx)), (y0, x0 + 1, (1 - fy) * fx),
-                   (y0 + 1, x0, fy * (1 - fx)), (y0 + 1, x0 + 1, fy * fx)]
-        out = sum(at(iy, ix, padded) * wt for iy, ix, wt in corners)
-        mask = sum(at(iy, ix, inside) * wt for iy, ix, wt in corners)
+    *lead, c, h, w = data.shape if img.ndim > 2 else (1, *data.shape)
+    batch = data.reshape(-1, c, h, w)
+    if fill is not None:  # a channel of ones tells how much of each output lies inside
+        batch = np.concatenate([batch, np.ones_like(batch[:, :1])], axis=1)
+    grid = np.broadcast_to(grid, (batch.shape[0], *grid.shape[1:]))
+    out = grid_sample(Tensor._wrap(batch), Tensor._wrap(np.ascontiguousarray(grid)),
+                      mode=interpolation, padding_mode="zeros", align_corners=False)
+    out = out.numpy(force=True)
     if fill is not None:
-        fill_img = np.asarray(fill, dtype=data.dtype).reshape(-1, 1, 1)
+        out, inside = out[:, :-1], out[:, -1:]
+        fill = fill if isinstance(fill, (tuple, list)) else [float(fill)]
+        fill_img = np.array(fill, dtype=out.dtype).reshape(1, -1, 1, 1)
         if interpolation == "nearest":
-            out = np.where(mask < 0.5, fill_img, out)
+            out = np.where(inside < 0.5, fill_img, out)
         else:
-            out = out * mask + (1.0 - mask) * fill_img
+            out = out * inside + (1.0 - inside) * fill_img
+    out = out.reshape(*lead, c, *out.shape[-2:]) if img.ndim > 2 else out[0, 0]
     return _wrap(_cast_back(out, dtype))
+
+
+def affine(img: Tensor, matrix: list, interpolation: str = "nearest", fill=None) -> Tensor:
+    """Sample img at matrix @ (x, y, 1) for every pixel (x, y), both taken from the image
+    centre: `matrix` maps output to input points (the inverse of the transformation)."""
+    _check_grid_transform(img, interpolation, fill)
+    h, w = img.shape[-2:]
+    dtype = img.dtype.numpy if img.is_floating_point() else np.dtype(np.float32)
+    return grid_transform(img, _affine_grid(matrix, w, h, w, h, dtype), interpolation, fill)
+
+
+def rotate(img: Tensor, matrix: list, interpolation: str = "nearest", expand: bool = False,
+           fill=None) -> Tensor:
+    """affine with an output large enough for the whole rotated image when expand is set."""
+    _check_grid_transform(img, interpolation, fill)
+    h, w = img.shape[-2:]
+    out_w, out_h = affine_output_size(matrix, w, h) if expand else (w, h)
+    dtype = img.dtype.numpy if img.is_floating_point() else np.dtype(np.float32)
+    grid = _affine_grid(matrix, w, h, out_w, out_h, dtype)
+    return grid_transform(img, grid, interpolation, fill)
 
 
 def gaussian_kernel1d(kernel_size: int, sigma: float) -> np.ndarray:
@@ -339,18 +369,6 @@ def gaussian_blur(img: Tensor, kernel_size: list, sigma: list) -> Tensor:
     windows = np.lib.stride_tricks.sliding_window_view(rows, kernel_size[1], axis=-2)
     out = windows @ ky
     return _wrap(_cast_back(out, dtype))
-
-
-def rotation_matrix(angle: float, center: list) -> list:
-    """Inverse affine matrix (output -> input coordinates) of a rotation by `angle` degrees
-    counter-clockwise about `center`, given relative to the image centre."""
-    rot = math.radians(-angle)
-    cx, cy = center
-    cos, sin = math.cos(rot), math.sin(rot)
-    matrix = [cos, sin, 0.0, -sin, cos, 0.0]
-    matrix[2] = matrix[0] * -cx + matrix[1] * -cy + cx
-    matrix[5] = matrix[3] * -cx + matrix[4] * -cy + cy
-    return matrix
 
 
 # --- colour operations of the auto-augment policies -----------------------------------
@@ -474,7 +492,8 @@ def adjust_gamma(img: Tensor, gamma: float, gain: float = 1) -> Tensor:
     return convert_image_dtype(_wrap(out.astype(data.dtype)), img.dtype)
 
 
+
 # torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["get_image_size", "get_image_num_channels", "affine", "rotate",
-                "perspective", "normalize", "erase", "elastic_transform"]
+_UNAVAILABLE = ["get_image_size", "get_image_num_channels", "perspective", "normalize", "erase",
+                "elastic_transform"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -2,6 +2,7 @@
 of shape (..., C, H, W) and dispatches to the PIL or the tensor implementation."""
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from enum import Enum
@@ -22,7 +23,7 @@ __all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_n
            "adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue",
            "rgb_to_grayscale", "to_grayscale", "gaussian_blur", "erase", "invert",
            "posterize", "solarize", "adjust_sharpness", "autocontrast", "equalize",
-           "adjust_gamma"]
+           "adjust_gamma", "affine"]
 
 
 class InterpolationMode(Enum):
@@ -312,6 +313,37 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
     return F_pil.pad(img, ltrb, fill, padding_mode)
 
 
+def _inverse_affine_matrix(center: list, angle: float, translate: list, scale: float,
+                           shear: list) -> list:
+    """The 2x3 matrix (row-major) mapping output points to input points for the map
+    M = T(translate) C RSS C^-1: a rotation by angle degrees (clockwise on screen), the
+    shears shear[0] (along x) and shear[1] (along y) in degrees and the scaling, all about
+    center, then the translation. Pillow and the tensor kernels both sample with M^-1."""
+    rot, sx, sy = math.radians(angle), math.radians(shear[0]), math.radians(shear[1])
+    cx, cy = center
+    tx, ty = translate
+    # RSS = R(angle) SHy(sy) SHx(sx) without the scale; its determinant is 1
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    matrix = [x / scale for x in [d, -b, 0.0, -c, a, 0.0]]  # RSS^-1 with the scale
+    # then C RSS^-1 C^-1 T^-1
+    matrix[2] += matrix[0] * (-cx - tx) + matrix[1] * (-cy - ty)
+    matrix[5] += matrix[3] * (-cx - tx) + matrix[4] * (-cy - ty)
+    matrix[2] += cx
+    matrix[5] += cy
+    return matrix
+
+
+def _centered(center, width: int, height: int) -> list:
+    """A center given from the top-left corner, taken from the image centre (the tensor
+    kernels' origin); None is the centre itself."""
+    if center is None:
+        return [0.0, 0.0]
+    return [1.0 * (c - s * 0.5) for c, s in zip(center, [width, height])]
+
+
 def rotate(img, angle: float, interpolation=InterpolationMode.NEAREST, expand: bool = False,
            center: list | None = None, fill: list | None = None):
     """Rotate counter-clockwise by angle degrees about center (default: the image centre)."""
@@ -323,15 +355,48 @@ def rotate(img, angle: float, interpolation=InterpolationMode.NEAREST, expand: b
     if not isinstance(img, Tensor):
         return F_pil.rotate(img, angle, _PIL_RESAMPLE[interpolation], expand, center, fill)
     _, height, width = get_dimensions(img)
-    center_f = [0.0, 0.0] if center is None else \
-        [c - s * 0.5 for c, s in zip(center, [width, height])]
-    matrix = F_t.rotation_matrix(angle, center_f)
-    out_w, out_h = F_t.affine_output_size(matrix, width, height) if expand else (width, height)
-    if fill is not None:
-        channels = get_dimensions(img)[0]
-        fill = [float(fill)] * channels if isinstance(fill, (int, float)) else \
-            [float(f) for f in fill]
-    return F_t.affine_sample(img, matrix, out_w, out_h, interpolation.value, fill)
+    # affine's angle turns clockwise, rotate's counter-clockwise
+    matrix = _inverse_affine_matrix(_centered(center, width, height), -angle, [0.0, 0.0],
+                                    1.0, [0.0, 0.0])
+    return F_t.rotate(img, matrix, interpolation.value, expand, fill)
+
+
+def affine(img, angle: float, translate: list, scale: float, shear,
+           interpolation=InterpolationMode.NEAREST, fill: list | None = None,
+           center: list | None = None):
+    """Rotate by angle degrees (clockwise), shear by shear degrees (a number shears along
+    x; (sx, sy) along both) and scale, all about center (default: the image centre),
+    then translate by (tx, ty) pixels; the image keeps its size."""
+    interpolation = _interpolation(interpolation)
+    if not isinstance(angle, (int, float)):
+        raise TypeError("Argument angle should be int or float")
+    if not isinstance(translate, (list, tuple)):
+        raise TypeError("Argument translate should be a sequence")
+    if len(translate) != 2:
+        raise ValueError("Argument translate should be a sequence of length 2")
+    if scale <= 0.0:
+        raise ValueError("Argument scale should be positive")
+    if not isinstance(shear, (numbers.Number, list, tuple)):
+        raise TypeError("Shear should be either a single value or a sequence of two values")
+    angle = float(angle)
+    shear = [shear, 0.0] if isinstance(shear, numbers.Number) else list(shear)
+    if len(shear) == 1:
+        shear = [shear[0], shear[0]]
+    if len(shear) != 2:
+        raise ValueError(f"Shear should be a sequence containing two values. Got {shear}")
+    if center is not None and not isinstance(center, (list, tuple)):
+        raise TypeError("Argument center should be a sequence")
+    _, height, width = get_dimensions(img)
+    if not isinstance(img, Tensor):
+        # Pillow's origin is the top-left corner; the centre is taken without a half-pixel
+        # offset, as torchvision does
+        center = [width * 0.5, height * 0.5] if center is None else center
+        matrix = _inverse_affine_matrix(center, angle, list(translate), scale, shear)
+        return F_pil.affine(img, matrix, _PIL_RESAMPLE[interpolation], fill)
+    translate = [1.0 * t for t in translate]
+    matrix = _inverse_affine_matrix(_centered(center, width, height), angle, translate,
+                                    scale, shear)
+    return F_t.affine(img, matrix, interpolation.value, fill)
 
 
 # --- colour ---------------------------------------------------------------------------
@@ -476,6 +541,6 @@ def erase(img: Tensor, i: int, j: int, h: int, w: int, v, inplace: bool = False)
 
 
 # torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["perspective", "five_crop", "ten_crop", "affine", "elastic_transform"]
+_UNAVAILABLE = ["perspective", "five_crop", "ten_crop", "elastic_transform"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
 __all__ += _UNAVAILABLE

@@ -25,7 +25,7 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtyp
            "ColorJitter", "Grayscale", "RandomGrayscale", "GaussianBlur", "RandomErasing",
            "Lambda", "RandomApply", "RandomChoice", "RandomOrder", "InterpolationMode",
            "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness",
-           "RandomAutocontrast", "RandomEqualize"]
+           "RandomAutocontrast", "RandomEqualize", "RandomAffine"]
 
 
 def _uniform(low: float, high: float) -> float:
@@ -356,14 +356,40 @@ class RandomEqualize(_RandomOp):
     _op = staticmethod(F.equalize)
 
 
-def _setup_angle(x, name: str) -> list:
+def _check_sequence_input(x, name: str, req_sizes: tuple) -> None:
+    lengths = str(req_sizes[0]) if len(req_sizes) < 2 else " or ".join(map(str, req_sizes))
+    if not isinstance(x, Sequence):
+        raise TypeError(f"{name} should be a sequence of length {lengths}.")
+    if len(x) not in req_sizes:
+        raise ValueError(f"{name} should be a sequence of length {lengths}.")
+
+
+def _setup_angle(x, name: str, req_sizes: tuple = (2,)) -> list:
+    """A range of angles: (-x, x) for a number x, else the sequence as floats."""
     if isinstance(x, numbers.Number):
         if x < 0:
             raise ValueError(f"If {name} is a single number, it must be positive.")
-        return [float(-x), float(x)]
-    if not isinstance(x, Sequence) or len(x) != 2:
-        raise ValueError(f"If {name} is a sequence its length should be one of (2,).")
+        x = [-x, x]
+    else:
+        _check_sequence_input(x, name, req_sizes)
     return [float(d) for d in x]
+
+
+def _check_fill(fill):
+    if fill is None:
+        return 0
+    if not isinstance(fill, (Sequence, numbers.Number)):
+        raise TypeError("Fill should be either a sequence or a number.")
+    return fill
+
+
+def _fill_for(img, fill):
+    """Tensor images take one float fill value per channel; PIL images take fill as is."""
+    if not isinstance(img, Tensor):
+        return fill
+    if isinstance(fill, (int, float)):
+        return [float(fill)] * F.get_dimensions(img)[0]
+    return [float(f) for f in fill]
 
 
 class RandomRotation(Module):
@@ -373,12 +399,9 @@ class RandomRotation(Module):
                  center=None, fill=0):
         super().__init__()
         self.degrees = _setup_angle(degrees, name="degrees")
-        if center is not None and (not isinstance(center, Sequence) or len(center) != 2):
-            raise ValueError("If center is a sequence its length should be one of (2,).")
-        if fill is None:
-            fill = 0
-        elif not isinstance(fill, (Sequence, numbers.Number)):
-            raise TypeError("Fill should be either a sequence or a number.")
+        if center is not None:
+            _check_sequence_input(center, "center", req_sizes=(2,))
+        fill = _check_fill(fill)
         self.interpolation = F._interpolation(interpolation)
         self.expand = expand
         self.center = center
@@ -389,11 +412,7 @@ class RandomRotation(Module):
         return _uniform(float(degrees[0]), float(degrees[1]))
 
     def forward(self, img):
-        fill = self.fill
-        if isinstance(img, Tensor):
-            channels = F.get_dimensions(img)[0]
-            fill = [float(fill)] * channels if isinstance(fill, (int, float)) else \
-                [float(f) for f in fill]
+        fill = _fill_for(img, self.fill)
         angle = self.get_params(self.degrees)
         return F.rotate(img, angle, self.interpolation, self.expand, self.center, fill)
 
@@ -404,6 +423,72 @@ class RandomRotation(Module):
             text += f", center={self.center}"
         if self.fill is not None:
             text += f", fill={self.fill}"
+        return text + ")"
+
+
+class RandomAffine(Module):
+    """Affine transformation keeping the image centre: a rotation drawn from degrees, a
+    translation of up to translate * (width, height) pixels, a scale drawn from scale and
+    shears drawn from shear ((-s, s) along x for a number s; two or four bounds for x and
+    y)."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None,
+                 interpolation=InterpolationMode.NEAREST, fill=0, center=None):
+        super().__init__()
+        if isinstance(interpolation, int):
+            interpolation = F._interpolation(interpolation)
+        self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
+        if translate is not None:
+            _check_sequence_input(translate, "translate", req_sizes=(2,))
+            if any(not 0.0 <= t <= 1.0 for t in translate):
+                raise ValueError("translation values should be between 0 and 1")
+        if scale is not None:
+            _check_sequence_input(scale, "scale", req_sizes=(2,))
+            if any(s <= 0 for s in scale):
+                raise ValueError("scale values should be positive")
+        self.translate, self.scale = translate, scale
+        self.shear = None if shear is None else _setup_angle(shear, name="shear",
+                                                             req_sizes=(2, 4))
+        self.interpolation = interpolation
+        self.fill = _check_fill(fill)
+        if center is not None:
+            _check_sequence_input(center, "center", req_sizes=(2,))
+        self.center = center
+
+    @staticmethod
+    def get_params(degrees: list, translate, scale_ranges, shears, img_size: list) -> tuple:
+        """(angle, (tx, ty), scale, (shear_x, shear_y)), drawn in this order."""
+        angle = _uniform(float(degrees[0]), float(degrees[1]))
+        translations = (0, 0)
+        if translate is not None:
+            max_dx, max_dy = float(translate[0] * img_size[0]), float(translate[1] * img_size[1])
+            translations = (int(round(_uniform(-max_dx, max_dx))),
+                            int(round(_uniform(-max_dy, max_dy))))
+        scale = 1.0 if scale_ranges is None else _uniform(scale_ranges[0], scale_ranges[1])
+        shear_x = shear_y = 0.0
+        if shears is not None:
+            shear_x = _uniform(shears[0], shears[1])
+            if len(shears) == 4:
+                shear_y = _uniform(shears[2], shears[3])
+        return angle, translations, scale, (shear_x, shear_y)
+
+    def forward(self, img):
+        fill = _fill_for(img, self.fill)
+        _, height, width = F.get_dimensions(img)
+        params = self.get_params(self.degrees, self.translate, self.scale, self.shear,
+                                 [width, height])
+        return F.affine(img, *params, interpolation=self.interpolation, fill=fill,
+                        center=self.center)
+
+    def __repr__(self) -> str:
+        text = f"{self.__class__.__name__}(degrees={self.degrees}"
+        text += f", translate={self.translate}" if self.translate is not None else ""
+        text += f", scale={self.scale}" if self.scale is not None else ""
+        text += f", shear={self.shear}" if self.shear is not None else ""
+        if self.interpolation != InterpolationMode.NEAREST:
+            text += f", interpolation={self.interpolation.value}"
+        text += f", fill={self.fill}" if self.fill != 0 else ""
+        text += f", center={self.center}" if self.center is not None else ""
         return text + ")"
 
 
@@ -670,7 +755,7 @@ class RandomChoice(RandomTransforms):
 
 
 # torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["RandomPerspective", "FiveCrop", "TenCrop", "LinearTransformation", "RandomAffine",
+_UNAVAILABLE = ["RandomPerspective", "FiveCrop", "TenCrop", "LinearTransformation",
                 "ElasticTransform"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
 __all__ += _UNAVAILABLE

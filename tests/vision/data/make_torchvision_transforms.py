@@ -59,6 +59,25 @@ CASES = [
     ("T.RandomAdjustSharpness(sharpness_factor=3.0)", ["f32", "pil_rgb"], [0, 3], 3),
     ("T.RandomAutocontrast(p=0.6)", ["f32_batch", "pil_l"], [1], 4),
     ("T.RandomEqualize()", ["u8", "pil_rgb"], [4], 4),
+    # geometry
+    ("lambda img: F.affine(img, 30.0, [2, -1], 1.2, [10.0, -5.0])", ALL, [0], 1),
+    ("lambda img: F.affine(img, -45, (0, 3), 0.8, 15, InterpolationMode.BILINEAR, fill=[9])",
+     ALL, [0], 1),
+    ("lambda img: F.affine(img, 90.0, [0, 0], 1.0, [0.0], center=[3, 4], fill=50)",
+     ["u8", "f32_batch", "pil_rgb"], [0], 1),
+    ("lambda img: F.affine(img, 12.5, [1, 1], 1.1, 0.0, InterpolationMode.BILINEAR, "
+     "fill=[10, 20, 30])", ["u8", "u8_batch", "pil_rgb"], [0], 1),
+    ("lambda img: F.rotate(img, 33.0)", ["u8", "f32", "u8_batch"], [0], 1),
+    ("lambda img: F.rotate(img, -20.0, InterpolationMode.BILINEAR, expand=True, fill=[5.0])",
+     ["u8", "f32_batch"], [0], 1),
+    ("lambda img: F.rotate(img, 90.0, center=[5, 3])", ["u8", "f32"], [0], 1),
+    ("T.RandomAffine(25)", ["u8", "pil_rgb"], [0, 1], 2),
+    ("T.RandomAffine((-10, 40), translate=(0.2, 0.1), scale=(0.7, 1.3), shear=8, "
+     "interpolation=InterpolationMode.BILINEAR, fill=3)", ["u8", "f32", "pil_rgb"], [2], 3),
+    ("T.RandomAffine(0, shear=(-5, 5, -10, 10), center=(4, 6))", ["u8_batch", "pil_l"], [3],
+     2),
+    ("T.RandomRotation(40, InterpolationMode.BILINEAR, expand=True, fill=(1, 2, 3))",
+     ["u8", "f32"], [0], 2),
 ]
 
 
