@@ -168,3 +168,18 @@ def test_affine_errors():
     with pytest.raises(ValueError, match=r"The number of elements in 'fill' cannot broadcast "
                                          r"to match the number of channels of the image \(2 "):
         F.affine(img, 0.0, [0, 0], 1.0, 0.0, fill=[1, 2])
+
+
+def test_auto_augment_reprs_and_errors():
+    assert repr(T.AutoAugment(T.AutoAugmentPolicy.SVHN, fill=[1, 2])) == \
+        "AutoAugment(policy=AutoAugmentPolicy.SVHN, fill=[1, 2])"
+    assert repr(T.RandAugment(3, 5, interpolation=InterpolationMode.BILINEAR, fill=4)) == \
+        ("RandAugment(num_ops=3, magnitude=5, num_magnitude_bins=31, "
+         "interpolation=InterpolationMode.BILINEAR, fill=4)")
+    assert repr(T.TrivialAugmentWide(11)) == ("TrivialAugmentWide(num_magnitude_bins=11, "
+                                              "interpolation=InterpolationMode.NEAREST, "
+                                              "fill=None)")
+    with pytest.raises(ValueError, match="The provided policy imagenet is not recognized."):
+        T.AutoAugment("imagenet")
+    with pytest.raises(NotImplementedError, match="torchvision.transforms.autoaugment.AugMix"):
+        T.AugMix()

@@ -163,16 +163,24 @@ def _gray_array(data: np.ndarray) -> np.ndarray:
     """Luma of (..., C, H, W) data, keeping the channel axis; integer types truncate."""
     if data.shape[-3] == 1:
         return data.copy()
-    r, g, b = data[..., 0:1, :, :], data[..., 1:2, :, :], data[..., 2:3, :, :]
-    luma = _LUMA[0] * r + _LUMA[1] * g + _LUMA[2] * b
+    work = _work_dtype(data)
+    r, g, b = (data[..., i:i + 1, :, :].astype(work) for i in range(3))
+    luma = work.type(_LUMA[0]) * r + work.type(_LUMA[1]) * g + work.type(_LUMA[2]) * b
     return luma.astype(data.dtype)
 
 
+def _work_dtype(data: np.ndarray) -> np.dtype:
+    """The type torch computes an image's arithmetic in: float32 for integer images."""
+    return data.dtype if data.dtype.kind == "f" else np.dtype(np.float32)
+
+
 def _blend(img: np.ndarray, other: np.ndarray | float, ratio: float) -> np.ndarray:
-    """ratio * img + (1 - ratio) * other, clamped to the image's intensity range."""
+    """ratio * img + (1 - ratio) * other in the work dtype, clamped to the intensity range
+    and truncated back to img's type, as torchvision's _blend."""
+    work = _work_dtype(img)
     bound = 1.0 if img.dtype.kind == "f" else float(np.iinfo(img.dtype).max)
-    out = ratio * img.astype(np.float32 if img.dtype.kind != "f" else img.dtype) + \
-        (1.0 - ratio) * other
+    out = work.type(ratio) * img.astype(work) + \
+        work.type(1.0 - ratio) * np.asarray(other).astype(work)
     return np.clip(out, 0, bound).astype(img.dtype)
 
 
@@ -186,7 +194,7 @@ def adjust_contrast(img: Tensor, factor: float) -> Tensor:
     assert_image_tensor(img)
     assert_channels(img, [1, 3])
     data = img.numpy(force=True)
-    work = data.dtype if data.dtype.kind == "f" else np.float32
+    work = _work_dtype(data)
     mean = _gray_array(data).astype(work).mean(axis=(-3, -2, -1), keepdims=True)
     return _wrap(_blend(data, mean, factor))
 
@@ -409,17 +417,7 @@ def solarize(img: Tensor, threshold: float) -> Tensor:
     if threshold > max_value(img.dtype):
         raise TypeError("Threshold should be less than bound of img.")
     data = img.numpy(force=True)
-    work = data.dtype if data.dtype.kind == "f" else np.dtype(np.float32)
-    return _wrap(np.where(data >= work.type(threshold), _inverted(data), data))
-
-
-def _blend_same(img: np.ndarray, other: np.ndarray, ratio: float) -> np.ndarray:
-    """ratio * img + (1 - ratio) * other in float32 (float64 stays), clamped to the
-    intensity range and truncated back to img's type, as torchvision's _blend."""
-    work = img.dtype if img.dtype.kind == "f" else np.dtype(np.float32)
-    bound = 1.0 if img.dtype.kind == "f" else float(np.iinfo(img.dtype).max)
-    out = work.type(ratio) * img.astype(work) + work.type(1.0 - ratio) * other.astype(work)
-    return np.clip(out, 0, bound).astype(img.dtype)
+    return _wrap(np.where(data >= _work_dtype(data).type(threshold), _inverted(data), data))
 
 
 def adjust_sharpness(img: Tensor, factor: float) -> Tensor:
@@ -439,7 +437,7 @@ def adjust_sharpness(img: Tensor, factor: float) -> Tensor:
     smooth = np.einsum("...ij,ij->...", windows, kernel)
     degenerate = img.numpy(force=True).copy()
     degenerate[..., 1:-1, 1:-1] = _cast_back(smooth, dtype)
-    return _wrap(_blend_same(img.numpy(force=True), degenerate, factor))
+    return _wrap(_blend(img.numpy(force=True), degenerate, factor))
 
 
 def autocontrast(img: Tensor) -> Tensor:

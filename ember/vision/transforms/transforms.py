@@ -384,8 +384,9 @@ def _check_fill(fill):
 
 
 def _fill_for(img, fill):
-    """Tensor images take one float fill value per channel; PIL images take fill as is."""
-    if not isinstance(img, Tensor):
+    """Tensor images take one float fill value per channel; PIL images (and a fill of
+    None) are passed on as they are."""
+    if not isinstance(img, Tensor) or fill is None:
         return fill
     if isinstance(fill, (int, float)):
         return [float(fill)] * F.get_dimensions(img)[0]

@@ -53,6 +53,7 @@ CASES = [
     ("lambda img: F.equalize(img)", ["u8", "u8_batch", "gray", "pil_rgb", "pil_l"], [0], 1),
     ("lambda img: F.adjust_gamma(img, 0.5)", ALL, [0], 1),
     ("lambda img: F.adjust_gamma(img, 2.2, gain=1.3)", ALL, [0], 1),
+    ("lambda img: F.adjust_saturation(img, 0.37)", ["u8_batch"], [0], 1),
     ("T.RandomInvert()", ["u8", "pil_rgb"], [0, 1], 4),
     ("T.RandomPosterize(bits=2, p=0.7)", ["u8_batch", "pil_l"], [0, 5], 4),
     ("T.RandomSolarize(threshold=100, p=0.4)", ["u8", "pil_rgb"], [2], 4),
@@ -78,6 +79,17 @@ CASES = [
      2),
     ("T.RandomRotation(40, InterpolationMode.BILINEAR, expand=True, fill=(1, 2, 3))",
      ["u8", "f32"], [0], 2),
+    # auto-augment policies
+    ("T.AutoAugment()", ["u8", "pil_rgb"], [0], 10),
+    ("T.AutoAugment(T.AutoAugmentPolicy.CIFAR10, fill=[40, 50, 60])", ["u8_batch"], [1], 6),
+    ("T.AutoAugment(T.AutoAugmentPolicy.SVHN, InterpolationMode.BILINEAR, fill=7)",
+     ["pil_rgb", "gray"], [2], 8),
+    ("T.RandAugment()", ["u8", "pil_rgb"], [0], 10),
+    ("T.RandAugment(3, 20, interpolation=InterpolationMode.BILINEAR, fill=[128])",
+     ["u8_batch", "pil_l"], [3], 5),
+    ("T.TrivialAugmentWide()", ["u8", "pil_rgb"], [0], 10),
+    ("T.TrivialAugmentWide(11, InterpolationMode.BILINEAR, fill=[1, 2, 3])", ["u8_batch"],
+     [4], 6),
 ]
 
 
