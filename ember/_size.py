@@ -24,6 +24,9 @@ class Size(tuple):
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
 
+    def __radd__(self, other):  # (1,) + size is a Size too, as in torch
+        return Size(tuple(other) + tuple(self))
+
     def __reduce__(self):
         return (Size, (tuple(self),))
 

@@ -38,6 +38,8 @@ def test_size_object():
         assert isinstance(s, tuple) and isinstance(s, lib.Size)
     assert repr(ember.ones(2, 3).shape) == "torch.Size([2, 3])"
     assert ember.Size([2, 3]).numel() == 6 and isinstance(ember.ones(2, 3).shape[1:], ember.Size)
+    for lib in (torch, ember):
+        assert repr((1,) + lib.ones(2, 3).shape + (4,)) == "torch.Size([1, 2, 3, 4])"
     check_error(lambda lib: lib.ones(2, 3).size(2), IndexError,
                 r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)")
 
