@@ -31,12 +31,12 @@ def as_array(out) -> np.ndarray:
     return out.numpy() if isinstance(out, ember.Tensor) else np.asarray(out)
 
 
-def assert_same_image(out, expected: np.ndarray) -> None:
-    """Exact for integer images (and PIL), to 1e-6 for float images."""
+def assert_same_image(out, expected: np.ndarray, atol: float = 1e-6) -> None:
+    """Exact for integer images (and PIL), to atol for float images."""
     out = as_array(out)
     assert out.dtype == expected.dtype and out.shape == expected.shape
     if expected.dtype.kind == "f":
-        np.testing.assert_allclose(out, expected, atol=1e-6, rtol=0)
+        np.testing.assert_allclose(out, expected, atol=atol, rtol=0)
     else:
         np.testing.assert_array_equal(out, expected)
 
@@ -47,8 +47,11 @@ def test_matches_torchvision(case):
     ember.manual_seed(case["seed"])
     transform = eval(case["expression"], NAMESPACE)
     img = reference_input(case["input"])
+    # ElasticTransform blurs its random field with a 2-D convolution that torch sums in
+    # another order: the field differs by ~1e-7 and some samples by up to ~2e-6
+    atol = 1e-5 if "ElasticTransform" in case["expression"] else 1e-6
     for name in case["outputs"]:
-        assert_same_image(transform(img), REFERENCE[name])
+        assert_same_image(transform(img), REFERENCE[name], atol)
     state = ember.get_rng_state().numpy().tobytes()
     assert hashlib.sha256(state).hexdigest() == case["state"]
 
@@ -183,3 +186,47 @@ def test_auto_augment_reprs_and_errors():
         T.AutoAugment("imagenet")
     with pytest.raises(NotImplementedError, match="torchvision.transforms.autoaugment.AugMix"):
         T.AugMix()
+
+
+def test_crop_perspective_linear_elastic_reprs():
+    assert repr(T.FiveCrop(3)) == "FiveCrop(size=(3, 3))"
+    assert repr(T.TenCrop((4, 5), True)) == "TenCrop(size=(4, 5), vertical_flip=True)"
+    assert repr(T.RandomPerspective(0.3, p=0.2)) == "RandomPerspective(p=0.2)"
+    assert repr(T.ElasticTransform(alpha=(2.0, 3.0), sigma=1.5, fill=(1, 2))) == \
+        ("ElasticTransform(alpha=(2.0, 3.0), sigma=[1.5, 1.5], "
+         "interpolation=InterpolationMode.BILINEAR, fill=[1.0, 2.0])")
+    assert repr(T.LinearTransformation(ember.eye(2), ember.zeros(2))) == \
+        ("LinearTransformation(transformation_matrix=[[1.0, 0.0], [0.0, 1.0]], "
+         "mean_vector=[0.0, 0.0])")
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda: T.LinearTransformation(ember.zeros(2, 3), ember.zeros(2)), ValueError,
+     r"transformation_matrix should be square. Got \(2, 3\) rectangular matrix."),
+    (lambda: T.LinearTransformation(ember.eye(3), ember.zeros(2)), ValueError,
+     r"mean_vector should have the same length 2 as any one of the dimensions of the "
+     r"transformation_matrix \[\(3, 3\)\]"),
+    (lambda: T.LinearTransformation(ember.eye(3), ember.zeros(3, dtype=ember.float64)),
+     ValueError, "Input tensors should have the same dtype. Got torch.float32 and "
+                 "torch.float64"),
+    (lambda: T.LinearTransformation(ember.eye(3), ember.zeros(3))(ember.zeros(1, 2, 2)),
+     ValueError, r"Input tensor and transformation matrix have incompatible shape.\[1 x 2 x "
+                 r"2\] != 3"),
+    (lambda: F.five_crop(ember.zeros(3, 4, 4), 5), ValueError,
+     r"Requested crop size \(5, 5\) is bigger than input size \(4, 4\)"),
+    (lambda: T.FiveCrop((1, 2, 3)), ValueError,
+     r"Please provide only two dimensions \(h, w\) for size."),
+    (lambda: F.perspective(ember.zeros(3, 4, 4), [[0, 0]] * 3, [[0, 0]] * 4), ValueError,
+     "Please provide exactly four corners, got 3 startpoints and 4 endpoints."),
+    (lambda: T.ElasticTransform(alpha=5), TypeError,
+     "alpha should be float or a sequence of floats. Got <class 'int'>"),
+    (lambda: T.ElasticTransform(sigma=(1.0, 2.0, 3.0)), ValueError,
+     "If sigma is a sequence its length should be 2. Got 3"),
+    (lambda: T.ElasticTransform(fill="a"), TypeError,
+     "fill should be int or float or a list or tuple of them. Got <class 'str'>"),
+    (lambda: F.elastic_transform(ember.zeros(3, 4, 4), ember.zeros(1, 4, 5, 2)), ValueError,
+     r"Argument displacement shape should be torch.Size\(\[1, 4, 4, 2\]\), but given "
+     r"torch.Size\(\[1, 4, 5, 2\]\)")])
+def test_crop_perspective_linear_elastic_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -5,7 +5,6 @@ import numpy as np
 
 from .._pil import is_pil_image, pil_image
 from . import _functional_tensor as F_t
-from .. import _unavailable
 
 
 def assert_pil(img) -> None:
@@ -78,11 +77,19 @@ def rotate(img, angle: float, resample: int, expand: bool, center, fill):
     return img.rotate(angle, resample, expand, center, fillcolor=parse_fill(fill, img))
 
 
-def affine(img, matrix: list, resample: int, fill):
-    """Pillow's affine transform; matrix maps output to input points."""
+def _transform(img, method: str, data: list, resample: int, fill):
+    """Pillow's Image.transform keeping the size; data maps output to input points."""
     assert_pil(img)
-    return img.transform(img.size, pil_image().Transform.AFFINE, matrix, resample,
+    return img.transform(img.size, getattr(pil_image().Transform, method), data, resample,
                          fillcolor=parse_fill(fill, img))
+
+
+def affine(img, matrix: list, resample: int, fill):
+    return _transform(img, "AFFINE", matrix, resample, fill)
+
+
+def perspective(img, coeffs: list, resample: int, fill):
+    return _transform(img, "PERSPECTIVE", coeffs, resample, fill)
 
 
 def _enhance(img, enhancer: str, factor: float):
@@ -176,8 +183,3 @@ def get_image_num_channels(img) -> int:
 
 def to_grayscale(img, num_output_channels: int):
     return rgb_to_grayscale(img, num_output_channels)
-
-
-# torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["perspective"]
-globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, linspace
 from ..._tensor import Tensor
 from ...nn.functional.grid import grid_sample
 from ...nn.functional.vision import interpolate
@@ -356,6 +356,42 @@ def rotate(img: Tensor, matrix: list, interpolation: str = "nearest", expand: bo
     return grid_transform(img, grid, interpolation, fill)
 
 
+def _perspective_grid(coeffs: list, out_w: int, out_h: int, dtype: np.dtype) -> np.ndarray:
+    """torchvision's grid for Pillow's perspective map of output pixel centres (x, y):
+    ((c0 x + c1 y + c2) / (c6 x + c7 y + 1), (c3 x + c4 y + c5) / (c6 x + c7 y + 1)),
+    normalized to [-1, 1] by the output size."""
+    top = np.array([coeffs[0:3], coeffs[3:6]], dtype=dtype).T / \
+        np.array([0.5 * out_w, 0.5 * out_h], dtype=dtype)           # (3, 2)
+    bottom = np.array([[coeffs[6]] * 2, [coeffs[7]] * 2, [1.0, 1.0]], dtype=dtype)
+    xs = (np.arange(out_w) + 0.5).astype(dtype)[None, :, None]
+    ys = (np.arange(out_h) + 0.5).astype(dtype)[:, None, None]
+    numerator = (xs * top[0] + ys * top[1]) + top[2]
+    denominator = (xs * bottom[0] + ys * bottom[1]) + bottom[2]
+    return (numerator / denominator - 1.0)[None]
+
+
+def perspective(img: Tensor, coeffs: list, interpolation: str = "bilinear",
+                fill=None) -> Tensor:
+    _check_grid_transform(img, interpolation, fill)
+    if len(coeffs) != 8:
+        raise ValueError("Argument coeffs should have 8 float values")
+    h, w = img.shape[-2:]
+    dtype = img.dtype.numpy if img.is_floating_point() else np.dtype(np.float32)
+    return grid_transform(img, _perspective_grid(coeffs, w, h, dtype), interpolation, fill)
+
+
+def elastic_transform(img: Tensor, displacement: Tensor, interpolation: str = "bilinear",
+                      fill=None) -> Tensor:
+    """Sample img at the identity grid plus displacement (1, H, W, 2), in grid units."""
+    if not isinstance(img, Tensor):
+        raise TypeError(f"img should be Tensor. Got {type(img)}")
+    h, w = img.shape[-2:]
+    xs, ys = [linspace((1 - s) / s, (s - 1) / s, s).numpy() for s in (w, h)]  # torch's float32
+    identity = np.stack(np.meshgrid(xs, ys), axis=-1)[None]  # (1, H, W, 2): x, y
+    grid = identity + displacement.numpy(force=True)
+    return grid_transform(img, grid, interpolation, fill)
+
+
 def gaussian_kernel1d(kernel_size: int, sigma: float) -> np.ndarray:
     half = (kernel_size - 1) * 0.5
     x = np.linspace(-half, half, kernel_size)
@@ -492,6 +528,5 @@ def adjust_gamma(img: Tensor, gamma: float, gain: float = 1) -> Tensor:
 
 
 # torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["get_image_size", "get_image_num_channels", "perspective", "normalize", "erase",
-                "elastic_transform"]
+_UNAVAILABLE = ["get_image_size", "get_image_num_channels", "normalize", "erase"]
 globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))

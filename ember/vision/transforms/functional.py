@@ -15,7 +15,6 @@ from ..._tensor import Tensor
 from .._pil import is_pil_image, pil_image
 from . import _functional_pil as F_pil
 from . import _functional_tensor as F_t
-from .. import _unavailable
 
 __all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_num_channels",
            "to_tensor", "pil_to_tensor", "to_pil_image", "convert_image_dtype", "normalize",
@@ -23,7 +22,8 @@ __all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_n
            "adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue",
            "rgb_to_grayscale", "to_grayscale", "gaussian_blur", "erase", "invert",
            "posterize", "solarize", "adjust_sharpness", "autocontrast", "equalize",
-           "adjust_gamma", "affine"]
+           "adjust_gamma", "affine", "perspective", "five_crop", "ten_crop",
+           "elastic_transform"]
 
 
 class InterpolationMode(Enum):
@@ -275,6 +275,34 @@ def resized_crop(img, top: int, left: int, height: int, width: int, size,
                   antialias=antialias)
 
 
+def _crop_size(size) -> tuple:
+    size = _pair(size)
+    if len(size) != 2:
+        raise ValueError("Please provide only two dimensions (h, w) for size.")
+    return size
+
+
+def five_crop(img, size) -> tuple:
+    """The four corner crops and the centre crop: (top-left, top-right, bottom-left,
+    bottom-right, centre)."""
+    crop_h, crop_w = size = _crop_size(size)
+    _, height, width = get_dimensions(img)
+    if crop_w > width or crop_h > height:
+        raise ValueError(f"Requested crop size {size} is bigger than input size "
+                         f"{(height, width)}")
+    bottom, right = height - crop_h, width - crop_w
+    corners = [crop(img, top, left, crop_h, crop_w)
+               for top, left in [(0, 0), (0, right), (bottom, 0), (bottom, right)]]
+    return (*corners, center_crop(img, [crop_h, crop_w]))
+
+
+def ten_crop(img, size, vertical_flip: bool = False) -> tuple:
+    """five_crop of the image, then five_crop of its horizontal (or vertical) mirror."""
+    size = _crop_size(size)
+    flipped = vflip(img) if vertical_flip else hflip(img)
+    return five_crop(img, size) + five_crop(flipped, size)
+
+
 def hflip(img):
     return F_t.hflip(img) if isinstance(img, Tensor) else F_pil.hflip(img)
 
@@ -397,6 +425,55 @@ def affine(img, angle: float, translate: list, scale: float, shear,
     matrix = _inverse_affine_matrix(_centered(center, width, height), angle, translate,
                                     scale, shear)
     return F_t.affine(img, matrix, interpolation.value, fill)
+
+
+def _perspective_coeffs(startpoints: list, endpoints: list) -> list:
+    """The eight coefficients of the perspective map taking each endpoint to its
+    startpoint (output to input, as Pillow samples), solved by least squares in float64
+    and rounded to float32."""
+    if len(startpoints) != 4 or len(endpoints) != 4:
+        raise ValueError(f"Please provide exactly four corners, got {len(startpoints)} "
+                         f"startpoints and {len(endpoints)} endpoints.")
+    rows = []
+    for (x, y), (u, v) in zip(endpoints, startpoints):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+    targets = np.array(startpoints, dtype=np.float64).reshape(8)
+    solution = np.linalg.lstsq(np.array(rows, dtype=np.float64), targets, rcond=None)[0]
+    return solution.astype(np.float32).tolist()
+
+
+def perspective(img, startpoints: list, endpoints: list,
+                interpolation=InterpolationMode.BILINEAR, fill: list | None = None):
+    """Warp the image so that the four startpoints (corners, [x, y]) land on endpoints."""
+    coeffs = _perspective_coeffs(startpoints, endpoints)
+    interpolation = _interpolation(interpolation)
+    if not isinstance(img, Tensor):
+        return F_pil.perspective(img, coeffs, _PIL_RESAMPLE[interpolation], fill)
+    return F_t.perspective(img, coeffs, interpolation.value, fill)
+
+
+def elastic_transform(img, displacement: Tensor, interpolation=InterpolationMode.BILINEAR,
+                      fill: list | None = None):
+    """Sample the image at its pixel grid moved by displacement (1, H, W, 2), given in
+    grid_sample's [-1, 1] units; PIL images go through a uint8 tensor and back."""
+    if isinstance(interpolation, int):
+        warnings.warn("Argument interpolation should be of type InterpolationMode instead of "
+                      "int. Please, use InterpolationMode enum.")
+    interpolation = _interpolation(interpolation)
+    if not isinstance(displacement, Tensor):
+        raise TypeError("Argument displacement should be a Tensor")
+    tensor_img = img
+    if not isinstance(img, Tensor):
+        if not is_pil_image(img):
+            raise TypeError(f"img should be PIL Image or Tensor. Got {type(img)}")
+        tensor_img = pil_to_tensor(img)
+    shape = (1,) + tensor_img.shape[-2:] + (2,)
+    if displacement.shape != shape:
+        raise ValueError(f"Argument displacement shape should be {shape}, but given "
+                         f"{displacement.shape}")
+    out = F_t.elastic_transform(tensor_img, displacement, interpolation.value, fill)
+    return out if isinstance(img, Tensor) else to_pil_image(out, mode=img.mode)
 
 
 # --- colour ---------------------------------------------------------------------------
@@ -539,8 +616,3 @@ def erase(img: Tensor, i: int, j: int, h: int, w: int, v, inplace: bool = False)
     img[..., i:i + h, j:j + w] = v
     return img
 
-
-# torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["perspective", "five_crop", "ten_crop", "elastic_transform"]
-globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
-__all__ += _UNAVAILABLE

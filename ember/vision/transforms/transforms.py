@@ -12,12 +12,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ... import _dtype, empty, log, rand, randint, randperm, tensor
+from ... import _dtype, cat, empty, log, rand, randint, randperm, tensor
 from ..._tensor import Tensor
 from ...nn import Module
 from . import functional as F
 from .functional import InterpolationMode
-from .. import _unavailable
 
 __all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtype",
            "Normalize", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop",
@@ -25,7 +24,8 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtyp
            "ColorJitter", "Grayscale", "RandomGrayscale", "GaussianBlur", "RandomErasing",
            "Lambda", "RandomApply", "RandomChoice", "RandomOrder", "InterpolationMode",
            "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness",
-           "RandomAutocontrast", "RandomEqualize", "RandomAffine"]
+           "RandomAutocontrast", "RandomEqualize", "RandomAffine", "FiveCrop", "TenCrop",
+           "RandomPerspective", "LinearTransformation", "ElasticTransform"]
 
 
 def _uniform(low: float, high: float) -> float:
@@ -493,6 +493,167 @@ class RandomAffine(Module):
         return text + ")"
 
 
+class FiveCrop(Module):
+    """The four corner crops and the centre crop of the given size, as a tuple."""
+
+    def __init__(self, size):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+
+    def forward(self, img) -> tuple:
+        return F.five_crop(img, self.size)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(size={self.size})"
+
+
+class TenCrop(Module):
+    """FiveCrop of the image and of its horizontal (or vertical) mirror, as a tuple."""
+
+    def __init__(self, size, vertical_flip: bool = False):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+        self.vertical_flip = vertical_flip
+
+    def forward(self, img) -> tuple:
+        return F.ten_crop(img, self.size, self.vertical_flip)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(size={self.size}, vertical_flip={self.vertical_flip})"
+
+
+class RandomPerspective(Module):
+    """With probability p, move each corner inwards by up to distortion_scale times half
+    the image size and warp the image accordingly."""
+
+    def __init__(self, distortion_scale: float = 0.5, p: float = 0.5,
+                 interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        self.p = p
+        if isinstance(interpolation, int):
+            interpolation = F._interpolation(interpolation)
+        self.interpolation = interpolation
+        self.distortion_scale = distortion_scale
+        self.fill = _check_fill(fill)
+
+    @staticmethod
+    def get_params(width: int, height: int, distortion_scale: float) -> tuple:
+        """(startpoints, endpoints): the corners, and where each moves (drawn top-left,
+        top-right, bottom-right, bottom-left; x before y)."""
+        dx, dy = int(distortion_scale * (width // 2)), int(distortion_scale * (height // 2))
+        near_x, near_y = (0, dx + 1), (0, dy + 1)                  # draw ranges from 0
+        far_x, far_y = (width - dx - 1, width), (height - dy - 1, height)
+        endpoints = [[_randint(*x_range), _randint(*y_range)] for x_range, y_range in
+                     [(near_x, near_y), (far_x, near_y), (far_x, far_y), (near_x, far_y)]]
+        startpoints = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+        return startpoints, endpoints
+
+    def forward(self, img):
+        fill = _fill_for(img, self.fill)
+        _, height, width = F.get_dimensions(img)
+        if _coin(self.p):
+            startpoints, endpoints = self.get_params(width, height, self.distortion_scale)
+            return F.perspective(img, startpoints, endpoints, self.interpolation, fill)
+        return img
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(p={self.p})"
+
+
+class LinearTransformation(Module):
+    """Flatten each (C, H, W) image, subtract mean_vector and multiply by
+    transformation_matrix (D x D, D = C * H * W), e.g. for ZCA whitening."""
+
+    def __init__(self, transformation_matrix: Tensor, mean_vector: Tensor):
+        super().__init__()
+        size = tuple(transformation_matrix.size())
+        if size[0] != size[1]:
+            raise ValueError(f"transformation_matrix should be square. Got {size} rectangular "
+                             "matrix.")
+        if mean_vector.size(0) != size[0]:
+            raise ValueError(f"mean_vector should have the same length {mean_vector.size(0)} "
+                             f"as any one of the dimensions of the transformation_matrix "
+                             f"[{size}]")
+        if transformation_matrix.dtype != mean_vector.dtype:
+            raise ValueError(f"Input tensors should have the same dtype. Got "
+                             f"{transformation_matrix.dtype} and {mean_vector.dtype}")
+        self.transformation_matrix = transformation_matrix
+        self.mean_vector = mean_vector
+
+    def forward(self, tensor: Tensor) -> Tensor:
+        shape = tensor.shape
+        n = shape[-3] * shape[-2] * shape[-1]
+        if n != self.transformation_matrix.shape[0]:
+            raise ValueError("Input tensor and transformation matrix have incompatible shape."
+                             f"[{shape[-3]} x {shape[-2]} x {shape[-1]}] != "
+                             f"{self.transformation_matrix.shape[0]}")
+        flat = tensor.reshape(-1, n) - self.mean_vector
+        return flat.mm(self.transformation_matrix.to(flat.dtype)).reshape(shape)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}(transformation_matrix="
+                f"{self.transformation_matrix.tolist()}, "
+                f"mean_vector={self.mean_vector.tolist()})")
+
+
+def _float_pair(value, name: str) -> list:
+    """ElasticTransform's alpha and sigma: a float, or a sequence of one or two floats."""
+    if not isinstance(value, (float, Sequence)):
+        raise TypeError(f"{name} should be float or a sequence of floats. Got {type(value)}")
+    if isinstance(value, Sequence) and len(value) != 2:
+        raise ValueError(f"If {name} is a sequence its length should be 2. Got {len(value)}")
+    if isinstance(value, Sequence):
+        for element in value:
+            if not isinstance(element, float):
+                raise TypeError(f"{name} should be a sequence of floats. Got {type(element)}")
+    return [float(value), float(value)] if isinstance(value, float) else value
+
+
+class ElasticTransform(Module):
+    """Move each pixel by a random displacement field: uniform noise in [-1, 1] smoothed
+    by a Gaussian of std sigma and scaled by alpha (in pixels), per axis."""
+
+    def __init__(self, alpha=50.0, sigma=5.0, interpolation=InterpolationMode.BILINEAR,
+                 fill=0):
+        super().__init__()
+        self.alpha = _float_pair(alpha, "alpha")
+        self.sigma = _float_pair(sigma, "sigma")
+        if isinstance(interpolation, int):
+            interpolation = F._interpolation(interpolation)
+        self.interpolation = interpolation
+        if isinstance(fill, (int, float)):
+            fill = [float(fill)]
+        elif isinstance(fill, (list, tuple)):
+            fill = [float(f) for f in fill]
+        else:
+            raise TypeError(f"fill should be int or float or a list or tuple of them. Got "
+                            f"{type(fill)}")
+        self.fill = fill
+
+    @staticmethod
+    def get_params(alpha: list, sigma: list, size: list) -> Tensor:
+        """The displacement (1, H, W, 2) in grid units: x's noise is drawn, then y's."""
+        fields = []
+        for axis in range(2):
+            field = rand([1, 1] + list(size)) * 2 - 1
+            if sigma[axis] > 0.0:
+                k = int(8 * sigma[axis] + 1)
+                k += 1 - k % 2  # the kernel size must be odd
+                field = F.gaussian_blur(field, [k, k], sigma)
+            # normalized by the width for x, the height for y
+            fields.append(field * alpha[axis] / size[1 - axis])
+        return cat(fields, 1).permute([0, 2, 3, 1])
+
+    def forward(self, tensor):
+        _, height, width = F.get_dimensions(tensor)
+        displacement = self.get_params(self.alpha, self.sigma, [height, width])
+        return F.elastic_transform(tensor, displacement, self.interpolation, self.fill)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}(alpha={self.alpha}, sigma={self.sigma}, "
+                f"interpolation={self.interpolation}, fill={self.fill})")
+
+
 class ColorJitter(Module):
     """Random brightness, contrast, saturation and hue changes, applied in random order."""
 
@@ -753,10 +914,3 @@ class RandomChoice(RandomTransforms):
 
     def __repr__(self) -> str:
         return f"{super().__repr__()}(p={self.p})"
-
-
-# torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["RandomPerspective", "FiveCrop", "TenCrop", "LinearTransformation",
-                "ElasticTransform"]
-globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
-__all__ += _UNAVAILABLE

@@ -79,6 +79,22 @@ CASES = [
      2),
     ("T.RandomRotation(40, InterpolationMode.BILINEAR, expand=True, fill=(1, 2, 3))",
      ["u8", "f32"], [0], 2),
+    ("lambda img: F.perspective(img, [[0, 0], [15, 0], [15, 11], [0, 11]], "
+     "[[2, 1], [13, 0], [15, 9], [1, 11]])", ALL, [0], 1),
+    ("lambda img: F.perspective(img, [[1, 2], [14, 0], [15, 11], [0, 10]], "
+     "[[0, 0], [15, 0], [15, 11], [0, 11]], InterpolationMode.NEAREST, fill=[60])",
+     ["u8", "f32_batch", "pil_l"], [0], 1),
+    ("T.RandomPerspective(0.6, p=0.7, fill=(9, 8, 7))", ["u8", "f32", "pil_rgb"], [0, 1], 3),
+    ("T.RandomPerspective(interpolation=InterpolationMode.NEAREST)", ["u8_batch", "pil_l"],
+     [2], 3),
+    ("T.FiveCrop((5, 7))", ["u8_batch", "pil_rgb"], [0], 1),
+    ("T.TenCrop(6)", ["f32", "pil_l"], [0], 1),
+    ("T.TenCrop((4, 9), vertical_flip=True)", ["u8"], [0], 1),
+    ("T.LinearTransformation(torch.eye(192) * 0.5 + 0.01, torch.full((192,), 0.2))",
+     ["f32_batch"], [0], 1),
+    ("T.ElasticTransform(alpha=5.0, sigma=1.0)", ["f32", "u8", "pil_rgb"], [0], 2),
+    ("T.ElasticTransform(alpha=(8.0, 3.0), sigma=(0.7, 1.3), fill=5,"
+     " interpolation=InterpolationMode.NEAREST)", ["u8_batch", "f32_batch"], [1], 2),
     # auto-augment policies
     ("T.AutoAugment()", ["u8", "pil_rgb"], [0], 10),
     ("T.AutoAugment(T.AutoAugmentPolicy.CIFAR10, fill=[40, 50, 60])", ["u8_batch"], [1], 6),
