@@ -184,8 +184,12 @@ def test_auto_augment_reprs_and_errors():
                                               "fill=None)")
     with pytest.raises(ValueError, match="The provided policy imagenet is not recognized."):
         T.AutoAugment("imagenet")
-    with pytest.raises(NotImplementedError, match="torchvision.transforms.autoaugment.AugMix"):
-        T.AugMix()
+    assert repr(T.AugMix(fill=[3])) == (
+        "AugMix(severity=3, mixture_width=3, chain_depth=-1, alpha=1.0, all_ops=True, "
+        "interpolation=InterpolationMode.BILINEAR, fill=[3])")
+    with pytest.raises(ValueError, match=r"The severity must be between \[1, 10\]. Got 11 "
+                                         "instead."):
+        T.AugMix(severity=11)
 
 
 def test_crop_perspective_linear_elastic_reprs():

@@ -3,17 +3,18 @@ geometry operations of transforms.functional with random strengths.
 
 AutoAugment applies one of a learned list of operation pairs, RandAugment num_ops
 operations of one fixed strength, TrivialAugmentWide one operation of a random strength.
-Their random draws are torchvision's, in the same order, from ember's default generator.
-AugMix is not implemented (its Dirichlet draws are not torch's yet).
+AugMix mixes several random chains of them. Their random draws are torchvision's, in the
+same order, from ember's default generator.
 """
 from __future__ import annotations
 
 import math
 from enum import Enum
 
-from ... import arange, linspace, rand, randint, tensor
+from ... import arange, finfo, linspace, rand, randint, tensor
+from ..._tensor import Tensor
+from ...distributions import Gamma
 from ...nn import Module
-from .. import _unavailable
 from . import functional as F
 from .functional import InterpolationMode
 from .transforms import _fill_for
@@ -61,39 +62,39 @@ def _apply_op(img, op_name: str, magnitude: float, interpolation: InterpolationM
     return _OPS[op_name](img, magnitude, interpolation, fill)
 
 
-def _augmentation_space(num_bins: int, shear: float, translate: tuple, rotate: float,
-                        enhance: float, posterize_span: int, identity: bool = False,
-                        invert: bool = False) -> dict:
-    """{operation: (magnitudes, signed)}, in torchvision's order (RandAugment and
-    TrivialAugmentWide pick an operation by its position). The magnitudes rise linearly
-    over num_bins from 0 to the given strength (posterize keeps 8 bits down to
-    8 - posterize_span, solarize's threshold falls from 255 to 0); signed magnitudes are
-    negated on a coin flip."""
-    none = (tensor(0.0), False)
-    space = {"Identity": none} if identity else {}
-    space.update({
-        "ShearX": (linspace(0.0, shear, num_bins), True),
-        "ShearY": (linspace(0.0, shear, num_bins), True),
-        "TranslateX": (linspace(0.0, translate[0], num_bins), True),
-        "TranslateY": (linspace(0.0, translate[1], num_bins), True),
-        "Rotate": (linspace(0.0, rotate, num_bins), True),
-    })
-    for name in ("Brightness", "Color", "Contrast", "Sharpness"):
-        space[name] = (linspace(0.0, enhance, num_bins), True)
-    bits = 8 - (arange(num_bins) / ((num_bins - 1) / posterize_span)).round().int()
-    space.update({"Posterize": (bits, False),
-                  "Solarize": (linspace(255.0, 0.0, num_bins), False),
-                  "AutoContrast": none, "Equalize": none})
-    if invert:
-        space["Invert"] = none
-    return space
+# Augmentation spaces: {operation: (magnitudes, signed)}. The magnitudes rise linearly
+# over num_bins from 0 to the given strength (posterize keeps `top` bits down to
+# top - span, solarize's threshold falls from 255 to 0); signed magnitudes are negated on
+# a coin flip. Each policy joins these parts in torchvision's order, since RandAugment,
+# TrivialAugmentWide and AugMix pick an operation by its position.
+def _unsigned(*names: str) -> dict:
+    return {name: (tensor(0.0), False) for name in names}
 
 
-def _standard_space(num_bins: int, height: int, width: int, **kwargs) -> dict:
-    """The space of AutoAugment and RandAugment: translations up to 150/331 of the size."""
-    return _augmentation_space(num_bins, shear=0.3,
-                               translate=(150.0 / 331.0 * width, 150.0 / 331.0 * height),
-                               rotate=30.0, enhance=0.9, posterize_span=4, **kwargs)
+def _geometry_space(num_bins: int, shear: float, translate: tuple, rotate: float) -> dict:
+    return {"ShearX": (linspace(0.0, shear, num_bins), True),
+            "ShearY": (linspace(0.0, shear, num_bins), True),
+            "TranslateX": (linspace(0.0, translate[0], num_bins), True),
+            "TranslateY": (linspace(0.0, translate[1], num_bins), True),
+            "Rotate": (linspace(0.0, rotate, num_bins), True)}
+
+
+def _enhance_space(num_bins: int, strength: float) -> dict:
+    return {name: (linspace(0.0, strength, num_bins), True)
+            for name in ("Brightness", "Color", "Contrast", "Sharpness")}
+
+
+def _level_space(num_bins: int, top: int, span: int) -> dict:
+    bits = top - (arange(num_bins) / ((num_bins - 1) / span)).round().int()
+    return {"Posterize": (bits, False), "Solarize": (linspace(255.0, 0.0, num_bins), False),
+            **_unsigned("AutoContrast", "Equalize")}
+
+
+def _standard_space(num_bins: int, height: int, width: int) -> dict:
+    """AutoAugment's and RandAugment's: translations up to 150/331 of the size."""
+    translate = (150.0 / 331.0 * width, 150.0 / 331.0 * height)
+    return {**_geometry_space(num_bins, 0.3, translate, 30.0),
+            **_enhance_space(num_bins, 0.9), **_level_space(num_bins, 8, 4)}
 
 
 class AutoAugmentPolicy(Enum):
@@ -219,7 +220,7 @@ class AutoAugment(Module):
         fill = _fill_for(img, self.fill)
         _, height, width = F.get_dimensions(img)
         transform_id, probs, signs = self.get_params(len(self.policies))
-        space = _standard_space(10, height, width, invert=True)
+        space = {**_standard_space(10, height, width), **_unsigned("Invert")}
         for i, (op_name, p, magnitude_id) in enumerate(self.policies[transform_id]):
             if not bool(probs[i] <= p):
                 continue
@@ -251,7 +252,8 @@ class RandAugment(Module):
     def forward(self, img):
         fill = _fill_for(img, self.fill)
         _, height, width = F.get_dimensions(img)
-        space = _standard_space(self.num_magnitude_bins, height, width, identity=True)
+        space = {**_unsigned("Identity"),
+                 **_standard_space(self.num_magnitude_bins, height, width)}
         for _ in range(self.num_ops):
             op_name = list(space)[int(randint(len(space), (1,)).item())]
             magnitudes, signed = space[op_name]
@@ -281,9 +283,9 @@ class TrivialAugmentWide(Module):
 
     def forward(self, img):
         fill = _fill_for(img, self.fill)
-        space = _augmentation_space(self.num_magnitude_bins, shear=0.99, translate=(32.0, 32.0),
-                                    rotate=135.0, enhance=0.99, posterize_span=6,
-                                    identity=True)
+        bins = self.num_magnitude_bins
+        space = {**_unsigned("Identity"), **_geometry_space(bins, 0.99, (32.0, 32.0), 135.0),
+                 **_enhance_space(bins, 0.99), **_level_space(bins, 8, 6)}
         op_name = list(space)[int(randint(len(space), (1,)).item())]
         magnitudes, signed = space[op_name]
         magnitude = 0.0
@@ -298,6 +300,79 @@ class TrivialAugmentWide(Module):
                 f"interpolation={self.interpolation}, fill={self.fill})")
 
 
-# torchvision names ember does not implement: importable, NotImplementedError when used
-_UNAVAILABLE = ["AugMix"]
-globals().update(_unavailable.stand_ins(__name__, _UNAVAILABLE))
+class AugMix(Module):
+    """AugMix (Hendrycks et al., 2020): mixture_width chains of 1-3 (or chain_depth)
+    random operations of strength up to severity (of 10), mixed with Dirichlet(alpha)
+    weights, then blended with the original image with Beta(alpha, alpha) weights."""
+
+    _PARAMETER_MAX = 10
+
+    def __init__(self, severity: int = 3, mixture_width: int = 3, chain_depth: int = -1,
+                 alpha: float = 1.0, all_ops: bool = True,
+                 interpolation: InterpolationMode = InterpolationMode.BILINEAR,
+                 fill: list | None = None) -> None:
+        super().__init__()
+        if not 1 <= severity <= self._PARAMETER_MAX:
+            raise ValueError(f"The severity must be between [1, {self._PARAMETER_MAX}]. Got "
+                             f"{severity} instead.")
+        self.severity = severity
+        self.mixture_width = mixture_width
+        self.chain_depth = chain_depth
+        self.alpha = alpha
+        self.all_ops = all_ops
+        self.interpolation = interpolation
+        self.fill = fill
+
+    def _augmentation_space(self, num_bins: int, image_size: tuple) -> dict:
+        height, width = image_size
+        space = {**_geometry_space(num_bins, 0.3, (width / 3.0, height / 3.0), 30.0),
+                 **_level_space(num_bins, 4, 4)}
+        if self.all_ops:
+            space.update(_enhance_space(num_bins, 0.9))
+        return space
+
+    @staticmethod
+    def _sample_dirichlet(params: Tensor) -> Tensor:
+        """Dirichlet draws as torch._sample_dirichlet makes them: gamma draws in float64,
+        normalized, then rounded into (0, 1) in params' type."""
+        gammas = Gamma(params.double(), 1.0).sample()
+        weights = (gammas / gammas.sum(-1, keepdim=True)).to(params.dtype)
+        info = finfo(params.dtype)
+        return weights.clamp(info.tiny, 1.0 - info.eps / 2)  # the float just below 1
+
+    def forward(self, orig_img):
+        fill = _fill_for(orig_img, self.fill)
+        _, height, width = F.get_dimensions(orig_img)
+        img = orig_img if isinstance(orig_img, Tensor) else F.pil_to_tensor(orig_img)
+        space = self._augmentation_space(self._PARAMETER_MAX, (height, width))
+        orig_dims = list(img.shape)
+        batch = img.view([1] * max(4 - img.ndim, 0) + orig_dims)   # (B, C, H, W)
+        batch_dims = [batch.size(0)] + [1] * (batch.ndim - 1)
+        n = batch_dims[0]
+        # column 0 weighs the original image, column 1 the mixture of the chains
+        blend = self._sample_dirichlet(tensor([self.alpha, self.alpha]).expand(n, -1))
+        chain_weights = self._sample_dirichlet(
+            tensor([self.alpha] * self.mixture_width).expand(n, -1)) * blend[:, 1].view([n, -1])
+        mix = blend[:, 0].view(batch_dims) * batch
+        for i in range(self.mixture_width):
+            aug = batch
+            depth = self.chain_depth if self.chain_depth > 0 else \
+                int(randint(low=1, high=4, size=(1,)).item())
+            for _ in range(depth):
+                op_name = list(space)[int(randint(len(space), (1,)).item())]
+                magnitudes, signed = space[op_name]
+                magnitude = 0.0
+                if magnitudes.ndim > 0:
+                    magnitude = float(magnitudes[int(randint(self.severity, (1,)).item())].item())
+                if signed and _coin_flip():
+                    magnitude *= -1.0
+                aug = _apply_op(aug, op_name, magnitude, self.interpolation, fill)
+            mix.add_(chain_weights[:, i].view(batch_dims) * aug)
+        mix = mix.view(orig_dims).to(dtype=img.dtype)
+        return mix if isinstance(orig_img, Tensor) else F.to_pil_image(mix)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}(severity={self.severity}, "
+                f"mixture_width={self.mixture_width}, chain_depth={self.chain_depth}, "
+                f"alpha={self.alpha}, all_ops={self.all_ops}, "
+                f"interpolation={self.interpolation}, fill={self.fill})")

@@ -106,6 +106,9 @@ CASES = [
     ("T.TrivialAugmentWide()", ["u8", "pil_rgb"], [0], 10),
     ("T.TrivialAugmentWide(11, InterpolationMode.BILINEAR, fill=[1, 2, 3])", ["u8_batch"],
      [4], 6),
+    ("T.AugMix()", ["u8", "pil_rgb"], [0], 4),
+    ("T.AugMix(severity=7, mixture_width=2, chain_depth=2, alpha=0.5, all_ops=False, "
+     "interpolation=InterpolationMode.NEAREST, fill=[20])", ["u8_batch", "pil_l"], [1], 3),
 ]
 
 
