@@ -6,8 +6,6 @@ Integer images are processed in float and rounded back, as torchvision does.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ... import _dtype, linspace
@@ -336,24 +334,26 @@ def grid_transform(img: Tensor, grid: np.ndarray, interpolation: str, fill) -> T
     return _wrap(_cast_back(out, dtype))
 
 
-def affine(img: Tensor, matrix: list, interpolation: str = "nearest", fill=None) -> Tensor:
-    """Sample img at matrix @ (x, y, 1) for every pixel (x, y), both taken from the image
-    centre: `matrix` maps output to input points (the inverse of the transformation)."""
-    _check_grid_transform(img, interpolation, fill)
-    h, w = img.shape[-2:]
-    dtype = img.dtype.numpy if img.is_floating_point() else np.dtype(np.float32)
-    return grid_transform(img, _affine_grid(matrix, w, h, w, h, dtype), interpolation, fill)
+def _grid_dtype(img: Tensor) -> np.dtype:
+    """The type torchvision builds sampling grids in: the image's float type, or float32."""
+    return img.dtype.numpy if img.is_floating_point() else np.dtype(np.float32)
 
 
 def rotate(img: Tensor, matrix: list, interpolation: str = "nearest", expand: bool = False,
            fill=None) -> Tensor:
-    """affine with an output large enough for the whole rotated image when expand is set."""
+    """Sample img at matrix @ (x, y, 1) for every output pixel (x, y), both taken from the
+    image centre: `matrix` maps output to input points (the inverse of the rotation). With
+    expand, the output is large enough for the whole rotated image."""
     _check_grid_transform(img, interpolation, fill)
     h, w = img.shape[-2:]
     out_w, out_h = affine_output_size(matrix, w, h) if expand else (w, h)
-    dtype = img.dtype.numpy if img.is_floating_point() else np.dtype(np.float32)
-    grid = _affine_grid(matrix, w, h, out_w, out_h, dtype)
+    grid = _affine_grid(matrix, w, h, out_w, out_h, _grid_dtype(img))
     return grid_transform(img, grid, interpolation, fill)
+
+
+def affine(img: Tensor, matrix: list, interpolation: str = "nearest", fill=None) -> Tensor:
+    """rotate's sampling for any inverse affine matrix, keeping the image size."""
+    return rotate(img, matrix, interpolation, expand=False, fill=fill)
 
 
 def _perspective_grid(coeffs: list, out_w: int, out_h: int, dtype: np.dtype) -> np.ndarray:
@@ -376,8 +376,8 @@ def perspective(img: Tensor, coeffs: list, interpolation: str = "bilinear",
     if len(coeffs) != 8:
         raise ValueError("Argument coeffs should have 8 float values")
     h, w = img.shape[-2:]
-    dtype = img.dtype.numpy if img.is_floating_point() else np.dtype(np.float32)
-    return grid_transform(img, _perspective_grid(coeffs, w, h, dtype), interpolation, fill)
+    grid = _perspective_grid(coeffs, w, h, _grid_dtype(img))
+    return grid_transform(img, grid, interpolation, fill)
 
 
 def elastic_transform(img: Tensor, displacement: Tensor, interpolation: str = "bilinear",
@@ -524,7 +524,6 @@ def adjust_gamma(img: Tensor, gamma: float, gain: float = 1) -> Tensor:
     data = data.numpy(force=True)
     out = np.clip(data.dtype.type(gain) * np.power(data, data.dtype.type(gamma)), 0, 1)
     return convert_image_dtype(_wrap(out.astype(data.dtype)), img.dtype)
-
 
 
 # torchvision names ember does not implement: importable, NotImplementedError when used

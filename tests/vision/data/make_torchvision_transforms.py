@@ -4,8 +4,9 @@ compares ember's augmentation transforms with.
 Each case is a Python expression giving a callable (a transform, or a lambda around a
 functional), the name of an input image, a seed and a number of calls. The script seeds
 torch, calls the callable on the image that many times, and saves every output (equal
-outputs once) and a SHA-256 of torch's generator state afterwards; the test evaluates the same expression
-with ember's T and F and must give the same arrays and the same generator state. Needs
+outputs once) and a SHA-256 of torch's generator state afterwards; the test evaluates the
+same expression with ember's T and F and must give the same arrays and the same generator
+state. Needs
 torch and torchvision (0.29 for the committed file):
 python make_torchvision_transforms.py
 """
