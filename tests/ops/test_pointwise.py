@@ -957,3 +957,14 @@ def test_float_power_in_place_needs_the_double_dtype(dtype, exponent, match):
     check_error(lambda lib: lib.ones(3, dtype=getattr(lib, dtype)).float_power_(exponent),
                 RuntimeError, "^the base given to float_power_ " + match)
     check(lambda lib, x: x.double().float_power_(3), (2, 3))
+
+
+@pytest.mark.parametrize("value", [1, 2.5, True])
+def test_copy_takes_a_number(value):
+    check(lambda lib, x: x.clone().copy_(value), (2, 3))
+
+
+@pytest.mark.parametrize("value", ["a", [1, 2, 3], None])
+def test_copy_refuses_other_values(value):
+    check_error(lambda lib: lib.zeros(2, 3).copy_(value), TypeError,
+                r"^copy_\(\): argument 'other' \(position 1\) must be Tensor, not ")

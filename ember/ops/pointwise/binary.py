@@ -8,6 +8,8 @@ otherwise they go through `Tensor._inplace`, which records the op.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ... import _dtype
@@ -619,7 +621,10 @@ def _check_copy_shape(dest: np.ndarray, src: np.ndarray) -> None:
 
 
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    """Copy src's values into self, broadcasting and converting to self's dtype."""
+    """Copy src's values (a tensor, or a number as torch accepts) into self, broadcasting
+    and converting to self's dtype."""
+    if isinstance(src, numbers.Number):
+        src = Tensor._wrap(np.asarray(src))
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
