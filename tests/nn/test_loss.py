@@ -66,6 +66,22 @@ def test_regression_empty_and_non_contiguous(name):
     check(lambda lib, x, y: getattr(F(lib), name)(x, y), (3, 4), (3, 4), non_contiguous=True)
 
 
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_mse_loss_is_one_node(reduction):
+    """The blitz tutorial prints loss.grad_fn and walks next_functions to the layer's node."""
+    for lib in (torch, ember):
+        x = lib.ones(2, 3, requires_grad=True)
+        loss = F(lib).mse_loss(x * 2, lib.zeros(2, 3), reduction=reduction)
+        assert type(loss.grad_fn).__name__ == "MseLossBackward0"
+        assert type(loss.grad_fn.next_functions[0][0]).__name__ == "MulBackward0"
+    # a target that broadcasts (its gradient sums back) and a Long target (promoted)
+    with pytest.warns(UserWarning, match="Using a target size"):
+        check(lambda lib, x, y: F(lib).mse_loss(x, y, reduction=reduction), (4, 3), (3,),
+              dtype="float64")
+    check(lambda lib, x: F(lib).mse_loss(x, lib.arange(1, 5).view(1, 4), reduction=reduction),
+          (1, 4))
+
+
 def test_target_size_warning_matches_torch():
     message = (r"Using a target size \(torch.Size\(\[4\]\)\) that is different to the input "
                r"size \(torch.Size\(\[4, 1\]\)\). This will likely lead to incorrect results "
