@@ -88,8 +88,12 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return tuple(e if e is not None else (None, 0) for e, meta in
-                     zip(self._edges, self._input_meta) if meta is not False)
+        edges = tuple(e if e is not None else (None, 0) for e, meta in
+                      zip(self._edges, self._input_meta) if meta is not False)
+        # A node standing for a torch op whose inputs come in another order (addmm's
+        # bias first) lists its edges in torch's order.
+        layout = getattr(type(self), "torch_grad_layout", None)
+        return edges if layout is None else layout.torch_order(edges)
 
     @property
     def metadata(self) -> dict:

@@ -96,6 +96,21 @@ def test_grad_fn_names():
     assert F.log_softmax(x, 1).grad_fn.name() == "LogSoftmaxBackward0"
 
 
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_next_functions_in_torchs_order(bias):
+    """addmm(bias, x, W^T) lists the bias first: the blitz tutorial walks
+    loss.grad_fn.next_functions[0][0] and prints what comes out. (torch's weight edge goes
+    through a TBackward0 node that ember's fused node has not: not compared.)"""
+    def walk(lib):
+        layer = lib.nn.Linear(4, 3, bias=bias)
+        x = lib.ones(2, 4, requires_grad=True).relu()
+        edges = layer(x).grad_fn.next_functions
+        bias_node = edges[0][0] if bias else None
+        return ([type(n).__name__ for n, _ in edges[:2 if bias else 1]],
+                bias and bias_node.variable is layer.bias)
+    assert walk(ember) == walk(torch)
+
+
 def test_softmax_stable_and_dtype():
     big = np.array([[1000.0, 1001.0, 1002.0], [-1e4, 0.0, 1e4]], dtype=np.float32)
     check(lambda lib, x: lib.nn.functional.softmax(x, dim=1), big)

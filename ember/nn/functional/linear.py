@@ -23,16 +23,19 @@ def _t(g):
 
 
 class _AddmmGradLayout:
-    """How torch's addmm/mm node lists its input gradients: (bias, x, W^T) / (x, W^T).
-    Legacy module backward hooks (register_backward_hook) see them in this layout."""
+    """How torch's addmm/mm node lists its inputs: (bias, x, W^T) / (x, W^T). Legacy module
+    backward hooks (register_backward_hook) see the gradients in this layout, and
+    grad_fn.next_functions lists the edges in this order."""
+
+    @staticmethod
+    def torch_order(items: tuple) -> tuple:
+        """(x, W, b) -> (b, x, W); (x, W) stays."""
+        return (items[2],) + items[:2] if len(items) == 3 else items
 
     @staticmethod
     def to_torch(grads: tuple) -> tuple:
-        if len(grads) == 3:
-            gx, gw, gb = grads
-            return gb, gx, _t(gw)
-        gx, gw = grads
-        return gx, _t(gw)
+        *rest, gw = _AddmmGradLayout.torch_order(grads)
+        return (*rest, _t(gw))
 
     @staticmethod
     def from_torch(grads: tuple) -> tuple:
