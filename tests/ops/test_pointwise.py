@@ -406,6 +406,25 @@ def test_addcmul_addcdiv(shapes, value, dtype):
         check(lambda lib, x, a, b: (x * 1).addcmul_(a, b, value=value), *shapes, dtype=dtype)
 
 
+@pytest.mark.filterwarnings("ignore:This overload of")
+@pytest.mark.parametrize("call", [
+    lambda lib, x, a, b: (x * 1).add_(-0.5, a), lambda lib, x, a, b: x.sub(2, a),
+    lambda lib, x, a, b: lib.add(x, 0.25, a), lambda lib, x, a, b: (x * 1).sub_(3, b),
+    lambda lib, x, a, b: lib.addcmul(x, 0.5, a, b), lambda lib, x, a, b: (x * 1).addcmul_(2, a, b),
+    lambda lib, x, a, b: x.addcdiv(0.5, a, b), lambda lib, x, a, b: (x * 1).addcdiv_(-1, a, b)])
+def test_deprecated_scalar_first_overloads(call):
+    """p.data.add_(-lr, grad) (the char-RNN tutorial) and addcmul_(1 - beta, g, g) still run."""
+    check(call, (3, 4), (3, 4), (3, 4), positive=True, dtype="float64")
+
+
+def test_deprecated_scalar_first_overload_warns(monkeypatch):
+    from ember.ops.pointwise import _deprecated
+    monkeypatch.setattr(_deprecated, "_warned", False)
+    message = r"This overload of add_ is deprecated:\n\tadd_\(Number alpha, Tensor other\)"
+    with pytest.warns(UserWarning, match=message):
+        ember.ones(2).add_(2, ember.ones(2))
+
+
 def test_addcmul_addcdiv_ints():
     check(lambda lib, x, a, b: lib.addcmul(x, a, b, value=2), ints((3,)), ints((3,)),
           ints((3,)), grad=False)

@@ -19,6 +19,7 @@ from ._common import (_LIMITED, _LOW_PRECISION, _check_int_divisor, _integral,
                       _save_operands, _saved_operands, _scalar, _unsupported, _with_out,
                       _zeros_like, check_limited, data_of, float_math, operands,
                       scalar_type_name)
+from ._deprecated import scalar_first
 from .unary import reciprocal
 from .where import where
 
@@ -303,12 +304,14 @@ class Pow(Function):
         return grad_a, grad_b
 
 
+@scalar_first("alpha")
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """input + alpha * other, elementwise, with broadcasting and type promotion."""
     result = Add.apply(input, other, alpha)
     return result if out is None else _with_out(result, out)
 
 
+@scalar_first("alpha")
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """input - alpha * other, elementwise, with broadcasting and type promotion."""
     return _with_out(Sub.apply(input, other, alpha), out)

@@ -23,6 +23,7 @@ from ._common import (_F32, _LIMITED, _LOW_PRECISION, _NATIVE_FLOATS, _cast, _ch
                       _scalar, _unsupported, _with_out, _zeros_like, check_limited, data_of,
                       operands, result_type)
 from .arithmetic import _nondiff_binary, add, div, mul, pow, sub
+from ._deprecated import scalar_first
 from .unary import sqrt
 from .where import where
 
@@ -472,12 +473,14 @@ def _addc_array(x, t1, t2, value, divide: bool, out=None) -> np.ndarray:
     return np.add(x, term, out=out)
 
 
+@scalar_first("value")
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
     """input + value * tensor1 * tensor2, elementwise."""
     _dtype.refuse_limited(input._data, "addcmul_cpu_out")
     return _with_out(Addcmul.apply(input, tensor1, tensor2, value, False), out)
 
 
+@scalar_first("value")
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
     """input + value * tensor1 / tensor2, elementwise."""
     return _with_out(_named(Addcmul.apply(input, tensor1, tensor2, value, True),
@@ -519,6 +522,7 @@ def _done(self: Tensor) -> Tensor:
     return self
 
 
+@scalar_first("alpha")
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
     """In-place self += alpha * other; returns self."""
     if _direct(self, other):
@@ -528,6 +532,7 @@ def add_(self: Tensor, other, *, alpha=1) -> Tensor:
     return self._inplace(lambda s, o: add(s, o, alpha=alpha), other)
 
 
+@scalar_first("alpha")
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
     """In-place self -= alpha * other; returns self."""
     if _direct(self, other) and self._data.dtype.kind != "b":
@@ -554,6 +559,7 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
     return self._inplace(lambda s, o: div(s, o, rounding_mode=rounding_mode), other)
 
 
+@scalar_first("value")
 def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """In-place self += value * tensor1 * tensor2; returns self."""
     if _direct(self, tensor1, tensor2, value):
@@ -562,6 +568,7 @@ def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     return self._inplace(lambda s, a, b: addcmul(s, a, b, value=value), tensor1, tensor2)
 
 
+@scalar_first("value")
 def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """In-place self += value * tensor1 / tensor2; returns self."""
     if _direct(self, tensor1, tensor2, value, floating=True):
