@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .._dtype import refuse_limited
+from .._dtype import refuse_limited, scalar_type_name
 from .._size import Size
 from .._memory_format import (check_format, contiguous_format, is_contiguous_as, memory_order,
                               preserve_format)
@@ -593,7 +593,10 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
     2]; flattens when dim is None."""
     if repeats is None:
         counts = input._data
+        _refuse_non_integer_counts(counts)
         return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+    if isinstance(repeats, Tensor):
+        _refuse_non_integer_counts(repeats._data)
     x = input.reshape(-1) if dim is None else input
     dim = 0 if dim is None else x._wrap_dim(dim)
     x = reshape(x, (1,)) if x._data.ndim == 0 else x
@@ -601,6 +604,12 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
         _python_value("repeat_interleave", "size", repeats)
     idx = _repeated_positions(repeats, x._data.shape[dim], dim)
     return _named(Index.apply(x, (slice(None),) * dim + (idx,)), "IndexSelectBackward0")
+
+
+def _refuse_non_integer_counts(counts: np.ndarray) -> None:
+    if counts.dtype.kind not in "iu":
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{scalar_type_name(counts.dtype)}'")
 
 
 @replayed_call

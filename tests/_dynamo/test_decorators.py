@@ -164,6 +164,8 @@ def test_disable_and_allow_in_graph_are_torch_compilers():
 ])
 def test_config_modules_hold_torchs_defaults_and_take_settings(module, names):
     import functools
+    import importlib
+    importlib.import_module("torch." + module)   # torch binds it only once imported
     for name in names:
         path = module.split(".") + name.split(".")
         assert functools.reduce(getattr, path, ember) == functools.reduce(getattr, path, torch), \

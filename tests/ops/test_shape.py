@@ -734,3 +734,12 @@ def test_expand_errors(make, sizes, match):
     sizes raised a TypeError while it was formatted)."""
     check_error(lambda lib: lib.ones(2, 3, dtype=getattr(lib, make)).expand(*sizes),
                 RuntimeError, match)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.repeat_interleave(lib.tensor([1.5, 2.0])),
+    lambda lib: lib.tensor([1, 2]).repeat_interleave(lib.tensor([1.0, 2.0])),
+    lambda lib: lib.repeat_interleave(lib.tensor([True, False])),
+])
+def test_repeat_interleave_counts_must_be_integers(call):
+    check_error(call, NotImplementedError, "^\"repeat_interleave_cpu\" not implemented for '")
