@@ -116,14 +116,15 @@ def _new_tensor(self, *args, device=None) -> Tensor:
     return t
 
 
-_warned = set()     # warnings given once per process, as torch's
+_warned_default_tensor_type = False     # torch warns once per process
 
 
 def set_default_tensor_type(t) -> None:
     """Deprecated spelling of set_default_dtype: t is a float legacy type (torch.DoubleTensor)
     or its name ('torch.DoubleTensor')."""
-    if "set_default_tensor_type" not in _warned:
-        _warned.add("set_default_tensor_type")
+    global _warned_default_tensor_type
+    if not _warned_default_tensor_type:
+        _warned_default_tensor_type = True
         warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
                       "use torch.set_default_dtype() and torch.set_default_device() as "
                       "alternatives.", UserWarning, stacklevel=2)

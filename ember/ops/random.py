@@ -11,7 +11,8 @@ from .._random import default_generator
 from .._recorded_call import replayed_call
 from .._tensor import Tensor
 from ._nondifferentiable import recorded
-from .creation import _finish, meta_result, on_meta, size_argument, size_from_args
+from .creation import (_finish, empty_like, meta_result, on_meta, size_argument,
+                       size_from_args)
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
            "rand_like", "randn_like", "randint_like", "poisson"]
@@ -210,7 +211,6 @@ def _drawn_like(input: Tensor, dtype, device, requires_grad: bool, memory_format
     """A random *_like factory's result: laid out as empty_like lays it out (a dense input's
     own strides under preserve_format), then filled in place in memory order, as torch's
     factories fill it (so rand_like(x.t()) draws along x's memory, not along its rows)."""
-    from .creation import empty_like
     t = empty_like(input, dtype=dtype or input.dtype, layout=layout, memory_format=memory_format,
                    device=input.device if device is None else device)
     fill(t)
