@@ -28,7 +28,8 @@ class ModeState:
 
     __slots__ = ("grad_enabled", "inference", "autocast_enabled", "autocast_dtype",
                  "autocast_cuda_dtype", "autocast_cache_enabled", "autocast_nesting",
-                 "autocast_cache", "recorder", "doctor", "default_device", "device_contexts")
+                 "autocast_cache", "recorder", "doctor", "default_device", "device_contexts",
+                 "saved_hooks", "saved_hooks_refusal")
 
     def __init__(self):
         self.grad_enabled = True
@@ -43,6 +44,8 @@ class ModeState:
         self.doctor = None                      # ember.doctor's checks, when enabled
         self.default_device = None              # set_default_device's device (None: the CPU)
         self.device_contexts = ()               # devices of open `with torch.device(...)`
+        self.saved_hooks = ()                   # (pack, unpack) pairs of open saved_tensors_hooks
+        self.saved_hooks_refusal = None         # disable_saved_tensors_hooks' message
 
 
 DEFAULT = ModeState()

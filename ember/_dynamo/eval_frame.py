@@ -456,6 +456,8 @@ def _watching(modes):
         return "ember.doctor"
     if ANOMALY_STATE.enabled:
         return "anomaly detection"
+    if modes.saved_hooks:
+        return "saved tensor hooks"
     return None
 
 

@@ -26,6 +26,7 @@ from .._meta import MetaArray, MetaUnsupported, as_storage
 from .._tensor import Tensor
 from .._modes import DEFAULT as DEFAULT_MODES, current as current_modes, own as own_modes
 from .anomaly_mode import STATE as ANOMALY_STATE
+from ._saved_tensor_hooks import pack_saved
 from .graph import _FREED_MESSAGE, Node, SavedTensor
 
 
@@ -194,6 +195,8 @@ class Function(Node):
                 ctx._outputs_saved = (SavedTensor(result, output_of_node=True),)
         else:
             result = _wrap_outputs(out, ctx)
+        if modes.saved_hooks:
+            pack_saved(ctx, modes.saved_hooks[-1])
         return _mark_views(result, args[0]) if cls.is_view else result
 
 

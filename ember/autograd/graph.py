@@ -16,6 +16,8 @@ from .._memory_format import copy_with_layout, follows_layout, grad_layout_for
 from .._modes import current as current_modes
 from .._tensor import is_inference_tensor
 from . import anomaly_mode
+from ._saved_tensor_hooks import Packed, RawSavedTensor, call_without_grad, \
+    disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
@@ -102,6 +104,37 @@ class Node:
         return self._metadata
 
     # ---------------------------------------------------------------- saved tensors
+    # torch's names for what `_saved` holds, in order: grad_fn._saved_self reads
+    # `_saved[saved_names.index("self")]`; a single saved output reads as _saved_result.
+    saved_names = ()
+
+    def __getattr__(self, name: str):
+        raw = name.startswith("_raw_saved_")
+        if raw or name.startswith("_saved_"):
+            key = name[len("_raw_saved_") if raw else len("_saved_"):]
+            if key in type(self).saved_names or (key == "result" and getattr(type(self), "saves_outputs", False)):
+                if self._freed:
+                    raise RuntimeError(_FREED_MESSAGE)
+                entry = self._saved_named(key)
+                if not isinstance(entry, SavedTensor):      # a number, or nothing saved
+                    return entry
+                return RawSavedTensor(entry, self) if raw else entry.unpack(self)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        cls = type(self)
+        keys = cls.saved_names + (("result",) if getattr(cls, "saves_outputs", False) else ())
+        return sorted(set(super().__dir__()).union(
+            *((f"_saved_{k}", f"_raw_saved_{k}") for k in keys)))
+
+    def _saved_named(self, key: str):
+        if key == "result":
+            return self.__dict__.get("_outputs_saved", (None,))[0]
+        index = type(self).saved_names.index(key)
+        entry = self._saved[index] if index < len(self._saved) else None
+        # a binary op keeps a number operand beside its tensors (pow's exponent 2)
+        return self.scalars[index] if entry is None and "scalars" in self.__dict__ else entry
+
     def save_for_backward(self, *tensors) -> None:
         self._saved = tuple([None if t is None else SavedTensor(t) for t in tensors])
 
@@ -140,6 +173,9 @@ class Node:
             self._trace = anomaly_mode.capture_stack()
 
 
+_UNWATCHED = (0,)
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.
 
@@ -147,9 +183,10 @@ class SavedTensor:
     output -> grad_fn -> output); its data is kept and the Tensor rebuilt on unpack.
     """
 
-    __slots__ = ("tensor", "data", "vc", "version", "output_nr", "requires_grad")
+    __slots__ = ("tensor", "data", "vc", "version", "output_nr", "requires_grad", "packed")
 
     def __init__(self, tensor, output_of_node: bool = False):
+        self.packed = None
         if is_inference_tensor(tensor):
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors "
@@ -186,8 +223,27 @@ class SavedTensor:
                 "it was used; use the out-of-place form (x = x + ...) instead.")
         if self.tensor is not None:
             return self.tensor
+        if self.packed is not None:
+            return self.packed.unpack(node)
         from .._tensor import Tensor
         return Tensor._wrap(self.data, self.requires_grad, node, self.output_nr, self.vc)
+
+    def pack(self, pack_hook, unpack_hook, node) -> None:
+        """Keep what `pack_hook` makes of the tensor instead of the tensor (saved tensor
+        hooks, _saved_tensor_hooks.py)."""
+        tensor = self.unpack(node)
+        of_node = self.tensor is None
+        version = tensor._vc[0]
+        value = call_without_grad(pack_hook, tensor)
+        if tensor._vc[0] != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
+                "to unexpected side-effects. Please open an issue if you need to perform in-place "
+                "operations on the input to a pack hook.")
+        self.packed = Packed(tensor, value, unpack_hook, of_node)
+        self.tensor = self.data = None
+        self.vc, self.version = _UNWATCHED, 0   # a packed copy has no version to check
 
 
 # While AccumulateGrad runs, the engine's own references to the incoming gradient are

@@ -126,7 +126,7 @@ def _first_non_finite(root):
         if inputs and inputs_finite:
             clean.add(node)
         for saved in getattr(node, "_outputs_saved", ()) or ():
-            if not _finite(saved.data):
+            if saved.data is not None and not _finite(saved.data):   # (None: packed by hooks)
                 producers.add(node)
         for child, _ in node.next_functions:
             if child is not None and child not in seen:

@@ -79,6 +79,7 @@ def _in_float32(fn, *arrays):
 # ---------------------------------------------------------------- matmul
 class MatMul(Function):
     backward_name = "MmBackward0"
+    saved_names = ("self", "mat2")
     holomorphic = True
 
     @staticmethod

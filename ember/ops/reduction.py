@@ -390,6 +390,7 @@ class Extremum(Function):
     `nan_shared` (max(), min(), median()) a NaN result shares it among the NaN entries."""
     backward_name = "AmaxBackward0"
     saves_outputs = True
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, x, fn, axes, keepdim, nan_shared):

@@ -150,6 +150,7 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
         return (grad,) + (None,) * len(ctx.params)
 
     members = {"backward_name": name + "Backward0", "saves_outputs": from_output,
+               "saved_names": () if from_output else ("self",),
                "forward": staticmethod(fwd), "backward": staticmethod(bwd),
                "fused_backward": gradient}
     return type(name, (Function,), members)

@@ -203,6 +203,7 @@ def _grad_channels_first(grad: Tensor, groups: int) -> np.ndarray:
 
 class Conv(Function):
     backward_name = "ConvolutionBackward0"
+    saved_names = ("input", "weight")
     holomorphic = True  # bilinear: complex gradients by the engine's conjugation
 
     @staticmethod

@@ -174,6 +174,7 @@ class MseLoss(Function):
     """(x - t)**2 reduced as `reduction` says, one node as torch's (the blitz tutorial walks
     loss.grad_fn.next_functions from MseLossBackward0 to the layer that made x)."""
     backward_name = "MseLossBackward0"
+    saved_names = ("self", "target")
 
     @staticmethod
     def forward(ctx, x, t, reduction):

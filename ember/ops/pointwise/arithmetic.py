@@ -145,6 +145,7 @@ class Sub(Function):
 
 class Mul(Function):
     backward_name = "MulBackward0"
+    saved_names = ("other", "self")     # saved in this order, as torch does
     holomorphic = True
 
     @staticmethod
@@ -180,6 +181,7 @@ def _rounded_divide(x, y, rounding_mode: str, dt: np.dtype):
 
 class Div(Function):
     backward_name = "DivBackward0"
+    saved_names = ("self", "other")
     holomorphic = True
 
     @staticmethod
@@ -263,6 +265,7 @@ def _power_by_scalar(x: np.ndarray, y) -> np.ndarray:
 
 class Pow(Function):
     backward_name = "PowBackward0"
+    saved_names = ("self", "exponent")
     holomorphic = True
 
     @staticmethod

@@ -82,6 +82,7 @@ def binary(name: str, np_fn, grad_a=None, grad_b=None, *, float_only: bool = Tru
     cls = type(name, (Function,), {
         "backward_name": backward_name or name + "Backward0",
         "saves_outputs": uses_output,
+        "saved_names": ("self", "other"),
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
     })

@@ -100,6 +100,7 @@ def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float
         "backward_name": backward_name or name + "Backward0",
         "holomorphic": holomorphic,
         "saves_outputs": uses_output,
+        "saved_names": () if uses_output else ("self",),
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
     })
