@@ -5,6 +5,7 @@ build does."""
 from __future__ import annotations
 
 import builtins
+import enum
 
 from ._modes import current as current_modes, own as own_modes
 
@@ -124,3 +125,22 @@ def check_device(dev) -> None:
             "'cuda' if torch.cuda.is_available() else 'cpu'.")
     if dev.type != "cpu":
         raise RuntimeError(f"ember supports only the CPU device, got '{dev}'")
+
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack's device codes; ember's tensors are all kDLCPU."""
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLVulkan = 7
+    kDLMetal = 8
+    kDLVPI = 9
+    kDLROCM = 10
+    kDLROCMHost = 11
+    kDLExtDev = 12
+    kDLCUDAManaged = 13
+    kDLOneAPI = 14
+    kDLWebGPU = 15
+    kDLHexagon = 16
+    kDLMAIA = 17

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype, _layout, _memory_format
-from ._device import CPU, META, check_device, device as _device_cls
+from ._device import CPU, META, DLDeviceType, check_device, device as _device_cls
 from ._meta import MetaArray
 from ._size import Size
 from ._storage import StorageMethods, storage_bytes
@@ -445,6 +445,16 @@ class Tensor(StorageMethods):
                 raise TypeError("Got unsupported ScalarType BFloat16")
         self._refuse_meta_numpy()
         return self._data
+
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        """Export this tensor's memory through DLPack (see ember.utils.dlpack)."""
+        if self._requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        self._refuse_meta_numpy()
+        return self._data.__dlpack__(max_version=max_version, copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        return DLDeviceType.kDLCPU, 0
 
     def _refuse_meta_numpy(self) -> None:
         if type(self._data) is MetaArray:

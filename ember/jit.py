@@ -13,10 +13,12 @@ import warnings
 from typing import Any, Callable, Final, NamedTuple  # noqa: F401  (Final: torch.jit.Final)
 
 from .futures import Future
+from .nn.modules.module import Module
 
 __all__ = ["script", "trace", "trace_module", "is_scripting", "is_tracing", "annotate",
            "ignore", "unused", "export", "interface", "Final", "Attribute", "save", "load",
-           "freeze", "optimize_for_inference", "TracerWarning", "fork", "wait", "Future"]
+           "freeze", "optimize_for_inference", "TracerWarning", "fork", "wait", "Future",
+           "ScriptModule", "script_method"]
 
 
 class TracerWarning(Warning):
@@ -56,6 +58,18 @@ unused = export = interface = _unchanged
 def ignore(drop: bool | Callable = False, **kwargs):
     """@ignore or @ignore(drop=...): leave a function to Python (eagerly: unchanged)."""
     return drop if callable(drop) else _unchanged
+
+
+class ScriptModule(Module):
+    """Base class of old-style TorchScript modules (`class Net(torch.jit.ScriptModule)` with
+    `@torch.jit.script_method`): eagerly, an ordinary Module."""
+
+
+def script_method(fn: Callable) -> Callable:
+    """A ScriptModule's compiled method, eagerly the method itself (deprecated in torch)."""
+    warnings.warn("`torch.jit.script_method` is deprecated. Please switch to `torch.compile` "
+                  "or `torch.export`.", DeprecationWarning, stacklevel=2)
+    return fn
 
 
 def _runs_eagerly(what: str, obj):

@@ -217,3 +217,39 @@ def test_map_and_const_data_ptr():
                 r"^The expanded size of the tensor \(2\) must match the existing size \(3\)")
     x = ember.tensor(X)
     assert x.const_data_ptr() == x.data_ptr()
+
+
+def test_reduction_module_of_functional():
+    def fn(lib):
+        reduction = lib.nn.functional._Reduction
+        return ([reduction.get_enum(r) for r in ("none", "mean", "sum")],
+                reduction.legacy_get_string(None, None, emit_warning=False),
+                reduction.legacy_get_string(True, False, emit_warning=False),
+                reduction.legacy_get_enum(False, True, emit_warning=False))
+    assert _run_recording(fn, ember) == _run_recording(fn, torch)
+    check_error(lambda lib: lib.nn.functional._Reduction.get_enum("avg"), ValueError,
+                "^avg is not a valid value for reduction$")
+
+    def warned(lib):
+        return lib.nn.functional._Reduction.legacy_get_string(False, None)
+    assert _run_recording(warned, ember) == _run_recording(warned, torch)
+
+
+def test_script_module_base_class_runs_eagerly():
+    def fn(lib):
+        class Net(lib.jit.ScriptModule):
+            def __init__(self):
+                super().__init__()
+                self.fc = lib.nn.Linear(3, 2)
+
+            @lib.jit.script_method
+            def forward(self, x):
+                return self.fc(x).relu()
+
+        lib.manual_seed(0)
+        net = Net()
+        return net(lib.ones(4, 3)), sorted(net.state_dict()), \
+            isinstance(net, lib.nn.Module)
+    e, t = fn(ember), fn(torch)
+    assert np.array_equal(e[0].detach().numpy(), t[0].detach().numpy())
+    assert e[1:] == t[1:]

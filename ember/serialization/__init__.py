@@ -7,6 +7,7 @@ tensors, containers and plain values: a checkpoint cannot run code on your machi
 """
 from __future__ import annotations
 
+import enum
 import io
 import os
 import pickle
@@ -29,7 +30,8 @@ from ._safetensors import load_safetensors, save_safetensors
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "get_unsafe_globals_in_checkpoint", "save_safetensors",
-           "load_safetensors"]
+           "load_safetensors", "LoadEndianness", "get_default_load_endianness",
+           "set_default_load_endianness"]
 
 DEFAULT_PROTOCOL = 2
 # The legacy (pre-1.6, non-zip) format opens with these two pickled numbers.
@@ -352,12 +354,39 @@ def _open_archive(stream, name: str) -> tuple[zipfile.ZipFile, str]:
     return archive, prefix
 
 
+class LoadEndianness(enum.Enum):
+    """The byte order to assume for a checkpoint without a `byteorder` record."""
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+_load_endianness = None     # set_default_load_endianness's choice (None: this machine's)
+
+
+def get_default_load_endianness() -> LoadEndianness | None:
+    """The byte order torch.load assumes for checkpoints that do not record theirs."""
+    return _load_endianness
+
+
+def set_default_load_endianness(endianness) -> None:
+    """Make torch.load read checkpoints without a `byteorder` record in this byte order
+    (a LoadEndianness, or None for this machine's)."""
+    global _load_endianness
+    if endianness is not None and not isinstance(endianness, LoadEndianness):
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _load_endianness = endianness
+
+
 def _byteswap_needed(archive: zipfile.ZipFile, prefix: str, name: str) -> bool:
     """Whether the storages were written in the other byte order than this machine's:
-    the `byteorder` record says 'little' or 'big' (no record: this machine's order)."""
+    the `byteorder` record says 'little' or 'big' (no record: the order
+    set_default_load_endianness chose, else this machine's)."""
     record = prefix + "byteorder"
     if record not in archive.NameToInfo:
-        return False
+        assumed = {LoadEndianness.LITTLE: "little", LoadEndianness.BIG: "big"}.get(
+            _load_endianness, sys.byteorder)
+        return assumed != sys.byteorder
     order = archive.read(record)
     if order not in (b"little", b"big"):
         raise ValueError(f"Unknown endianness type: {repr(order)[2:-1]} (the byteorder "

@@ -50,6 +50,32 @@ def test_big_endian_checkpoint_loads_byteswapped():
     assert loaded_torch.tolist() == loaded_ember.tolist() == x.tolist()
 
 
+@pytest.mark.parametrize("order", ["BIG", "LITTLE", "NATIVE", None])
+def test_default_load_endianness_reads_files_without_a_record(order):
+    x = np.arange(4.0, dtype=np.float32)
+    recs = records(saved(ember.tensor(x)))
+    del recs["byteorder"]
+    if order == "BIG":
+        recs["data/0"] = x.astype(">f4").tobytes()
+    data = rebuild(recs)
+    loaded = []
+    for lib in (torch, ember):
+        serialization = lib.serialization
+        before = serialization.get_default_load_endianness()
+        serialization.set_default_load_endianness(
+            None if order is None else serialization.LoadEndianness[order])
+        try:
+            loaded.append(lib.load(io.BytesIO(data)).tolist())
+        finally:
+            serialization.set_default_load_endianness(before)
+    assert loaded[0] == loaded[1] == x.tolist()
+    for lib in (torch, ember):
+        with pytest.raises(TypeError, match="^Invalid argument type in function "
+                                            "set_default_load_endianness"):
+            lib.serialization.set_default_load_endianness("big")
+    assert ember.serialization.get_default_load_endianness() is None
+
+
 # ---------------------------------------------------------------- the safety scanner
 def _checkpoint_with_pickle(data: bytes) -> io.BytesIO:
     recs = records(saved(ember.zeros(1)))

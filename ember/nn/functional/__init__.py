@@ -22,6 +22,7 @@ from .grid import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
+from .. import _reduction as _Reduction  # noqa: F401  (torch's F._Reduction)
 
 
 def assert_int_or_pair(arg, arg_name: str, message: str) -> None:
