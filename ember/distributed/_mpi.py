@@ -40,6 +40,11 @@ def mpi():
     return _MPI
 
 
+def started_world():
+    """MPI's COMM_WORLD if this process has started MPI, else None (without starting it)."""
+    return None if _MPI is None else _MPI.COMM_WORLD
+
+
 def is_mpi_importable() -> bool:
     import importlib.util
     return _MPI is not None or importlib.util.find_spec("mpi4py") is not None

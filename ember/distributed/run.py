@@ -117,8 +117,8 @@ def launch_workers(args, module: str, argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="ember-job-") as job:
         env[_job_files.JOB_DIR] = job
         process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE)
-        with _passing_signals_to(process) as received:
-            killed = _forward_output(process.stdout)
+        with passing_signals_to(process) as received:
+            killed = forward_output(process.stdout)
             code = process.wait()
         _job_files.remove_segments(job)
         if code != 0:
@@ -130,7 +130,7 @@ def launch_workers(args, module: str, argv: list[str]) -> int:
 
 
 @contextlib.contextmanager
-def _passing_signals_to(process: subprocess.Popen):
+def passing_signals_to(process: subprocess.Popen):
     """Pass SIGINT, SIGTERM and SIGHUP on to mpiexec (which stops the ranks) instead of
     dying at once and leaving the job without its clean-up; yields the signals received."""
     received = []
@@ -152,7 +152,7 @@ _KILLED_PID = re.compile(r"^=\s+PID (\d+) RUNNING AT")
 _KILLED_BY = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
 
 
-def _forward_output(stream) -> tuple[int, int] | None:
+def forward_output(stream) -> tuple[int, int] | None:
     """Copy mpiexec's output to ours as it comes; (pid, signal) of the rank it reports
     killed by a signal, if any."""
     out = sys.stdout.buffer
@@ -199,14 +199,24 @@ def _report_failure(module: str, code: int, job: str, killed, received: list) ->
     print(f"{module}: the job failed (mpiexec exit code {code}): {why}", file=sys.stderr)
 
 
-def _export_rank_environment(args) -> int:
-    """Set torchrun's variables from MPI's own ones; returns the local rank."""
+def _mpi_environment() -> tuple[str, str, str, str]:
+    """(rank, size, local rank, local size) as the MPI launcher gave them to this process."""
     for rank, size, local_rank, local_size in _MPI_ENV:
         if rank in os.environ:
-            values = (os.environ[rank], os.environ[size],
-                      os.environ.get(local_rank, os.environ[rank]),
-                      os.environ.get(local_size, os.environ[size]))
-            break
+            return (os.environ[rank], os.environ[size],
+                    os.environ.get(local_rank, os.environ[rank]),
+                    os.environ.get(local_size, os.environ[size]))
+    raise RuntimeError("this process was not started by an MPI launcher")
+
+
+def mpi_rank_from_environment() -> int:
+    """This process's rank in the MPI job that started it, read before MPI starts."""
+    return int(_mpi_environment()[0])
+
+
+def _export_rank_environment(args) -> int:
+    """Set torchrun's variables from MPI's own ones; returns the local rank."""
+    values = _mpi_environment()
     os.environ.update(RANK=values[0], WORLD_SIZE=values[1], LOCAL_RANK=values[2],
                       LOCAL_WORLD_SIZE=values[3], GROUP_RANK=str(args.node_rank),
                       ROLE_RANK=values[0], ROLE_WORLD_SIZE=values[1])

@@ -196,10 +196,16 @@ def start_processes(fn, args: tuple = (), nprocs: int = 1, join: bool = True,
 def spawn(fn, args: tuple = (), nprocs: int = 1, join: bool = True, daemon: bool = False,
           start_method: str = "spawn"):
     """start_processes with the 'spawn' start method: fn must be importable by name
-    (defined at the top level of a module), as the children start afresh."""
+    (defined at the top level of a module), as the children start afresh. With MPI
+    installed, the processes of a joined spawn are the ranks of one MPI job (_mpi_spawn.py),
+    so that fn can call init_process_group(rank=i, world_size=nprocs)."""
     if start_method != "spawn":
         warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\n"
                       "To use a different start_method use:\n\t\t"
                       " torch.multiprocessing.start_processes(...)", FutureWarning,
                       stacklevel=2)
+    if join and nprocs > 1:
+        from . import _mpi_spawn
+        if _mpi_spawn.available():   # the processes are MPI ranks: they can form a group
+            return _mpi_spawn.spawn(fn, args, nprocs)
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")
