@@ -195,8 +195,9 @@ def init_process_group(backend=None, init_method: str | None = None,
         raise RuntimeError(
             f"init_process_group: world_size is {want_size} but this process was not started "
             "by MPI (its MPI world has 1 process). Start the processes with "
-            f"`python -m ember.distributed.run --nproc-per-node {want_size} script.py` or "
-            f"`mpiexec -n {want_size} python script.py`.")
+            f"`python -m ember.distributed.run --nproc-per-node {want_size} script.py`, "
+            f"`mpiexec -n {want_size} python script.py`, or torch.multiprocessing.spawn(fn, "
+            f"nprocs={want_size}) (multiprocessing.Process cannot connect processes by MPI).")
     if want_size not in (-1, mpi_size) or want_rank not in (-1, mpi_rank):
         raise ValueError(f"init_process_group: rank {want_rank} of world_size {want_size} "
                          f"disagrees with MPI, which started this process as rank {mpi_rank} "

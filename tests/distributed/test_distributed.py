@@ -176,6 +176,7 @@ def test_single_process_without_mpiexec():
     assert "RuntimeError: init_process_group: world_size is 2 but this process was not " \
            "started by MPI" in job.stderr
     assert "ember.distributed.run --nproc-per-node 2" in job.stderr
+    assert "torch.multiprocessing.spawn(fn, nprocs=2)" in job.stderr
 
 
 def test_mpi4py_is_optional():
