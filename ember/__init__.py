@@ -50,6 +50,7 @@ from .ops.statistics import *  # noqa: F401,F403
 from .ops.triangular import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from . import autograd, cuda, backends  # noqa: F401
+from .cuda import OutOfMemoryError  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
 from .autograd._forward import native as _jvp_rules  # noqa: F401  (registers forward-AD rules)
 from . import func, jit, linalg, profiler, random, testing  # noqa: F401

@@ -37,3 +37,39 @@ def test_cuda_event_and_stream_fail_on_construction():
                 "^Tried to instantiate dummy base class Event$")
     check_error(lambda lib: lib.cuda.Stream(), RuntimeError,
                 "^torch.cuda.Stream requires CUDA support$")
+
+
+@pytest.mark.parametrize("name", ["initial_seed", "get_rng_state", "ipc_collect", "init",
+                                  "default_stream", "get_sync_debug_mode",
+                                  "current_blas_handle"])
+def test_more_gpu_queries_fail_as_on_a_cpu_build(name):
+    check_error(lambda lib: getattr(lib.cuda, name)(), AssertionError,
+                r"^Torch not compiled with CUDA enabled")
+
+
+def test_checkpoint_and_memory_helpers_run_as_on_a_cpu_build():
+    import warnings
+
+    import torch
+    import ember
+
+    def fn(lib):
+        cuda = lib.cuda
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            values = [cuda.get_rng_state_all(), cuda.set_rng_state_all([]),
+                      cuda.set_rng_state(lib.ByteTensor(8)), cuda.seed(), cuda.seed_all(),
+                      dict(cuda.memory_stats()), cuda.memory_stats_as_nested_dict(),
+                      cuda.max_memory_reserved(), cuda.memory_cached(),
+                      cuda.max_memory_cached(), cuda.get_arch_list(), cuda.get_gencode_flags(),
+                      cuda._is_compiled(), cuda.has_half]
+        values.append([(w.category, str(w.message)) for w in caught])
+        with cuda.stream(None), cuda.StreamContext(None), cuda.device(-1), \
+                cuda.device_of(lib.ones(1)):
+            values.append("entered")
+        values.append(issubclass(cuda.OutOfMemoryError, RuntimeError))
+        values.append(cuda.OutOfMemoryError is lib.OutOfMemoryError)
+        return values
+    assert fn(ember) == fn(torch)
+    check_error(lambda lib: lib.cuda.device(0).__enter__(), RuntimeError,
+                "^PyTorch was compiled without CUDA support$")

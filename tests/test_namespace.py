@@ -51,14 +51,14 @@ KNOWN_GAPS = {
         "utils.throughput_benchmark"),
     "ember.ops is ember's op library, not torch's operator registry": ("ops.*",),
     "dense strided tensors and sparse COO ones only (torch.sparse's submodules are about "
-    "other layouts)": ("sparse.*", "nested", "utils.dlpack"),
+    "other layouts)": ("sparse.*", "nested"),
     "no devices but the CPU: ember.cuda, ember.mps and ember.xpu are single modules "
     "answering 'no such device'": ("mps.*", "xpu.*", "mtia", "cuda.*"),
     "ember.cpu.amp is a single module; its autocast_mode is ember.amp's": ("cpu.amp.*",),
     "ember.distributed runs over MPI; torch's c10d, RPC and device-mesh modules are absent": (
         "distributed.*",),
     "defined elsewhere in ember (no module of torch's name)": (
-        "storage", "nn.grad",
+        "nn.grad",
         "nn.parallel.comm",
         "nn.parallel.scatter_gather", "nn.utils.memory_format", "autograd.profiler_legacy",
         "autograd.profiler_util", "profiler.itt", "utils.backcompat", "utils.collect_env",

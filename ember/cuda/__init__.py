@@ -1,4 +1,16 @@
 """ember.cuda: ember runs on the CPU; these report "no CUDA" the way torch's CPU build does."""
+from .memory import (empty_cache, max_memory_allocated, max_memory_cached,  # noqa: F401
+                     max_memory_reserved, memory_allocated, memory_cached, memory_reserved,
+                     memory_stats, memory_stats_as_nested_dict)
+from .random import (get_rng_state, get_rng_state_all, initial_seed,  # noqa: F401
+                     manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
+                     set_rng_state_all)
+
+
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): a device ran out of memory.
+    Named by `except` clauses in GPU code; ember, like torch on the CPU, reports a failed
+    allocation as a RuntimeError."""
 
 
 def is_available() -> bool:
@@ -9,20 +21,8 @@ def device_count() -> int:
     return 0
 
 
-def manual_seed(seed: int) -> None:
-    """A no-op without CUDA (torch's CPU build silently ignores it too)."""
-
-
-def manual_seed_all(seed: int) -> None:
-    """A no-op without CUDA (torch's CPU build silently ignores it too)."""
-
-
 def synchronize(device=None) -> None:
     """Nothing runs asynchronously on ember's CPU device."""
-
-
-def empty_cache() -> None:
-    """ember keeps no device memory cache."""
 
 
 def is_initialized() -> bool:
@@ -39,7 +39,69 @@ def _no_cuda(*args, **kwargs):
 
 # Queries about a GPU fail as on a CPU-only torch build.
 current_device = get_device_name = get_device_properties = get_device_capability = _no_cuda
-set_device = current_stream = mem_get_info = _no_cuda
+set_device = current_stream = default_stream = mem_get_info = _no_cuda
+init = ipc_collect = set_per_process_memory_fraction = get_sync_debug_mode = _no_cuda
+current_blas_handle = _no_cuda
+has_half = True     # (torch's CPU build says so too)
+
+
+def _is_compiled() -> bool:
+    return False
+
+
+def get_arch_list() -> list:
+    return []
+
+
+def get_gencode_flags() -> str:
+    return ""
+
+
+class StreamContext:
+    """torch.cuda.StreamContext / torch.cuda.stream(s): with no stream (None), as on a
+    machine without CUDA, it does nothing."""
+
+    def __init__(self, stream):
+        if stream is not None:
+            raise RuntimeError("torch.cuda.Stream requires CUDA support")
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc):
+        return None
+
+
+def stream(stream) -> StreamContext:
+    return StreamContext(stream)
+
+
+class device:
+    """torch.cuda.device(index): a context that makes a CUDA device current. Without CUDA
+    only index -1 (no device) can be entered, as in torch's CPU build."""
+
+    def __init__(self, device):
+        from .._device import device as device_type
+        self.idx = device.index if isinstance(device, device_type) else device
+
+    def __enter__(self):
+        if self.idx is None or self.idx < 0:
+            if self.idx is None:
+                raise TypeError("'<' not supported between instances of 'NoneType' and 'int'")
+            return None
+        raise RuntimeError("PyTorch was compiled without CUDA support")
+
+    def __exit__(self, *exc):
+        return False
+
+
+class device_of(device):
+    """torch.cuda.device_of(tensor): the device context of a tensor's device (a CPU tensor:
+    none)."""
+
+    def __init__(self, obj):
+        super().__init__(-1)
 
 
 class Event:
@@ -56,13 +118,6 @@ class Stream:
 
     def __new__(cls, device=None, priority: int = 0, **kwargs):
         raise RuntimeError("torch.cuda.Stream requires CUDA support")
-
-
-def memory_allocated(device=None) -> int:
-    return 0
-
-
-max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
