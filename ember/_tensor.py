@@ -101,6 +101,24 @@ class Tensor(StorageMethods):
             t.requires_grad = True
         return t
 
+    def as_subclass(self, cls) -> "Tensor":
+        """This tensor's data as an instance of Tensor subclass `cls`, sharing its memory
+        and version counter; a tensor that requires grad stays in the graph through an
+        alias node (AliasBackward0), as in torch. (ember's ops return plain Tensors: there is
+        no __torch_function__ to keep the subclass through them.)"""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit "
+                            "from Tensor is not possible. Make sure your class inherits from "
+                            "Tensor.")
+        source = self[...] if self._requires_grad and modes().grad_enabled else self
+        t = _new(cls)
+        _init_fields(t, source._data, source._vc)
+        t._requires_grad = source._requires_grad
+        t._grad_fn, t._output_nr = source._grad_fn, source._output_nr
+        if source is self and self._requires_grad:     # (no_grad: a leaf of its own)
+            t._requires_grad = True
+        return t
+
     @staticmethod
     def _wrap(data: np.ndarray, requires_grad: bool = False, grad_fn=None, output_nr: int = 0,
               vc=None) -> "Tensor":

@@ -275,3 +275,24 @@ def test_transpose_properties(name, shape, dtype):
         assert_same(e, t, 0, 0)
     else:
         check(lambda lib, x: getattr(x, name) * 1, a, dtype=dtype)
+
+
+def test_as_subclass():
+    def fn(lib):
+        class Tagged(lib.Tensor):
+            pass
+        x = lib.ones(2, requires_grad=True)
+        y = x.as_subclass(Tagged)
+        (y * 2).sum().backward()
+        plain = lib.ones(3)
+        alias = plain.as_subclass(Tagged)
+        alias.add_(1)
+        with lib.no_grad():
+            detached = x.as_subclass(Tagged)
+        return (type(y).__name__, y.requires_grad, y.is_leaf, type(y.grad_fn).__name__,
+                x.grad.tolist(), plain.tolist(), plain._version, alias._version,
+                detached.requires_grad, detached.is_leaf, detached.grad_fn)
+    assert fn(ember) == fn(torch)
+    check_error(lambda lib: lib.ones(1).as_subclass(int), TypeError,
+                "^Creating a Tensor subclass from a class that does not inherit from Tensor "
+                "is not possible")
