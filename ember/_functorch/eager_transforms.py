@@ -26,7 +26,8 @@ from ..autograd.functional import _grad, _jacobian_rows, forward_pass, jacobian_
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import AccumulateGrad
 from ..ops.creation import zeros_like
-from .pytree import flatten, tree_map, unflatten
+from ..utils._pytree import tree_flatten as flatten, tree_map, tree_structure, treespec_pprint
+from ..utils._pytree import tree_unflatten as unflatten
 from .vmap import check_randomness
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize"]
@@ -238,14 +239,8 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
 
 
 def _pprint(tree) -> str:
-    """A pytree's structure with its leaves shown as *, as torch's treespec_pprint."""
-    leaves, spec = flatten(tree)
-    return repr(unflatten([_Star()] * len(leaves), spec))
-
-
-class _Star:
-    def __repr__(self) -> str:
-        return "*"
+    """A pytree's structure with its leaves shown as *."""
+    return treespec_pprint(tree_structure(tree))
 
 
 # -------------------------------------------------------------------------- jvp

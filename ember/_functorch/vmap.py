@@ -18,7 +18,8 @@ import numpy as np
 from .. import _random
 from .._tensor import Tensor
 from ..ops.joining import stack
-from .pytree import broadcast_prefix, flatten, unflatten
+from ..utils._pytree import _broadcast_to_and_flatten
+from ..utils._pytree import tree_flatten as flatten, tree_unflatten as unflatten
 
 __all__ = ["vmap"]
 
@@ -75,7 +76,7 @@ def _flat_in_dims(func, in_dims, args: tuple, flat_args: list, args_spec) -> lis
         raise ValueError(f"vmap({_name(func)})(<inputs>): got no inputs. Maybe you forgot to "
                          "add inputs, or you are trying to vmap over a function with no "
                          "inputs. The latter is unsupported.")
-    flat_in_dims = broadcast_prefix(in_dims, args_spec)
+    flat_in_dims = _broadcast_to_and_flatten(in_dims, args_spec)
     if flat_in_dims is None:
         raise ValueError(f"{where}: in_dims is not compatible with the structure of `inputs`. "
                          f"in_dims has structure {flatten(in_dims)[1]} but inputs has "
@@ -159,7 +160,7 @@ def _flat_out_dims(func, out_dims, output, output_spec) -> list:
         elif len(out_dims) == 1:
             flat = list(out_dims)
     else:
-        flat = broadcast_prefix(out_dims, output_spec)
+        flat = _broadcast_to_and_flatten(out_dims, output_spec)
     if flat is None:
         raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims "
                          "is not compatible with the structure of `outputs`. out_dims has "

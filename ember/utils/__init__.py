@@ -1,2 +1,2 @@
 """ember.utils: helpers outside the op library (torch.utils's shape)."""
-from . import checkpoint, data, dlpack, hooks  # noqa: F401
+from . import _pytree, checkpoint, data, dlpack, hooks  # noqa: F401

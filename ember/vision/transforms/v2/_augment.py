@@ -11,11 +11,12 @@ from .... import clamp, randint, tensor
 from ...._tensor import Tensor
 from ....distributions import Beta
 from ....nn.functional import one_hot
+from ....utils._pytree import tree_flatten, tree_unflatten
 from ... import _unavailable
 from ..._pil import is_pil_image
 from .. import transforms as v1
 from . import functional as F
-from ._transform import Transform, _RandomApplyTransform, tree_flatten, tree_unflatten
+from ._transform import Transform, _RandomApplyTransform
 
 __all__ = ["RandomErasing", "MixUp", "CutMix"]
 

@@ -15,35 +15,10 @@ from typing import Any
 from .... import rand
 from ...._tensor import Tensor
 from ....nn import Module
+from ....utils._pytree import tree_flatten, tree_unflatten
 from ..._pil import is_pil_image
 
 __all__ = ["Transform"]
-
-
-def tree_flatten(tree) -> tuple[list, Any]:
-    """The leaves of nested tuples / lists / dicts, and a spec to rebuild the nesting."""
-    if isinstance(tree, (tuple, list)):
-        parts = [tree_flatten(item) for item in tree]
-        return [leaf for leaves, _ in parts for leaf in leaves], \
-            (type(tree), [spec for _, spec in parts])
-    if isinstance(tree, dict):
-        parts = [tree_flatten(value) for value in tree.values()]
-        return [leaf for leaves, _ in parts for leaf in leaves], \
-            (dict, list(tree), [spec for _, spec in parts])
-    return [tree], None
-
-
-def tree_unflatten(leaves: list, spec) -> Any:
-    """Rebuild tree_flatten's nesting around new leaves."""
-    leaves = iter(leaves)
-
-    def build(spec):
-        if spec is None:
-            return next(leaves)
-        if spec[0] is dict:
-            return {key: build(child) for key, child in zip(spec[1], spec[2])}
-        return spec[0](build(child) for child in spec[1])
-    return build(spec)
 
 
 class Transform(Module):
