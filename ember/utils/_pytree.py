@@ -4,8 +4,9 @@ tree_flatten(tree) walks the containers depth first and returns the leaves and a
 (each node's type, its context -- dict keys, a namedtuple's class, a deque's maxlen -- and
 the children's specs); tree_unflatten(leaves, spec) rebuilds the tree. The container types
 are the registered nodes (SUPPORTED_NODES): tuple, list, dict, OrderedDict, defaultdict,
-deque, every namedtuple, torch.Size (rebuilt as a tuple), and whatever register_pytree_node adds. Everything
-else, None included, is a leaf. Dicts keep their insertion order, so {"a": 1, "b": 2} and
+deque, every namedtuple, torch.Size (rebuilt as a tuple), the op result types
+(torch.return_types.max ...) and whatever register_pytree_node adds. Everything else, None
+included, is a leaf. Dicts keep their insertion order, so {"a": 1, "b": 2} and
 {"b": 2, "a": 1} have different specs, as in torch.
 """
 from __future__ import annotations

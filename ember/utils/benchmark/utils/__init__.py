@@ -1,0 +1,1 @@
+"""The modules behind ember.utils.benchmark (torch.utils.benchmark.utils's layout)."""

@@ -1,0 +1,150 @@
+"""ember.utils.benchmark against torch.utils.benchmark: the same Measurements (built from fixed
+times, never from timing) print the same reprs and Compare tables; Timer's API, result
+fields and errors match. Timing values themselves are never compared."""
+import pickle
+import re
+
+import pytest
+import torch.utils.benchmark as tb
+
+import ember
+import ember.utils.benchmark as eb
+
+CASES = [  # (times per measurement, number_per_run, TaskSpec keywords)
+    ([1e-4, 1.1e-4, 1.2e-4, 1.5e-4], 10, dict(description="d")),
+    ([2e-3, 2.1e-3, 2.05e-3, 2.2e-3, 2.3e-3], 10, dict(description="e")),
+    ([3e-5, 3.5e-5], 10, dict(stmt="g(x)", description="d")),
+    ([3e-5, 3.2e-5, 3.1e-5, 3.05e-5, 3.3e-5, 3.0e-5, 3.1e-5], 100,
+     dict(stmt="g(x)", description="d", num_threads=4)),
+    ([9e-6, 1.9e-5, 1.2e-5, 2e-5], 1000,
+     dict(stmt="g(x)", description="e", num_threads=4, sub_label="[4, 4]")),
+    ([5e-1, 5.1e-1], 1, dict(stmt="h", label="Other", description="x", num_threads=2)),
+    ([1e-6, 1.1e-6, 1.2e-6, 1.9e-6], 1, dict(stmt="h", label="Other", description="y",
+                                            num_threads=2, setup="a = 1\nb = 2")),
+    ([7e-9, 7.1e-9], 10**6, dict(stmt="x = 1\ny = 2", sub_label="two lines", setup="z = 0",
+                                 description="e")),
+]
+
+
+def measurements(lib, cases=CASES):
+    return [lib.Measurement(n, [t * n for t in times],
+                            lib.TaskSpec(kw.pop("stmt", "f(x)"), kw.pop("setup", "pass"), **kw))
+            for times, n, kw in (tuple(c[:2]) + (dict(c[2]),) for c in cases)]
+
+
+def without_address(text: str) -> str:
+    return re.sub(r"object at 0x[0-9a-f]+", "object at ADDRESS", text)
+
+
+@pytest.mark.parametrize("index", range(len(CASES)))
+def test_measurement_repr_and_statistics_match_torch(index):
+    t, e = measurements(tb)[index], measurements(eb)[index]
+    assert without_address(repr(e)) == without_address(repr(t))
+    for name in ("median", "mean", "iqr"):
+        assert getattr(e, name) == pytest.approx(getattr(t, name), rel=1e-12), name
+    for name in ("significant_figures", "has_warnings", "title", "as_row_name", "env",
+                 "number_per_run", "times", "stmt", "label", "sub_label", "num_threads",
+                 "description", "metadata"):
+        assert getattr(e, name) == getattr(t, name), name
+    assert e.meets_confidence(0.5) == t.meets_confidence(0.5)
+
+
+@pytest.mark.parametrize("options", [(), ("trim",), ("trim", "colorize"),
+                                     ("trim", "highlight"), ("rowwise", "highlight")])
+def test_compare_tables_match_torch(options):
+    tables = []
+    for lib in (tb, eb):
+        compare = lib.Compare(measurements(lib))
+        if "trim" in options:
+            compare.trim_significant_figures()
+        if "colorize" in options:
+            compare.colorize()
+        if "rowwise" in options:
+            compare.colorize(rowwise=True)
+        if "highlight" in options:
+            compare.highlight_warnings()
+        tables.append(str(compare))
+    assert tables[1] == tables[0]
+
+
+def test_compare_renders_envs_and_merges_replicates_as_torch():
+    cases = [([1e-4 * (1 + i / 10) for i in range(5)], 10,
+              dict(label="AB", description=f"[{k}]", env=env, num_threads=threads))
+             for env in ("environment A: x", "env B") for k in (1, 2) for threads in (1, 2)]
+    t = tb.Compare(measurements(tb, cases) * 2)
+    e = eb.Compare(measurements(eb, cases) * 2)
+    t.trim_significant_figures()
+    e.trim_significant_figures()
+    assert str(e) == str(t)
+    merged = eb.Measurement.merge(measurements(eb) * 2)
+    assert [len(m.times) for m in merged] == [len(m.times) for m in tb.Measurement.merge(
+        measurements(tb) * 2)]
+    assert all(m.number_per_run == 1 and m.metadata is None for m in merged)
+
+
+def test_measurements_pickle():
+    results = measurements(eb)
+    revived = pickle.loads(pickle.dumps(results))
+    assert str(eb.Compare(revived)) == str(eb.Compare(results))
+    assert revived[0].task_spec == results[0].task_spec
+
+
+def test_units_and_trimming_match_torch():
+    for t in (1e-10, 7e-9, 1e-6, 1e-5, 1e-3, 0.5, 2.0):
+        assert eb.select_unit(t) == tb.select_unit(t), t
+    for x, n in ((3.14159, 2), (123456.7, 3), (0.000123456, 1), (999.5, 3)):
+        assert eb.trim_sigfig(x, n) == tb.trim_sigfig(x, n)
+    assert eb.unit_to_english("us") == "microsecond"
+    assert eb.ordered_unique([3, 1, 3, 2]) == [3, 1, 2]
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(stmt="x * y", setup="x = torch.ones(3)\ny = torch.ones(1)"),
+    dict(stmt="f(x)", globals={"f": abs, "x": -1}, label="L", sub_label="s",
+         description="d", num_threads=2),
+])
+def test_timer_runs_and_reports_as_torch(kwargs):
+    titles = []
+    for bench in (tb, eb):
+        timer = bench.Timer(**kwargs)
+        once = timer.timeit(100)
+        assert (once.number_per_run, len(once.raw_times)) == (100, 1)
+        assert once.num_threads == kwargs.get("num_threads", 1)
+        titles.append(once.title)
+        blocked = timer.blocked_autorange(min_run_time=0.01)
+        assert len(blocked.raw_times) >= 1 and blocked.number_per_run >= 1
+        assert timer.adaptive_autorange(max_run_time=0.05).number_per_run >= 1
+    assert titles[0] == titles[1]
+
+
+def test_timer_sees_ember_as_torch_and_dedents():
+    timer = eb.Timer("""
+        y = torch.ones(2)
+        """, setup="""
+        x = 1
+        """)
+    measurement = timer.timeit(3)
+    assert measurement.stmt == "y = torch.ones(2)" and measurement.setup == "x = 1"
+    assert timer._globals["torch"] is ember
+
+
+@pytest.mark.parametrize("call", [
+    lambda b: b.Timer("x", language="rust"),
+    lambda b: b.Timer(lambda: 1),
+    lambda b: b.Timer(global_setup="#include <x>"),
+    lambda b: b.Timer().repeat(),
+    lambda b: b.Timer().autorange(),
+    lambda b: b.Compare([1]),
+])
+def test_errors_match_torch(call):
+    with pytest.raises(Exception) as expected:
+        call(tb)
+    with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
+        call(eb)
+
+
+def test_cpp_timing_and_callgrind_are_not_implemented():
+    with pytest.raises(NotImplementedError, match="Language.CPP"):
+        eb.Timer("x * y;", language=eb.Language.CPP)
+    with pytest.raises(NotImplementedError, match="collect_callgrind"):
+        eb.Timer().collect_callgrind()
