@@ -81,6 +81,10 @@ from .serialization import save, load  # noqa: F401
 from ._compile import compile  # noqa: F401  (traces and replays: ember/_dynamo)
 from . import _dynamo, _inductor, _logging, compiler  # noqa: F401
 from ._determinism import *  # noqa: F401,F403
+from ._checks import *  # noqa: F401,F403  (sym_int, SymInt ...)
+from ._checks import (_assert, _assert_async, _check, _check_index, _check_is_size,  # noqa: F401
+                      _check_not_implemented, _check_tensor_all, _check_type, _check_value,
+                      _check_with)
 from . import onnx  # noqa: F401  (imports the onnx package only when export runs)
 from . import accelerator, amp, cpu, futures, mps, xpu  # noqa: F401
 from . import functional, types  # noqa: F401  (after the ops they name)

@@ -1,4 +1,4 @@
-"""torch.compiler: the public face of compile (reset, explain, is_compiling, disable)."""
+"""torch.compiler: the public face of compile (compile, reset, explain, is_compiling, disable)."""
 from __future__ import annotations
 
 import functools
@@ -6,9 +6,15 @@ import functools
 from . import config  # noqa: F401
 from .._dynamo import explain, is_compiling, list_backends, reset, set_stance
 
-__all__ = ["reset", "explain", "is_compiling", "is_dynamo_compiling", "is_exporting",
+__all__ = ["compile", "reset", "explain", "is_compiling", "is_dynamo_compiling", "is_exporting",
            "set_stance", "cudagraph_mark_step_begin", "disable",
            "list_backends", "allow_in_graph", "assume_constant_result"]
+
+
+def compile(*args, **kwargs):
+    """torch.compile under its torch.compiler name (same arguments)."""
+    from .._compile import compile as compile_
+    return compile_(*args, **kwargs)
 
 
 def is_dynamo_compiling() -> bool:
