@@ -1,0 +1,1 @@
+"""Ready-made Fuzzers for common op shapes (torch.utils.benchmark.op_fuzzers)."""
