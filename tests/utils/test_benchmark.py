@@ -213,3 +213,14 @@ def test_binary_op_fuzzer_makes_broadcastable_pairs():
         assert x.dim() == y.dim() == params["dim"]
         assert (x * y).shape == x.shape
         assert properties["x"]["numel"] == x.numel() >= 4 * 1024
+
+
+def test_callgrind_names_exist_and_copy_if_callgrind_is_unwrapped():
+    for bench in (tb, eb):
+        wrapped = bench.CopyIfCallgrind(3, setup="import math")
+        assert (wrapped.value, wrapped.setup) == (3, "import math")
+        assert bench.CopyIfCallgrind.unwrap_all({"a": wrapped, "b": 1}) == {"a": 3, "b": 1}
+        assert bench.Timer("assert y == 3", globals={"y": wrapped}).timeit(10).number_per_run == 10
+        assert bench.FunctionCount(5, "f")._fields == ("count", "function")
+    with pytest.raises(NotImplementedError, match="CallgrindStats"):
+        eb.CallgrindStats()

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import common
+from .valgrind_wrapper.timer_interface import CopyIfCallgrind
 
 __all__ = ["Timer", "timer", "Language"]
 
@@ -63,7 +64,7 @@ class Timer:
         self._language = Language.PYTHON
         stmt, setup = _dedent(stmt), _dedent(setup)
         self._timer = self._timer_cls(stmt=stmt, setup=setup, timer=timer,
-                                      globals=self._globals)
+                                      globals=CopyIfCallgrind.unwrap_all(self._globals))
         self._task_spec = common.TaskSpec(stmt=stmt, setup=setup, global_setup=global_setup,
                                           label=label, sub_label=sub_label,
                                           description=description, env=env,

@@ -1,0 +1,1 @@
+"""Callgrind support of torch.utils.benchmark (only its names: see timer_interface)."""
