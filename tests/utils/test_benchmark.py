@@ -204,15 +204,31 @@ def test_fuzzer_choices_aliases_and_errors():
         eb.Fuzzer([eb.FuzzedParameter("a", 1, 2, "uniform")], [eb.FuzzedTensor("a", size=(1,))])
 
 
-def test_binary_op_fuzzer_makes_broadcastable_pairs():
-    from ember.utils.benchmark.op_fuzzers import binary
-    fuzzer = binary.BinaryOpFuzzer(seed=0)
+@pytest.mark.parametrize("kind", ["unary", "binary"])
+def test_op_fuzzers_draw_torch_parameters(kind, monkeypatch):
+    import importlib
+
+    import numpy as np
+    # let torch 2.13 accept its own normalized dict distributions (its check is inverted)
+    monkeypatch.setattr(tb.FuzzedParameter, "_check_distribution", lambda self, d: d)
+    name = f"{kind.capitalize()}OpFuzzer"
+    fuzzers = [getattr(importlib.import_module(f"{lib}.utils.benchmark.op_fuzzers.{kind}"),
+                       name)(seed=0) for lib in ("torch", "ember")]
+    states = [np.random.RandomState(0), np.random.RandomState(0)]
+    for _ in range(5):
+        assert fuzzers[1]._generate(states[1]) == fuzzers[0]._generate(states[0])
+
+
+@pytest.mark.parametrize("kind", ["unary", "binary"])
+def test_op_fuzzers_make_valid_tensors(kind):
+    from ember.utils.benchmark.op_fuzzers import binary, unary
+    fuzzer = unary.UnaryOpFuzzer(seed=0) if kind == "unary" else binary.BinaryOpFuzzer(seed=0)
     fuzzer._tensors[0]._max_elements = 64 * 1024        # keep the test's tensors small
     for tensors, properties, params in fuzzer.take(3):
-        x, y = tensors["x"], tensors["y"]
-        assert x.dim() == y.dim() == params["dim"]
-        assert (x * y).shape == x.shape
-        assert properties["x"]["numel"] == x.numel() >= 4 * 1024
+        x = tensors["x"]
+        assert x.dim() == params["dim"] and properties["x"]["numel"] == x.numel() >= 4 * 1024
+        if kind == "binary":
+            assert (x * tensors["y"]).shape == x.shape
 
 
 def test_callgrind_names_exist_and_copy_if_callgrind_is_unwrapped():
