@@ -35,6 +35,13 @@ __all__ = [
 
 PyTree = Any
 Context = Any
+DumpableContext = Any
+FlattenFn = Callable[[PyTree], "tuple[list, Context]"]
+UnflattenFn = Callable[[Iterable, Context], PyTree]
+ToDumpableContextFn = Callable[[Context], DumpableContext]
+FromDumpableContextFn = Callable[[DumpableContext], Context]
+KeyEntry = Any
+KeyPath = tuple
 NO_SERIALIZED_TYPE_NAME_FOUND = "NO_SERIALIZED_TYPE_NAME_FOUND"
 DEFAULT_TREESPEC_SERIALIZATION_PROTOCOL = 1
 
@@ -252,8 +259,80 @@ def _sequence_key(i, context):
     return SequenceKey(i)
 
 
-def _dict_unflatten(values, keys):
-    return dict(zip(keys, values))
+def _mapping_key(i, keys):
+    return MappingKey(keys[i])
+
+
+# The built-in nodes' flatten / unflatten functions, under torch's private names: libraries
+# register their own types with them (transformers: register_pytree_node(Cache,
+# lambda c: _dict_flatten(...), ..., flatten_with_keys_fn=... _dict_flatten_with_keys(...))).
+
+def _tuple_flatten(t: tuple) -> tuple[list, Context]:
+    return list(t), None
+
+
+def _tuple_unflatten(values: Iterable, context: Context) -> tuple:
+    return tuple(values)
+
+
+def _list_flatten(t: list) -> tuple[list, Context]:
+    return t, None
+
+
+def _list_unflatten(values: Iterable, context: Context) -> list:
+    return list(values)
+
+
+def _dict_flatten(d: dict) -> tuple[list, Context]:
+    return list(d.values()), list(d)
+
+
+def _dict_unflatten(values: Iterable, context: Context) -> dict:
+    return dict(zip(context, values))
+
+
+def _namedtuple_flatten(t) -> tuple[list, Context]:
+    return list(t), type(t)
+
+
+def _namedtuple_unflatten(values: Iterable, context: Context):
+    return context(*values)
+
+
+def _ordereddict_flatten(d: OrderedDict) -> tuple[list, Context]:
+    return list(d.values()), list(d)
+
+
+def _ordereddict_unflatten(values: Iterable, context: Context) -> OrderedDict:
+    return OrderedDict(zip(context, values))
+
+
+def _defaultdict_flatten(d: defaultdict) -> tuple[list, Context]:
+    return list(d.values()), [d.default_factory, list(d)]
+
+
+def _defaultdict_unflatten(values: Iterable, context: Context) -> defaultdict:
+    return defaultdict(context[0], _dict_unflatten(values, context[1]))
+
+
+def _deque_flatten(d: deque) -> tuple[list, Context]:
+    return list(d), d.maxlen
+
+
+def _deque_unflatten(values: Iterable, context: Context) -> deque:
+    return deque(values, maxlen=context)
+
+
+_tuple_flatten_with_keys = _with_keys(_tuple_flatten, _sequence_key)
+_list_flatten_with_keys = _with_keys(_list_flatten, _sequence_key)
+_dict_flatten_with_keys = _with_keys(_dict_flatten, _mapping_key)
+_namedtuple_flatten_with_keys = _with_keys(_namedtuple_flatten,
+                                           lambda i, cls: GetAttrKey(cls._fields[i]))
+_ordereddict_flatten_with_keys = _with_keys(_ordereddict_flatten, _mapping_key)
+_defaultdict_flatten_with_keys = _with_keys(_defaultdict_flatten,
+                                            lambda i, context: MappingKey(context[1][i]))
+_deque_flatten_with_keys = _with_keys(_deque_flatten, _sequence_key)
+_odict_flatten, _odict_unflatten = _ordereddict_flatten, _ordereddict_unflatten
 
 
 def _defaultdict_serialize(context) -> dict:
@@ -283,44 +362,34 @@ def _namedtuple_deserialize(name: str) -> type:
     return SERIALIZED_TYPE_TO_PYTHON_TYPE[name]
 
 
-def _flatten_dict(d):
-    return list(d.values()), list(d)
-
-
-def _flatten_defaultdict(d):
-    return list(d.values()), [d.default_factory, list(d)]
-
-
-# (type, flatten, unflatten, key of child i, serialized name, context serializers)
-_BUILTIN_NODES = [
-    (tuple, lambda t: (list(t), None), lambda v, c: tuple(v), _sequence_key, "builtins.tuple"),
-    (list, lambda t: (t, None), lambda v, c: list(v), _sequence_key, "builtins.list"),
-    (dict, _flatten_dict, lambda v, c: _dict_unflatten(v, c),
-     lambda i, keys: MappingKey(keys[i]), "builtins.dict"),
-    (namedtuple, lambda t: (list(t), type(t)), lambda v, cls: cls(*v),
-     lambda i, cls: GetAttrKey(cls._fields[i]), "collections.namedtuple",
-     _namedtuple_serialize, _namedtuple_deserialize),
-    (OrderedDict, _flatten_dict, lambda v, c: OrderedDict(zip(c, v)),
-     lambda i, keys: MappingKey(keys[i]), "collections.OrderedDict"),
-    (defaultdict, _flatten_defaultdict, lambda v, c: defaultdict(c[0], _dict_unflatten(v, c[1])),
-     lambda i, c: MappingKey(c[1][i]), "collections.defaultdict",
-     _defaultdict_serialize, _defaultdict_deserialize),
-    (deque, lambda d: (list(d), d.maxlen), lambda v, maxlen: deque(v, maxlen=maxlen),
-     _sequence_key, "collections.deque"),
-    # torch.Size rebuilds as a plain tuple, as torch's registration does
-    (Size, lambda s: (list(s), None), lambda v, c: tuple(v), _sequence_key, "torch.Size"),
-]
-for _cls, _flatten, _unflatten, _key, _name, *_serializers in _BUILTIN_NODES:
-    _private_register_pytree_node(
-        _cls, _flatten, _unflatten, serialized_type_name=_name,
-        to_dumpable_context=_serializers[0] if _serializers else None,
-        from_dumpable_context=_serializers[1] if _serializers else None,
-        flatten_with_keys_fn=_with_keys(_flatten, _key))
-
+_register = _private_register_pytree_node
+_register(tuple, _tuple_flatten, _tuple_unflatten, serialized_type_name="builtins.tuple",
+          flatten_with_keys_fn=_tuple_flatten_with_keys)
+_register(list, _list_flatten, _list_unflatten, serialized_type_name="builtins.list",
+          flatten_with_keys_fn=_list_flatten_with_keys)
+_register(dict, _dict_flatten, _dict_unflatten, serialized_type_name="builtins.dict",
+          flatten_with_keys_fn=_dict_flatten_with_keys)
+_register(namedtuple, _namedtuple_flatten, _namedtuple_unflatten,
+          serialized_type_name="collections.namedtuple",
+          to_dumpable_context=_namedtuple_serialize,
+          from_dumpable_context=_namedtuple_deserialize,
+          flatten_with_keys_fn=_namedtuple_flatten_with_keys)
+_register(OrderedDict, _ordereddict_flatten, _ordereddict_unflatten,
+          serialized_type_name="collections.OrderedDict",
+          flatten_with_keys_fn=_ordereddict_flatten_with_keys)
+_register(defaultdict, _defaultdict_flatten, _defaultdict_unflatten,
+          serialized_type_name="collections.defaultdict",
+          to_dumpable_context=_defaultdict_serialize,
+          from_dumpable_context=_defaultdict_deserialize,
+          flatten_with_keys_fn=_defaultdict_flatten_with_keys)
+_register(deque, _deque_flatten, _deque_unflatten, serialized_type_name="collections.deque",
+          flatten_with_keys_fn=_deque_flatten_with_keys)
+# torch.Size rebuilds as a plain tuple, as torch's registration does
+_register(Size, _tuple_flatten, _tuple_unflatten, serialized_type_name="torch.Size",
+          flatten_with_keys_fn=_tuple_flatten_with_keys)
 for _cls in _RETURN_TYPES:
-    _private_register_pytree_node(
-        _cls, lambda t: (list(t), None), lambda v, c, cls=_cls: cls(*v),
-        flatten_with_keys_fn=_with_keys(lambda t: (list(t), None), _sequence_key))
+    _register(_cls, _tuple_flatten, lambda values, context, cls=_cls: cls(*values),
+              flatten_with_keys_fn=_tuple_flatten_with_keys)
 
 BUILTIN_TYPES = frozenset({tuple, list, dict, namedtuple, OrderedDict, defaultdict, deque})
 STANDARD_DICT_TYPES = frozenset({dict, OrderedDict, defaultdict})

@@ -183,3 +183,46 @@ def test_register_pytree_node(p):
 
 def test_torch_utils_pytree_is_bound_after_import():
     assert ember.utils._pytree is ep
+
+
+class Cache:
+    """A stand-in for transformers' DynamicCache: registered through the dict helpers."""
+
+    def __init__(self, keys=(), values=()):
+        self.keys, self.values = list(keys), list(values)
+
+    def as_dict(self):
+        return {"key_cache": self.keys, "value_cache": self.values}
+
+
+@pytest.mark.parametrize("p", [tp, ep], ids=["torch", "ember"])
+def test_libraries_register_types_with_the_builtin_helpers(p):
+    def unflatten(values, context):
+        d = p._dict_unflatten(values, context)
+        return Cache(d["key_cache"], d["value_cache"])
+
+    p.register_pytree_node(
+        Cache, lambda c: p._dict_flatten(c.as_dict()), unflatten,
+        serialized_type_name="test_pytree.Cache",
+        flatten_with_keys_fn=lambda c: p._dict_flatten_with_keys(c.as_dict()))
+    try:
+        cache = Cache([1, 2], [3, 4])
+        doubled = p.tree_map(lambda x: 2 * x, cache)
+        assert (doubled.keys, doubled.values) == ([2, 4], [6, 8])
+        assert [p.keystr(k) for k, _ in p.tree_flatten_with_path(cache)[0]] == [
+            "['key_cache'][0]", "['key_cache'][1]", "['value_cache'][0]", "['value_cache'][1]"]
+    finally:
+        p._deregister_pytree_node(Cache)
+
+
+@pytest.mark.parametrize("name", ["tuple", "list", "dict", "namedtuple", "ordereddict",
+                                  "defaultdict", "deque"])
+def test_builtin_helpers_match_torch(name):
+    tree = {"tuple": (1, 2), "list": [1, 2], "dict": {"b": 1, "a": 2},
+            "namedtuple": Point(1, 2), "ordereddict": OrderedDict(a=1),
+            "defaultdict": defaultdict(int, {"k": 1}), "deque": deque([1, 2], maxlen=4)}[name]
+    for suffix in ("flatten", "flatten_with_keys"):
+        got = getattr(ep, f"_{name}_{suffix}")(tree)
+        assert repr(got) == repr(getattr(tp, f"_{name}_{suffix}")(tree)), suffix
+    values, context = getattr(ep, f"_{name}_flatten")(tree)
+    assert repr(getattr(ep, f"_{name}_unflatten")(values, context)) == repr(tree)
