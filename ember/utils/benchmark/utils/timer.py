@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import textwrap
 import timeit
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
