@@ -240,3 +240,30 @@ def test_callgrind_names_exist_and_copy_if_callgrind_is_unwrapped():
         assert bench.FunctionCount(5, "f")._fields == ("count", "function")
     with pytest.raises(NotImplementedError, match="CallgrindStats"):
         eb.CallgrindStats()
+
+
+def sparse_fuzzer(bench):
+    return bench.Fuzzer(
+        parameters=[
+            bench.FuzzedParameter("k0", minval=2, maxval=20, distribution="uniform"),
+            bench.FuzzedParameter("k1", minval=2, maxval=20, distribution="uniform"),
+            bench.FuzzedParameter("density", minval=0.1, maxval=0.9, distribution="uniform"),
+            bench.FuzzedParameter("coalesced", minval=0, maxval=1, distribution="uniform"),
+            bench.FuzzedParameter("sparse_dim", minval=1, maxval=2, distribution="uniform"),
+        ],
+        tensors=[bench.FuzzedSparseTensor("x", size=("k0", "k1", 3), sparse_dim="sparse_dim",
+                                          density="density", coalesced="coalesced"),
+                 bench.FuzzedSparseTensor("y", size=("k0",), density="density",
+                                          coalesced="coalesced")],
+        seed=3)
+
+
+@pytest.mark.filterwarnings("ignore:Sparse invariant checks")
+def test_sparse_fuzzer_makes_torch_tensors():
+    samples = [list(sparse_fuzzer(bench).take(4)) for bench in (tb, eb)]
+    for (t_tensors, t_props, t_params), (e_tensors, e_props, e_params) in zip(*samples):
+        assert e_params == t_params and repr(e_props) == repr(t_props)
+        for name in ("x", "y"):
+            t, e = t_tensors[name], e_tensors[name]
+            assert e._indices().tolist() == t._indices().tolist()
+            assert (e._values().numpy() == t._values().numpy()).all()

@@ -9,5 +9,6 @@ only: C++ timing and Callgrind instruction counts raise NotImplementedError.
 from .utils.common import *  # noqa: F401,F403
 from .utils.compare import *  # noqa: F401,F403
 from .utils.fuzzer import *  # noqa: F401,F403
+from .utils.sparse_fuzzer import *  # noqa: F401,F403
 from .utils.timer import *  # noqa: F401,F403
 from .utils.valgrind_wrapper.timer_interface import *  # noqa: F401,F403
