@@ -47,3 +47,11 @@ def test_the_twin_agrees_with_the_reference():
     for std, mean in ((np.float32(1), np.float32(0)), (np.float32(0.3), np.float32(-2))):
         np.testing.assert_array_equal(compiled.box_muller_16(draws, std, mean),
                                       reference.box_muller_16(draws, std, mean))
+    # every 7th value torch's float32 draws can take (multiples of 2**-24), in both halves
+    grid = (np.arange(0, 2 ** 24, 7, dtype=np.float64) * 2.0 ** -24).astype(np.float32)
+    grid = grid[: grid.size // 16 * 16]
+    np.testing.assert_array_equal(compiled.box_muller_16(grid, np.float32(1), np.float32(0)),
+                                  reference.box_muller_16(grid, np.float32(1), np.float32(0)))
+    shifted = np.roll(grid, 8)              # each value also as the angle's draw
+    np.testing.assert_array_equal(compiled.box_muller_16(shifted, np.float32(1), np.float32(0)),
+                                  reference.box_muller_16(shifted, np.float32(1), np.float32(0)))
