@@ -47,6 +47,15 @@ def test_rand_and_randn(n, dtype):
     _close(lambda t: t.randn(n, dtype=getattr(t, dtype)))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_large_normals_are_exact_with_the_compiled_kernels(dtype):
+    # with ember[fast], float64 normals call the C library's log, sin and cos as torch does
+    if dtype == "float64" and not ember._cpu.kernels.numba_available():
+        pytest.skip("numba is not installed: float64 normals use NumPy's log, sin and cos")
+    _exact(lambda t: t.randn(200_003, dtype=getattr(t, dtype)))
+    _exact(lambda t: t.empty(50_000, dtype=getattr(t, dtype)).normal_(2.0, 0.5))
+
+
 def test_small_normals_cache_their_pair_in_the_generator():
     # torch's scalar normal sampler makes two values and keeps one for the next call,
     # in the generator's state

@@ -6,9 +6,10 @@ r = sqrt(-2 log(1 - u_j)) and t = 2 pi u_{j+8}, scaled by std and shifted by mea
 fused multiply-add. Its float32 kernel (x86-64, vectorised) computes log, sin and cos
 with Cephes' float polynomials (its avx_mathfun.h), not the C library's, and its compiler
 fuses some of their multiply-adds; `log_f32` and `sincos_f32` repeat them step for step,
-so float32 normals are torch's to the bit. float64 blocks use NumPy's log, sin and cos
-where torch calls the C library's: about one value in a thousand differs in the last bit.
-The compiled twin (ember/_cpu/numba/box_muller.py) makes the float32 blocks in one pass.
+so float32 normals are torch's to the bit. float64 blocks here use NumPy's log, sin and
+cos where torch calls the C library's: about one value in a thousand differs in the last
+bit. The compiled twin (ember/_cpu/numba/box_muller.py) vectorises the float32 blocks and
+calls the C library for float64 ones, so with ember[fast] both are torch's to the bit.
 
     fused(a, b, c)                   a * b + c rounded once (NumPy has no fma)
     box_muller_16(draws, std, mean)  normal values from blocks of 16 uniform draws
