@@ -120,7 +120,8 @@ def log_normal(gen, shape, mean: float, std: float, dtype) -> np.ndarray:
 def exponential(gen, shape, rate: float, dtype) -> np.ndarray:
     """Exponential draws of the given rate: -log(1 - u) / rate of double uniform draws."""
     unit = _unit(gen, int(np.prod(shape)), np.float64)
-    return ((-1.0 / rate) * np.log1p(-unit)).astype(dtype).reshape(shape)
+    values = kernels.family("uniform_transforms").exponential(unit, rate)
+    return values.astype(dtype).reshape(shape)
 
 
 def geometric(gen, shape, p: float, dtype) -> np.ndarray:
@@ -132,7 +133,8 @@ def geometric(gen, shape, p: float, dtype) -> np.ndarray:
 def cauchy(gen, shape, median: float, sigma: float, dtype) -> np.ndarray:
     """Cauchy draws: median + sigma * tan(pi (u - 1/2))."""
     unit = _unit(gen, int(np.prod(shape)), np.float64)
-    return (median + sigma * np.tan(np.pi * (unit - 0.5))).astype(dtype).reshape(shape)
+    values = kernels.family("uniform_transforms").cauchy(unit, median, sigma)
+    return values.astype(dtype).reshape(shape)
 
 
 def gamma(gen, concentrations: np.ndarray) -> np.ndarray:

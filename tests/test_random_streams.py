@@ -56,6 +56,16 @@ def test_large_normals_are_exact_with_the_compiled_kernels(dtype):
     _exact(lambda t: t.empty(50_000, dtype=getattr(t, dtype)).normal_(2.0, 0.5))
 
 
+@pytest.mark.parametrize("draw", [lambda t: t.empty(100_000, dtype=t.float64).exponential_(1.5),
+                                  lambda t: t.empty(100_000, dtype=t.float64).cauchy_(0.5, 2.0)],
+                         ids=["exponential", "cauchy"])
+def test_double_transforms_are_exact_with_the_compiled_kernels(draw):
+    # with ember[fast] they call the C library's log1p and tan, as torch does
+    if not ember._cpu.kernels.numba_available():
+        pytest.skip("numba is not installed: NumPy's log1p and tan stand in")
+    _exact(draw)
+
+
 def test_small_normals_cache_their_pair_in_the_generator():
     # torch's scalar normal sampler makes two values and keeps one for the next call,
     # in the generator's state

@@ -55,3 +55,4 @@ def test_the_twin_agrees_with_the_reference():
     shifted = np.roll(grid, 8)              # each value also as the angle's draw
     np.testing.assert_array_equal(compiled.box_muller_16(shifted, np.float32(1), np.float32(0)),
                                   reference.box_muller_16(shifted, np.float32(1), np.float32(0)))
+
