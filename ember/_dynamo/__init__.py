@@ -24,9 +24,12 @@ def reset() -> None:
 
 
 def is_compiling() -> bool:
-    """False: ember traces by running the code eagerly, so code never runs "inside" a
-    compiler the way torch's dynamo runs it."""
-    return False
+    """Whether this code runs while compile traces it: a branch taken under True is the
+    one the compiled plan replays, as in torch; False in eager calls (including those a
+    compiled function falls back to)."""
+    from .._modes import current
+    from ._tracer import Tracer
+    return isinstance(current().recorder, Tracer)
 
 
 def list_backends(exclude_tags=("debug", "experimental")) -> list[str]:

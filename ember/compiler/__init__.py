@@ -18,7 +18,7 @@ def compile(*args, **kwargs):
 
 
 def is_dynamo_compiling() -> bool:
-    """False (see is_compiling)."""
+    """The same answer as is_compiling."""
     return is_compiling()
 
 

@@ -187,3 +187,16 @@ def test_set_logs_and_cudagraph_step_marks_are_accepted():
     assert ember._logging.set_logs(dynamo=logging.INFO, graph_breaks=True) is None
     assert ember.compiler.cudagraph_mark_step_begin() is None
     assert ember.compiler.is_exporting() is torch.compiler.is_exporting() is False
+
+
+def test_is_compiling_is_true_while_compile_traces():
+    # torch's documented use: a branch for compiled code (torch gives [1, 1] compiled,
+    # [-1, -1] eager for this function)
+    def f(x):
+        return x + 1 if ember.compiler.is_compiling() else x - 1
+
+    compiled = ember.compile(f)
+    x = ember.zeros(2)
+    assert [compiled(x).tolist() for _ in range(4)] == [[1.0, 1.0]] * 4
+    assert f(x).tolist() == [-1.0, -1.0]
+    assert not ember.compiler.is_compiling() and not ember._dynamo.is_compiling()
