@@ -79,3 +79,14 @@ def test_torchscript_programs_are_refused_with_the_alternative(name):
     with pytest.raises(NotImplementedError, match=f"^torch.jit.{name}: ember has no "
                                                   "TorchScript programs; "):
         getattr(ember.jit, name)(ember.nn.Linear(1, 1), "model.pt")
+
+
+def test_annotations_module_gives_typing_names():
+    # densenet-style code: `from torch.jit.annotations import List` at module level.
+    import torch.jit.annotations
+    import ember.jit.annotations
+    for name in ("Any", "Dict", "List", "Optional", "Tuple", "Union"):
+        assert getattr(ember.jit.annotations, name) is getattr(torch.jit.annotations, name)
+    assert ember.jit.annotations.Future is ember.futures.Future
+    for lib in (torch, ember):
+        assert lib.jit.annotations.BroadcastingList2[int] is None

@@ -66,7 +66,6 @@ KNOWN_GAPS = {
         "utils.deterministic", "utils.weak", "utils.data.datapipes", "utils.data.graph",
         "utils.data.graph_settings"),
     "ember.return_types is a namespace class holding the same named tuples": ("return_types",),
-    "ember.jit is one module; its `annotations` is the __future__ feature": ("jit.annotations",),
     "GPU kernel-language overrides (Triton, CuteDSL); ember has none": (
         "backends.python_native",),
     "not written yet": ("quasirandom", "distributions.wishart"),

@@ -7,13 +7,13 @@ unchanged, with a warning, so the function or module runs eagerly (the same resu
 tracing's frozen control flow). What needs a real TorchScript program, saving or loading
 one, raises NotImplementedError naming the alternative.
 """
-from __future__ import annotations
 
 import warnings
 from typing import Any, Callable, Final, NamedTuple  # noqa: F401  (Final: torch.jit.Final)
 
-from .futures import Future
-from .nn.modules.module import Module
+from ..futures import Future
+from ..nn.modules.module import Module
+from . import annotations  # noqa: F401  (binds torch.jit.annotations, the submodule)
 
 __all__ = ["script", "trace", "trace_module", "is_scripting", "is_tracing", "annotate",
            "ignore", "unused", "export", "interface", "Final", "Attribute", "save", "load",
