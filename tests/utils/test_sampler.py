@@ -143,3 +143,24 @@ def test_distributed_sampler_shuffled_structure():
 def test_distributed_sampler_invalid_rank(rank):
     check_error(lambda lib: data(lib).DistributedSampler(range(5), 3, rank), ValueError,
                 r"Invalid rank %d, rank should be in the interval \[0, 2\]" % rank)
+
+
+@pytest.mark.parametrize("name", ["Dataset", "IterableDataset", "Subset", "ConcatDataset",
+                                  "StackDataset", "Sampler", "DistributedSampler",
+                                  "DataLoader"])
+def test_generic_classes_take_a_type_parameter_as_torch(name):
+    # timm's `class ScheduledBatchSampler(Sampler[List[Tuple[Any, int]]])` at import time.
+    for lib in (torch, ember):
+        cls = getattr(data(lib), name)
+        assert cls[int].__origin__ is cls and len(cls.__parameters__) == 1
+
+        class Typed(cls[list]):
+            pass
+        assert issubclass(Typed, cls)
+
+
+@pytest.mark.parametrize("name", ["TensorDataset", "ChainDataset", "SequentialSampler",
+                                  "RandomSampler", "BatchSampler"])
+def test_concrete_classes_have_no_type_parameter_as_torch(name):
+    for lib in (torch, ember):
+        assert getattr(data(lib), name).__parameters__ == ()

@@ -19,6 +19,7 @@ import time
 import warnings
 from collections import deque
 from multiprocessing.connection import wait as wait_for_connections
+from typing import Generic, TypeVar
 
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, fresh_seed
 from .dataset import IterableDataset
@@ -28,6 +29,8 @@ from ._utils.shared_memory import BlockReader, Channel, prepare_main_process
 from ._utils.worker import worker_loop
 
 __all__ = ["DataLoader"]
+
+_T_co = TypeVar("_T_co", covariant=True)  # the batch type, as in DataLoader[Tensor]
 
 SHUTDOWN_GRACE = 0.5  # seconds workers get to exit by themselves before being terminated
 LIVENESS_INTERVAL = 0.5  # seconds between checks that the awaited worker is alive
@@ -71,7 +74,7 @@ def _check_context(multiprocessing_context, num_workers: int):
     return multiprocessing_context
 
 
-class DataLoader:
+class DataLoader(Generic[_T_co]):
     """Iterate over `dataset` in batches (see torch.utils.data.DataLoader; pin_memory is
     accepted and does nothing, as there is no accelerator)."""
 

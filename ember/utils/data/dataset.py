@@ -7,6 +7,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Iterable, Sequence
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -17,8 +18,10 @@ from ._utils.shared_memory import shared_empty
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
+_T_co = TypeVar("_T_co", covariant=True)  # the sample type, as in Dataset[int]
 
-class Dataset:
+
+class Dataset(Generic[_T_co]):
     """A map from keys (usually integer indices) to samples.
 
     Subclasses implement `__getitem__` and usually `__len__`; they may add `__getitems__`
@@ -32,7 +35,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co], Iterable[_T_co]):
     """A stream of samples: subclasses implement `__iter__`.
 
     With `num_workers > 0` every worker iterates its own copy of the dataset; use
@@ -127,7 +130,7 @@ def _fetch_many(dataset, indices: list) -> list:
     return [dataset[i] for i in indices]
 
 
-class StackDataset(Dataset):
+class StackDataset(Dataset[_T_co]):
     """Zips datasets of equal length: samples are tuples (positional datasets) or dicts
     (keyword datasets)."""
 
@@ -160,7 +163,7 @@ class StackDataset(Dataset):
         return self._length
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[_T_co]):
     """The datasets one after another: index i falls in the first dataset whose
     cumulative size exceeds it."""
 
@@ -213,7 +216,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class Subset(Dataset):
+class Subset(Dataset[_T_co]):
     """The samples of `dataset` at `indices`, renumbered from 0."""
 
     def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import TypeVar
 
 from ... import _random, _sampling
 from .dataset import Dataset
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
+
+_T_co = TypeVar("_T_co", covariant=True)
 
 
 def _default_group_value(name: str) -> int:
@@ -23,7 +26,7 @@ def _default_group_value(name: str) -> int:
     return getattr(dist, name)()
 
 
-class DistributedSampler(Sampler):
+class DistributedSampler(Sampler[_T_co]):
     """Restricts sampling to this rank's share of the dataset.
 
     The shuffled order comes from a generator seeded with `seed + epoch` (call

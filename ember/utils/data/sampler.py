@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -17,8 +18,10 @@ from ... import _random, _sampling
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
 
+_T_co = TypeVar("_T_co", covariant=True)  # the index type, as in Sampler[int]
 
-class Sampler:
+
+class Sampler(Generic[_T_co]):
     """Base class: subclasses implement `__iter__` (and `__len__` when they can)."""
 
     def __init__(self, data_source: Sized | None = None) -> None:
