@@ -73,6 +73,7 @@ from . import special  # noqa: F401  (after nn: softmax and friends)
 from . import signal  # noqa: F401
 from . import masked  # noqa: F401  (after nn: the masked softmaxes)
 from ._functional_aliases import *  # noqa: F401,F403  (torch.conv2d ...: after nn)
+from ._foreach import *  # noqa: F401,F403  (torch._foreach_add_ ...: the multi-tensor API)
 from . import distributions  # noqa: F401  (after nn)
 from . import distributed  # noqa: F401  (imports mpi4py only when first used)
 from . import utils  # noqa: F401
