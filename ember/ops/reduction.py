@@ -311,11 +311,14 @@ class Var(Function):
         ctx.save_for_backward(x)
         # The value divides by max(N - correction, 0), torch's gradient by N - correction.
         ctx.meta = (axes, keepdim, count - correction, take_sqrt)
+        low = x.dtype in _dtype.LOW_PRECISION_NUMPY  # torch accumulates these in float32
+        data = x.astype(np.float32) if low else x
         with np.errstate(invalid="ignore", divide="ignore"):
-            dev = x - x.sum(axis=axes, keepdims=True) / count
+            dev = data - data.sum(axis=axes, keepdims=True) / count
             squares = (dev * dev.conj()).real if x.dtype.kind == "c" else dev * dev  # |dev|^2
             var = np.asarray(squares.sum(axis=axes, keepdims=keepdim) / dof, dtype=squares.dtype)
-            return np.sqrt(var) if take_sqrt else var
+            result = np.sqrt(var) if take_sqrt else var
+        return result.astype(x.dtype) if low else result
 
     @staticmethod
     def backward(ctx, grad):
@@ -583,6 +586,9 @@ class VectorNorm(Function):
         ctx.save_for_backward(x)
         ctx.meta = (ord, axes, keepdim)
         size = np.abs(data)
+        out_dtype = size.dtype
+        if out_dtype in _dtype.LOW_PRECISION_NUMPY:  # torch accumulates these in float32
+            size = size.astype(np.float32)
         if ord == np.inf:
             out = np.amax(size, axis=axes, keepdims=keepdim)
         elif ord == -np.inf:
@@ -595,7 +601,7 @@ class VectorNorm(Function):
             out = np.sqrt((size * size).sum(axis=axes, keepdims=keepdim))
         else:
             out = (size ** ord).sum(axis=axes, keepdims=keepdim) ** (1.0 / ord)
-        return np.asarray(out, dtype=size.dtype)
+        return np.asarray(out).astype(out_dtype)
 
     @staticmethod
     def backward(ctx, grad):
