@@ -155,6 +155,23 @@ def test_predicates_and_complex_parts():
                 "^The `\\+` operator, on a bool tensor is not supported")
 
 
+@pytest.mark.parametrize("fn, message", [
+    (lambda lib, b, i: b - 1, "with a bool tensor"),
+    (lambda lib, b, i: 1.5 - b, "with a bool tensor"),
+    (lambda lib, b, i: i - b, "with a bool tensor"),
+    (lambda lib, b, i: i - True, "with a bool tensor"),
+    (lambda lib, b, i: i.clone().sub_(True), "with a bool tensor"),
+    (lambda lib, b, i: lib.rsub(b, 1), "with a bool tensor"),
+    (lambda lib, b, i: b - b, "with two bool tensors"),
+    (lambda lib, b, i: b.sub(True), "with two bool tensors"),
+    (lambda lib, b, i: b.clone().sub_(b), "with two bool tensors"),
+])
+def test_subtraction_with_a_bool_operand_is_refused(fn, message):
+    # a _foreach_sub over a bool tensor returned tensor([0, 0]) where torch raises
+    check_error(lambda lib: fn(lib, lib.ones(2, dtype=lib.bool), lib.ones(2, dtype=lib.int64)),
+                RuntimeError, f"^Subtraction, the `-` operator, {message} is not supported")
+
+
 # ---------------------------------------------------------------- binary ops
 BINARY = [("atan2", {}), ("arctan2", {}), ("hypot", {}), ("copysign", {}), ("maximum", {}),
           ("minimum", {}), ("fmax", {}), ("fmin", {}), ("logaddexp", {}), ("logaddexp2", {}),

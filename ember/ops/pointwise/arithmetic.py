@@ -124,15 +124,26 @@ class Add(Function):
         return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
 
 
+def _refuse_bool_subtraction(a, b) -> None:
+    """torch refuses `-` when either side is bool (a Python bool counts as a bool tensor)."""
+    bools = [x.dtype.kind == "b" if isinstance(x, np.ndarray) else isinstance(x, (bool, np.bool_))
+             for x in (a, b)]
+    if all(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
 class Sub(Function):
     backward_name = "SubBackward0"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        _refuse_bool_subtraction(a, b)
         x, y, dt = operands(a, b)
-        if dt.kind == "b":
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                               "supported. Use the `^` or `logical_xor()` operator instead.")
         if dt in _LIMITED:
             raise _unsupported("add_stub", dt)
         ctx.alpha = alpha

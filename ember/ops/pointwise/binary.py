@@ -22,7 +22,7 @@ from ._common import (_F32, _LIMITED, _LOW_PRECISION, _NATIVE_FLOATS, _cast, _ch
                       _check_int_divisor, _compute, _integral, _save_operands, _saved_operands,
                       _scalar, _unsupported, _with_out, _zeros_like, check_limited, data_of,
                       operands, result_type)
-from .arithmetic import _nondiff_binary, add, div, mul, pow, sub
+from .arithmetic import _nondiff_binary, _refuse_bool_subtraction, add, div, mul, pow, sub
 from ._deprecated import scalar_first
 from .unary import sqrt
 from .where import where
@@ -536,7 +536,8 @@ def add_(self: Tensor, other, *, alpha=1) -> Tensor:
 @scalar_first("alpha")
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
     """In-place self -= alpha * other; returns self."""
-    if _direct(self, other) and self._data.dtype.kind != "b":
+    _refuse_bool_subtraction(self._data, data_of(other))
+    if _direct(self, other):
         y = data_of(other)
         np.subtract(self._data, y if alpha == 1 else y * alpha, out=self._data)
         return _done(self)
