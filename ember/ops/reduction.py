@@ -554,12 +554,15 @@ class LogSumExp(Function):
         ctx.save_for_backward(x)
         ctx.meta = (axes, keepdim)
         data = to_float(x)
+        out_dtype = data.dtype
+        if out_dtype in _dtype.LOW_PRECISION_NUMPY:  # torch accumulates these in float32
+            data = data.astype(np.float32)
         # Subtract the maximum so exp() cannot overflow; an infinite maximum is left alone.
         # Complex input: the maximum real part, so the imaginary part comes out in (-pi, pi].
         top = np.max(data.real, axis=axes, keepdims=True, initial=-np.inf)
         top = np.where(np.isfinite(top), top, 0).astype(data.dtype)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.log(np.exp(data - top).sum(axis=axes, keepdims=True)) + top
+            out = (np.log(np.exp(data - top).sum(axis=axes, keepdims=True)) + top).astype(out_dtype, copy=False)
         return out if keepdim else out.reshape(np.sum(out, axis=axes).shape)
 
     @staticmethod
@@ -666,6 +669,8 @@ class Cumsum(Function):
         ctx.axis = axis
         if x.ndim == 0:
             return x.astype(_accumulate_dtype(x, dtype, "cumsum_out_cpu") or x.dtype)
+        if dtype is None and x.dtype in _dtype.LOW_PRECISION_NUMPY:  # float32 running sum
+            return np.cumsum(x.astype(np.float32), axis=axis).astype(x.dtype)
         return np.cumsum(x, axis=axis, dtype=_accumulate_dtype(x, dtype, "cumsum_out_cpu"))
 
     @staticmethod

@@ -394,6 +394,7 @@ def test_sum_to_size_of_a_zero_dim_tensor_is_a_new_sum(dtype):
     lambda lib, x: x.norm(), lambda lib, x: lib.linalg.vector_norm(x, 3, dim=1),
     lambda lib, x: x.norm(1), lambda lib, x: x.norm(2, dim=(-2, -1), keepdim=True),
     lambda lib, x: x.std(), lambda lib, x: x.var(0), lambda lib, x: lib.std_mean(x, 1),
+    lambda lib, x: x.cumsum(1), lambda lib, x: x.logsumexp(1),
 ])
 def test_half_norms_and_variances_accumulate_in_float32(fn, dtype):
     # timm's Muon scales a bfloat16 gradient by X.norm(): summed in bfloat16 it came out
