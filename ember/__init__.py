@@ -8,7 +8,9 @@ import math as _math
 
 from . import _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
-                     float, float16, float32, float64, get_default_dtype, half, int, int8,
+                     float, float16, float32, float64, float8_e4m3fn, float8_e4m3fnuz,
+                     float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, get_default_dtype, half, int,
+                     int8,
                      int16, int32, int64, long, promote_types, result_type, can_cast,
                      set_default_dtype, short, uint8, uint16, uint32, uint64)
 from ._device import device

@@ -15,6 +15,7 @@ import numpy as np
 
 __all__ = [
     "dtype", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
     "uint8", "int8", "int16", "int32", "int64", "bool", "uint16", "uint32", "uint64",
     "half", "float", "double", "short", "int", "long", "cfloat", "cdouble",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
@@ -29,13 +30,14 @@ class dtype:
                  "is_low_precision", "is_limited")
 
     def __init__(self, name: str, numpy_dtype, category: builtins.int, legacy_name: str,
-                 cpp_name: str, limited: builtins.bool = False):
+                 cpp_name: str, limited: builtins.bool = False,
+                 signed: builtins.bool | None = None):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self._category = category          # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2
         self.is_complex = category == 3
-        self.is_signed = self.numpy.kind not in "ub"
+        self.is_signed = self.numpy.kind not in "ub" if signed is None else signed
         self.itemsize = self.numpy.itemsize
         self._legacy_name = legacy_name    # e.g. 'FloatTensor', used by Tensor.type()
         # The names torch's messages print: its ScalarType ('Float') and C++ type ('float').
@@ -43,8 +45,8 @@ class dtype:
         self.cpp_name = cpp_name
         # Floating types narrower than float32, which kernels compute in float32.
         self.is_low_precision = category == 2 and self.itemsize < 4
-        # torch's "limited support" dtypes (uint16/32/64): made, converted, copied, compared
-        # and combined bitwise, but refused by most kernels and by promotion (see
+        # torch's "limited support" dtypes (uint16/32/64 and the float8 types): made,
+        # converted, copied and compared, but refused by most kernels and by promotion (see
         # LIMITED_KERNELS and _build_promotion_table).
         self.is_limited = limited
 
@@ -86,6 +88,18 @@ complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor",
 uint16 = dtype("uint16", np.uint16, 1, "UInt16Tensor", "uint16_t", limited=True)
 uint32 = dtype("uint32", np.uint32, 1, "UInt32Tensor", "uint32_t", limited=True)
 uint64 = dtype("uint64", np.uint64, 1, "UInt64Tensor", "uint64_t", limited=True)
+# The 8-bit floats (storage and conversion formats: torch computes almost nothing in them).
+float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, 2, "Float8_e4m3fnTensor",
+                      "c10::Float8_e4m3fn", limited=True)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, 2,
+                        "Float8_e4m3fnuzTensor", "c10::Float8_e4m3fnuz", limited=True)
+float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, 2, "Float8_e5m2Tensor",
+                    "c10::Float8_e5m2", limited=True)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, 2, "Float8_e5m2fnuzTensor",
+                        "c10::Float8_e5m2fnuz", limited=True)
+float8_e8m0fnu = dtype("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, 2, "Float8_e8m0fnuTensor",
+                       "c10::Float8_e8m0fnu", limited=True, signed=False)
+FLOAT8_DTYPES = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu)
 
 # torch's alternative names for the same objects.
 half, float, double = float16, float32, float64
@@ -93,7 +107,7 @@ short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-              complex64, complex128, uint16, uint32, uint64)
+              complex64, complex128, uint16, uint32, uint64) + FLOAT8_DTYPES
 # The NumPy types of the low-precision floats, for kernels that test arrays directly.
 LOW_PRECISION_NUMPY = tuple(d.numpy for d in ALL_DTYPES if d.is_low_precision)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
@@ -168,8 +182,9 @@ def _build_promotion_table() -> dict:
     table[float64, complex64] = table[complex64, float64] = complex128
     for limited in (d for d in ALL_DTYPES if d.is_limited):
         table[limited, limited] = limited
-        for f in (float16, bfloat16, float32, float64):
-            table[limited, f] = table[f, limited] = f
+        if limited not in FLOAT8_DTYPES:       # a float8 type promotes with nothing else
+            for f in (float16, bfloat16, float32, float64):
+                table[limited, f] = table[f, limited] = f
     return table
 
 
@@ -178,7 +193,9 @@ class _PromotionTable(dict):
 
     def __missing__(self, pair):
         a, b = pair
-        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+        kinds = "Float8 Types" if a in FLOAT8_DTYPES or b in FLOAT8_DTYPES \
+            else "uint16, uint32, uint64 types"
+        raise RuntimeError(f"Promotion for {kinds} is not supported, "
                            f"attempted to promote {a.scalar_name} and {b.scalar_name}")
 
 
@@ -252,6 +269,7 @@ def can_cast(from_: dtype, to: dtype) -> builtins.bool:
 LIMITED_KERNELS = frozenset({
     "mul", "eq", "ne", "bitwise_and", "bitwise_or", "bitwise_xor", "sum", "prod", "cumsum",
     "nansum", "sort", "argsort", "unique", "any", "all", "isnan", "isfinite", "isinf"})
+FLOAT8_KERNELS = frozenset({"mul", "eq", "ne", "abs", "isnan", "isfinite", "isinf"})
 
 
 LIMITED_NUMPY = frozenset(d.numpy for d in ALL_DTYPES if d.is_limited)
@@ -272,6 +290,8 @@ def refuse_limited(array, kernel: str) -> None:
 def check_limited(dt, op: str, kernel: str) -> None:
     """torch's NotImplementedError when op `op` computes in a limited dtype it has no kernel
     for (`kernel`: the kernel name torch's message gives). `dt`: an ember or NumPy dtype."""
-    numpy_dtype = dt.numpy if isinstance(dt, dtype) else dt
-    if numpy_dtype in LIMITED_NUMPY and op not in LIMITED_KERNELS:
-        raise unsupported_kernel(kernel, dt)
+    numpy_dtype = dt.numpy if isinstance(dt, dtype) else np.dtype(dt)
+    if numpy_dtype in LIMITED_NUMPY:
+        allowed = FLOAT8_KERNELS if _BY_NUMPY[numpy_dtype] in FLOAT8_DTYPES else LIMITED_KERNELS
+        if op not in allowed:
+            raise unsupported_kernel(kernel, dt)

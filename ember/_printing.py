@@ -210,7 +210,7 @@ class _Layout:
 
 def _as_printable(data: np.ndarray) -> np.ndarray:
     """Floats as float64 (exact for every narrower float, so digits match torch's)."""
-    if data.dtype.kind == "f" or data.dtype == _dtype.bfloat16.numpy:
+    if data.dtype.kind == "f" or data.dtype in _dtype.LOW_PRECISION_NUMPY:
         return data.astype(np.float64)
     if data.dtype.kind == "c":
         return data.astype(np.complex128)

@@ -55,8 +55,9 @@ class finfo(_TypeInfo):
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
         real = np.empty(0, type.numpy).real.dtype
-        info = ml_dtypes.finfo(real) if real == _dtype.bfloat16.numpy else np.finfo(real)
-        eps = builtins.float(info.eps)
+        info = ml_dtypes.finfo(real)          # NumPy's finfo, taught bfloat16 and float8
+        # torch gives float8_e5m2fnuz half the machine epsilon of its two mantissa bits.
+        eps = builtins.float(info.eps) / (2 if type is _dtype.float8_e5m2fnuz else 1)
         self._set(bits=info.bits, eps=eps, max=builtins.float(info.max),
                   min=builtins.float(info.min), tiny=builtins.float(info.tiny),
                   smallest_normal=builtins.float(info.smallest_normal),

@@ -150,3 +150,51 @@ def test_unsigned_promotion_and_can_cast(name, other):
             same_dtype(ember.promote_types(getattr(ember, a), getattr(ember, b)), expected)
         assert ember.can_cast(getattr(ember, a), getattr(ember, b)) == \
             torch.can_cast(getattr(torch, a), getattr(torch, b))
+
+
+# ---------------------------------------------------------------- float8
+# Storage formats: made, converted, copied, multiplied and compared; most kernels refuse them.
+FLOAT8 = ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_dtype_properties_and_finfo(name):
+    e, t = getattr(ember, name), getattr(torch, name)
+    assert repr(e) == repr(t)
+    for attr in ("itemsize", "is_signed", "is_floating_point", "is_complex"):
+        assert getattr(e, attr) == getattr(t, attr), attr
+    ef, tf = ember.finfo(e), torch.finfo(t)
+    for attr in ("bits", "eps", "max", "min", "tiny", "resolution"):
+        assert getattr(ef, attr) == getattr(tf, attr), attr
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+@pytest.mark.parametrize("other", NAMES + UNSIGNED + FLOAT8)
+def test_float8_promotion(name, other):
+    for a, b in ((name, other), (other, name)):
+        try:
+            expected = torch.promote_types(getattr(torch, a), getattr(torch, b))
+        except RuntimeError:
+            check_error(lambda lib: lib.promote_types(getattr(lib, a), getattr(lib, b)),
+                        RuntimeError, "^Promotion for Float8 Types is not supported, "
+                                      "attempted to promote")
+        else:
+            same_dtype(ember.promote_types(getattr(ember, a), getattr(ember, b)), expected)
+
+
+def test_float8_tensors_convert_print_and_refuse_arithmetic():
+    values = [1.0, 2.5, -3.0, 0.0625]
+
+    def make(lib):
+        return lib.tensor(values).to(lib.float8_e4m3fn)
+
+    e, t = make(ember), make(torch)
+    assert repr(e) == repr(t) and repr(e * e) == repr(t * t)
+    assert e.float().tolist() == t.float().tolist() and e.abs().tolist() == t.abs().tolist()
+    assert e.type() == t.type() and (e == e).tolist() == (t == t).tolist()
+    check_error(lambda lib: make(lib) + make(lib), NotImplementedError,
+                "^\"add_stub\" not implemented for 'Float8_e4m3fn'")
+    check_error(lambda lib: make(lib).sum(), NotImplementedError,
+                "^\"sum_cpu\" not implemented for 'Float8_e4m3fn'")
+    check_error(lambda lib: lib.randn(2, dtype=lib.float8_e5m2), NotImplementedError,
+                "^\"normal_kernel_cpu\" not implemented for 'Float8_e5m2'")

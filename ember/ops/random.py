@@ -29,7 +29,7 @@ def _float_dtype(dtype, kernel: str = "check_uniform_bounds") -> _dtype.dtype:
 def _require_float(dt: _dtype.dtype, kernel: str) -> None:
     """torch's refusal to sample floating-point distributions into other dtypes (complex
     ones draw their real and imaginary parts, see _sampling.real_parts)."""
-    if not (dt.is_floating_point or dt.is_complex):
+    if not (dt.is_floating_point or dt.is_complex) or dt.is_limited:     # float8 too
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{dt.scalar_name}'")
 

@@ -151,6 +151,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, x, axes, keepdim, dtype):
         ctx.meta = (x.shape, axes, keepdim)
+        _dtype.check_limited(x.dtype, "sum", "sum_cpu")
         acc = _accumulate_dtype(x, dtype, "sum_cpu")
         if x.dtype == _dtype.bfloat16.numpy or x.dtype == np.float16:
             return x.astype(np.float32).sum(axis=axes, keepdims=keepdim).astype(acc or x.dtype)

@@ -252,7 +252,11 @@ def _strided(storage: np.ndarray, offset: int, size, stride) -> np.ndarray:
             f"{needed * storage.itemsize} are out of bounds for storage of size "
             f"{storage.nbytes}")
     item = storage.itemsize
-    return np.lib.stride_tricks.as_strided(storage[offset:], size, [s * item for s in stride])
+    # as_strided rebuilds the array from its type string, which NumPy cannot read back for
+    # some ml_dtypes types (float8_e5m2 says '<f1'): stride raw bytes, then view as the dtype.
+    raw = storage[offset:].view(np.dtype((np.void, item)))
+    return np.lib.stride_tricks.as_strided(raw, size, [s * item for s in stride]).view(
+        storage.dtype)
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
@@ -368,8 +372,7 @@ PYTHON_GLOBALS = {
 
 # torch dtypes ember has no counterpart for: named in a clear error rather than refused
 # as unknown globals.
-_MISSING_DTYPES = {"complex32", "float8_e4m3fn", "float8_e5m2",
-                   "float8_e4m3fnuz", "float8_e5m2fnuz", "qint8", "quint8", "qint32"}
+_MISSING_DTYPES = {"complex32", "qint8", "quint8", "qint32"}
 
 _user_globals: list = []       # what add_safe_globals / safe_globals allowlisted
 

@@ -582,3 +582,14 @@ def test_unsigned_tensors_round_trip_with_torch(tmp_path, name):
     for key, t in saved.items():
         assert back[key].dtype == t.dtype and torch.equal(back[key], t)
         assert back[key].stride() == t.stride()
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+                                  "float8_e5m2fnuz", "float8_e8m0fnu"])
+def test_float8_round_trips_both_ways(name):
+    data = [0.5, 1.0, 2.0, 4.0]       # exact in every float8 format (e8m0 holds powers of two)
+    t = torch.tensor(data).to(getattr(torch, name))
+    loaded = ember.load(torch_bytes({"t": t}))["t"]
+    assert loaded.dtype is getattr(ember, name) and loaded.float().tolist() == data
+    again = torch.load(ember_bytes({"t": loaded}), weights_only=True)["t"]
+    assert again.dtype == t.dtype and torch.equal(again.view(torch.uint8), t.view(torch.uint8))
