@@ -73,3 +73,9 @@ def test_checkpoint_and_memory_helpers_run_as_on_a_cpu_build():
     assert fn(ember) == fn(torch)
     check_error(lambda lib: lib.cuda.device(0).__enter__(), RuntimeError,
                 "^PyTorch was compiled without CUDA support$")
+
+
+def test_cuda_graph_class_is_named_but_fails_on_construction():
+    """transformers' continuous batching annotates with torch.cuda.CUDAGraph at import."""
+    check_error(lambda lib: lib.cuda.CUDAGraph(), RuntimeError,
+                "^Tried to instantiate dummy base class CUDAGraph$")

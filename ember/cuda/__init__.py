@@ -113,6 +113,14 @@ class Event:
         raise RuntimeError("Tried to instantiate dummy base class Event")
 
 
+class CUDAGraph:
+    """torch.cuda.CUDAGraph: the class can be named (in annotations, say); making one fails,
+    as on a CPU-only torch build."""
+
+    def __new__(cls, keep_graph: bool = False):
+        raise RuntimeError("Tried to instantiate dummy base class CUDAGraph")
+
+
 class Stream:
     """torch.cuda.Stream: the class can be named; making one fails, as on a CPU-only build."""
 
