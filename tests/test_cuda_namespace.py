@@ -79,3 +79,19 @@ def test_cuda_graph_class_is_named_but_fails_on_construction():
     """transformers' continuous batching annotates with torch.cuda.CUDAGraph at import."""
     check_error(lambda lib: lib.cuda.CUDAGraph(), RuntimeError,
                 "^Tried to instantiate dummy base class CUDAGraph$")
+
+
+def test_cuda_stream_context_of_none_is_a_no_op():
+    """transformers' continuous batching returns torch.cuda.StreamContext / stream(None) and
+    names torch.cuda.graph."""
+    import torch
+
+    import ember
+    for lib in (torch, ember):
+        with lib.cuda.stream(None) as s:
+            assert s is None
+        assert isinstance(lib.cuda.stream(None), lib.cuda.StreamContext)
+    check_error(lambda lib: lib.cuda.default_stream(), AssertionError,
+                "^Torch not compiled with CUDA enabled")
+    check_error(lambda lib: lib.cuda.graph(None), RuntimeError,
+                "^torch.cuda.Stream requires CUDA support$")

@@ -121,6 +121,14 @@ class CUDAGraph:
         raise RuntimeError("Tried to instantiate dummy base class CUDAGraph")
 
 
+class graph:
+    """torch.cuda.graph, the context manager capturing a CUDAGraph: it can be named; making
+    one fails, as on a CPU-only build (its capture stream cannot be made)."""
+
+    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode: str = "global"):
+        raise RuntimeError("torch.cuda.Stream requires CUDA support")
+
+
 class Stream:
     """torch.cuda.Stream: the class can be named; making one fails, as on a CPU-only build."""
 
