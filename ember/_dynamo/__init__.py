@@ -13,7 +13,7 @@ from .eval_frame import OptimizedModule
 __all__ = ["config", "exc", "explain", "reset", "OptimizedModule", "is_compiling",
            "list_backends", "disable", "allow_in_graph", "optimize", "graph_break",
            "mark_dynamic", "maybe_mark_dynamic", "mark_static", "mark_static_address",
-           "set_stance"]
+           "set_stance", "assume_constant_result"]
 
 
 def reset() -> None:
@@ -46,6 +46,12 @@ def disable(fn=None, recursive: bool = True, *, reason: str | None = None,
     """torch._dynamo.disable: torch.compiler.disable."""
     from ..compiler import disable as compiler_disable
     return compiler_disable(fn, recursive, reason=reason)
+
+
+def assume_constant_result(fn):
+    """torch._dynamo.assume_constant_result: torch.compiler.assume_constant_result."""
+    from ..compiler import assume_constant_result as compiler_assume_constant_result
+    return compiler_assume_constant_result(fn)
 
 
 def allow_in_graph(fn):

@@ -152,6 +152,7 @@ def test_disable_and_allow_in_graph_are_torch_compilers():
     _calls(fn, ember.ones(1), n=4)
     assert len(calls) == 4                      # replayed as a call, not frozen
     assert ember._dynamo.allow_in_graph(len) is len
+    assert ember._dynamo.assume_constant_result(len) is len    # transformers decorates with it
 
 
 @pytest.mark.parametrize("module,names", [
