@@ -55,7 +55,7 @@ from . import autograd, cuda, backends  # noqa: F401
 from .cuda import OutOfMemoryError  # noqa: F401
 from .autograd import functional as _autograd_functional  # noqa: F401  (needs Tensor)
 from .autograd._forward import native as _jvp_rules  # noqa: F401  (registers forward-AD rules)
-from . import _C, func, fx, jit, linalg, profiler, random, testing  # noqa: F401
+from . import _C, func, fx, jit, library, linalg, profiler, random, testing  # noqa: F401
 from .linalg._legacy import *  # noqa: F401,F403  (torch.det, torch.svd, torch.norm ...)
 from . import sparse  # noqa: F401  (also binds Tensor.to_sparse / to_dense)
 from .sparse import sparse_coo_tensor  # noqa: F401
