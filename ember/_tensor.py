@@ -418,9 +418,19 @@ class Tensor(StorageMethods):
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation.")
 
+    def _refuse_internal_overlap(self) -> None:
+        """torch's refusal to compute into a tensor whose elements share memory (an expanded
+        dimension: stride 0, size > 1). fill_ and indexed writes are allowed there."""
+        data = self._data
+        if data.size and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
+            raise RuntimeError("unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.")
+
     def _assign_result(self, out: "Tensor") -> None:
         """Write `out` into self's memory, refusing casts torch refuses, bumping the version."""
         _refuse_inference_write(self)
+        self._refuse_internal_overlap()
         src = out._data
         if src.dtype != self._data.dtype and not _dtype.can_cast(out.dtype, self.dtype):
             raise RuntimeError(f"result type {out.dtype.scalar_name} can't be cast to the "

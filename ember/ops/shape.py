@@ -171,7 +171,14 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        return np.broadcast_to(x, shape)
+        if not x.flags.writeable:
+            return np.broadcast_to(x, shape)
+        # A writable view, as torch's: fill_ and indexed writes go through to x's memory
+        # (in-place math refuses repeated elements, see Tensor._refuse_internal_overlap).
+        lead = len(shape) - x.ndim
+        strides = [0] * lead + [0 if n == 1 and s != 1 else st
+                                for n, s, st in zip(x.shape, shape[lead:], x.strides)]
+        return np.lib.stride_tricks.as_strided(x, shape, strides)
 
     @staticmethod
     def backward(ctx, grad):

@@ -743,3 +743,27 @@ def test_expand_errors(make, sizes, match):
 ])
 def test_repeat_interleave_counts_must_be_integers(call):
     check_error(call, NotImplementedError, "^\"repeat_interleave_cpu\" not implemented for '")
+
+
+def test_expanded_tensor_writes_as_torch():
+    """transformers' BERT init does position_ids.copy_(...) on an arange(n).expand((1, -1))
+    buffer: an expand that repeats nothing is writable; one that repeats elements takes
+    fill_ and indexed writes but refuses in-place math and copy_."""
+    def no_repeat(lib):
+        x = lib.arange(5).expand((1, -1))
+        x.copy_(lib.zeros(1, 5, dtype=lib.long))
+        x.add_(2)
+        return x.tolist(), x.stride()
+    assert no_repeat(ember) == no_repeat(torch)
+
+    def repeated(lib):
+        base = lib.arange(3.0)
+        y = base.expand(2, -1)
+        y.fill_(2.0)
+        y[0, 1] = 5.0
+        return base.tolist(), y.tolist(), y.stride()
+    assert repeated(ember) == repeated(torch)
+    message = r"^unsupported operation: more than one element of the written-to tensor refers"
+    for write in (lambda y, lib: y.copy_(lib.zeros(2, 3)), lambda y, lib: y.add_(1),
+                  lambda y, lib: y.mul_(2), lambda y, lib: lib.add(y, 1, out=y)):
+        check_error(lambda lib: write(lib.arange(3.0).expand(2, -1), lib), RuntimeError, message)

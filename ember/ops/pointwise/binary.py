@@ -501,8 +501,8 @@ def _direct(self: Tensor, *others, floating: bool = False) -> bool:
     """True when an in-place op on self may compute straight into self._data: nothing to
     record, and the result already fits self's dtype and shape (anything else takes the
     general path, which also raises torch's errors, among them an inference tensor's)."""
-    if _recording(self, *others) or is_inference_tensor(self):
-        return False
+    if _recording(self, *others) or is_inference_tensor(self) or 0 in self._data.strides:
+        return False                # (the general path refuses an expanded self)
     dt = self._data.dtype
     if dt in _LOW_PRECISION or dt in _LIMITED or (floating and dt.kind not in "fc"):
         return False
@@ -640,6 +640,7 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     if _recording(self, src):
         return self._inplace(Copy.apply, src)
     self._check_inplace()
+    self._refuse_internal_overlap()
     _check_copy_shape(self._data, src._data)
     np.copyto(self._data, src._data, casting="unsafe")
     return _done(self)
