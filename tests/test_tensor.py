@@ -296,3 +296,14 @@ def test_as_subclass():
     check_error(lambda lib: lib.ones(1).as_subclass(int), TypeError,
                 "^Creating a Tensor subclass from a class that does not inherit from Tensor "
                 "is not possible")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8", "uint8", "bool"])
+def test_to_integer_casts_inf_and_nan_silently_as_torch(dtype):
+    """transformers' T5 relative-position buckets cast log(0) = -inf to long: torch gives its
+    values without a word, ember printed NumPy's 'invalid value encountered in cast'."""
+    values = [float("-inf"), float("nan"), float("inf"), 1e30, -2.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = ember.tensor(values).to(getattr(ember, dtype)).tolist()
+    assert got == torch.tensor(values).to(getattr(torch, dtype)).tolist()

@@ -45,7 +45,8 @@ class ToCopy(Function):
     @staticmethod
     def forward(ctx, x, dtype, memory_format):
         ctx.source_dtype = x.dtype                      # a NumPy dtype
-        data = x.astype(dtype.numpy)                    # keeps x's layout
+        with np.errstate(invalid="ignore"):             # torch casts inf/nan to int silently
+            data = x.astype(dtype.numpy)                # keeps x's layout
         return data if memory_format is preserve_format else in_format(data, memory_format)
 
     @staticmethod
