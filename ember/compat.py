@@ -14,6 +14,12 @@ ember.nn.Module`. A submodule ember lacks raises the usual ModuleNotFoundError, 
 the torch module and the ember module that would serve it. Mappings are resolved at
 import time, so `torchvision` works as soon as `ember.vision` exists.
 
+While installed, the finder also answers `importlib.metadata` for the distribution "torch"
+(version "2.13.0+cpu", the release ember stands in for, see ember.version), so libraries
+that ask the installed torch's version (`importlib.metadata.version("torch")`, as
+accelerate and transformers do) see the torch that `import torch` gives them, whether or
+not a real torch is installed beside ember.
+
 The real torch and ember cannot share one process under the same name: `install()`
 refuses with a RuntimeError when any `torch` or `torchvision` module is already
 imported (the objects already handed out would be real torch's, and mixing the two
@@ -29,6 +35,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -92,6 +99,27 @@ class _TorchAliasFinder(importlib.abc.MetaPathFinder):
                                               is_package=found.submodule_search_locations
                                               is not None)
         return spec
+
+    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
+        """The "torch" distribution that ember stands in for (asked by name, or all)."""
+        if context.name is None or context.name.lower().replace("-", "_") == "torch":
+            yield _TorchDistribution()
+
+
+class _TorchDistribution(importlib.metadata.Distribution):
+    """Metadata of the torch release ember claims (importlib.metadata reads these files)."""
+
+    def read_text(self, filename: str) -> str | None:
+        from .version import __version__
+        if filename == "METADATA":
+            return (f"Metadata-Version: 2.1\nName: torch\nVersion: {__version__}\n"
+                    "Summary: ember, standing in for torch\n")
+        if filename == "top_level.txt":
+            return "torch\n"
+        return None
+
+    def locate_file(self, path):
+        return os.path.join(os.path.dirname(os.path.abspath(__file__)), str(path))
 
 
 _FINDER = _TorchAliasFinder()

@@ -93,3 +93,23 @@ def test_install_twice_is_harmless():
         print(sum(type(f).__name__ == "_TorchAliasFinder" for f in sys.meta_path))
     """)
     assert result.stdout == "1\n", result.stderr
+
+
+def test_installed_alias_answers_torch_metadata():
+    """accelerate reads importlib.metadata.version("torch") at import: with the alias
+    installed it gets the torch release ember claims, real torch installed or not."""
+    result = run("""
+        import importlib.metadata as md
+        import ember, ember.compat
+        ember.compat.install()
+        print(md.version("torch"), md.distribution("torch").metadata["Name"])
+        print("torch" in md.packages_distributions().get("torch", []))
+        print(md.version("numpy") == __import__("numpy").__version__)
+        ember.compat.uninstall()
+        try:
+            md.distribution("torch").metadata["Name"]
+        except md.PackageNotFoundError:
+            pass
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{__import__('ember').__version__} torch\nTrue\nTrue\n"
