@@ -482,6 +482,9 @@ class AddProduct(Function):
         ctx.save_for_backward(m1, m2)
         ctx.args = (equation, beta, alpha)
         product = _in_float32(lambda x, y: np.einsum(equation, x, y, optimize=True), m1, m2)
+        # einsum may hand back a column-major result; torch's is row-major (and what is laid
+        # out like it, e.g. dropout's mask, follows that order).
+        product = np.ascontiguousarray(product)
         scaled = product if alpha == 1 else product * alpha
         if beta == 0:          # input is ignored (even its nans), as in torch
             return np.broadcast_to(scaled, np.broadcast_shapes(scaled.shape,

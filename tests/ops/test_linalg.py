@@ -115,6 +115,17 @@ def test_addmm_beta0_ignores_nan():
     check(lambda L, m, a, b: L.addmm(m, a, b, beta=0), m, (2, 3), (3, 2), dtype="float64")
 
 
+@pytest.mark.parametrize("n,k,p", [(32, 128, 32), (32, 32, 64), (5, 7, 3)])
+def test_addmm_result_is_row_major_as_torch(n, k, p):
+    """transformers' GPT-2 Conv1D is addmm(bias, x, w).view(...): ember's result came back
+    column-major for some shapes, so dropout drew its mask in another order than torch."""
+    r = np.random.default_rng(0)
+    m, a, b = r.standard_normal(p), r.standard_normal((n, k)), r.standard_normal((k, p))
+    e = ember.addmm(to_ember(m), to_ember(a), to_ember(b))
+    t = torch.addmm(to_torch(m), to_torch(a), to_torch(b))
+    assert e.stride() == t.stride() and e.is_contiguous()
+
+
 def test_addmm_inplace():
     check(lambda L, m, a, b: m.clone().addmm_(a, b, beta=2), (3, 5), (3, 4), (4, 5))
 
