@@ -11,7 +11,8 @@ recompiled as two functions,
 
 sharing fn's globals and closure cells. The caller compiles `prefix` like any function
 (its trace, guards and plan are its own) and calls `rest` with what it returns. Cutting is
-refused (the whole call runs eagerly, as before) when the source is not available, the
+refused (the whole call runs eagerly, as before) when the source is not available (or is
+another function's: a functools.wraps wrapper's source is the wrapped function's), the
 break is not in a top-level statement after the first, the statements before it can
 return, yield or await, the function declares `global`/`nonlocal` names or uses private
 names a class would mangle, or it is a generator or coroutine.
@@ -32,7 +33,10 @@ def split(fn, line_of) -> tuple | None:
     `line_of(code)` gives for fn's code object (None: the break is not in fn's own
     frame), or None when fn cannot be cut there (module docstring)."""
     func = fn.__func__ if isinstance(fn, types.MethodType) else fn
-    if not isinstance(func, types.FunctionType) or \
+    # A functools.wraps wrapper: inspect would give the wrapped function's source, not the
+    # wrapper's, and cutting that would drop what the wrapper does.
+    if getattr(func, "__wrapped__", None) is not None or \
+            not isinstance(func, types.FunctionType) or \
             func.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                                       inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE):
         return None

@@ -2,6 +2,7 @@
 the statements before the break replay as a plan, the rest runs eagerly, and the values
 equal eager ones to the bit; what cannot be cut runs eagerly as a whole."""
 import copy
+import functools
 import warnings
 
 import numpy as np
@@ -150,6 +151,27 @@ def test_breaks_that_are_not_cut():
     for fn in (first_statement, may_return_early, declares_global):
         assert any("calls with this signature run eagerly" in m
                    for m in _runs_whole_eagerly(fn, x)), fn.__name__
+
+
+def test_a_wrapper_is_not_cut_along_the_source_of_the_function_it_wraps():
+    """transformers' T5 forward is wrapped (functools.wraps) by a decorator in another file:
+    the break's line in the wrapper's frame fell inside the wrapped function's source, which
+    was cut and called without the wrapper (TypeError: missing required arguments)."""
+    def scaled(t, scale=2.0):
+        y = t * scale
+        z = y + 1
+        return z.sum().item()
+    # The wrapper's call sits on the line of scaled's `z = y + 1`, as if in another file.
+    line = scaled.__code__.co_firstlineno + 2
+    source = "\n" * (line - 3) + ("def tenfold(fn):\n"
+                                    "    def wrapper(*args, **kwargs):\n"
+                                    "        return fn(*args, **kwargs) * 10\n"
+                                    "    return functools.wraps(fn)(wrapper)\n")
+    namespace = {"functools": functools}
+    exec(compile(source, "<wrapper>", "exec"), namespace)
+    wrapped = namespace["tenfold"](scaled)
+    assert any("calls with this signature run eagerly" in m
+               for m in _runs_whole_eagerly(wrapped, ember.arange(4.0)))
 
 
 def test_a_list_made_before_the_break_is_not_frozen_into_a_plan():
