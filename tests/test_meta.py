@@ -73,6 +73,8 @@ OPS = [
     lambda t, x, w: x.to(t.float64),
     lambda t, x, w: x + t.tensor(2.0),
     lambda t, x, w: x.unsqueeze(0).squeeze(0),
+    lambda t, x, w: 1.0 / (10000.0 ** (x / 3)),     # transformers' RoPE inv_freq, built on meta
+    lambda t, x, w: x ** 3,
 ]
 
 

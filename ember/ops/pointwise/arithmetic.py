@@ -295,7 +295,7 @@ class Pow(Function):
             return np.power(x, y).astype(dt)    # NumPy's bool power gives int8
         _save_operands(ctx, a, b)
         with np.errstate(all="ignore"):
-            if isinstance(y, np.ndarray):
+            if not np.isscalar(y):          # an array (NumPy's, or the meta device's)
                 return np.power(x, y)
             return _power_by_scalar(x, y) if x.dtype in _F32_F64 else float_math(np.power, x, y)
 
