@@ -171,7 +171,7 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        if not x.flags.writeable:
+        if not isinstance(x, np.ndarray) or not x.flags.writeable:  # (a meta array, say)
             return np.broadcast_to(x, shape)
         # A writable view, as torch's: fill_ and indexed writes go through to x's memory
         # (in-place math refuses repeated elements, see Tensor._refuse_internal_overlap).
