@@ -23,6 +23,8 @@ from .nn.functional.dropout import _feature_dropout
 from .ops.complex import view_as_complex, view_as_real
 from .ops.creation import as_tensor, tensor
 from .ops.shape import as_strided
+from ._storage import TypedStorage, UntypedStorage
+from ._dtype import get_default_dtype, int64
 from .ops.pointwise import scalar_type_name
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -390,12 +392,33 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None,
     if copy is False and isinstance(obj, Tensor) and dtype not in (None, obj.dtype):
         raise ValueError(f"can't alias tensor with dtype '{scalar_type_name(obj.dtype)}' into "
                          f"dtype '{scalar_type_name(dtype)}'.")
+    if isinstance(obj, (UntypedStorage, TypedStorage)) or _is_buffer(obj):
+        # A storage's bytes, or a buffer's (bytes, bytearray, memoryview), read as dtype:
+        # shared memory unless copy=True. A typed storage defaults to its own dtype.
+        if dtype is None:
+            dtype = obj.dtype if isinstance(obj, TypedStorage) else \
+                int64 if isinstance(obj, UntypedStorage) else get_default_dtype()
+        raw = obj.untyped()._bytes if isinstance(obj, (UntypedStorage, TypedStorage)) else \
+            np.frombuffer(obj, dtype=np.uint8)
+        obj = raw.view(dtype.numpy)
+        copy = bool(copy)
     if copy or not isinstance(obj, (Tensor, np.ndarray)):
         result = tensor(obj.detach() if isinstance(obj, Tensor) else obj, dtype=dtype,
                         device=device)
     else:
         result = as_tensor(obj, dtype, device)
     return result.requires_grad_(requires_grad) if requires_grad else result
+
+
+def _is_buffer(obj) -> bool:
+    """Whether obj exposes the buffer protocol (and is not an array or tensor)."""
+    if isinstance(obj, (Tensor, np.ndarray, np.generic)):
+        return False
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
 
 
 def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0,

@@ -250,6 +250,21 @@ class UntypedStorage(_StorageBase):
     def from_buffer(cls, buffer, dtype=None, byte_order: str = "native") -> "UntypedStorage":
         return cls._wrap(np.frombuffer(buffer, dtype=np.uint8).copy())
 
+    @classmethod
+    def from_file(cls, filename, shared: bool = False, nbytes: int = 0) -> "UntypedStorage":
+        """The first `nbytes` bytes of a file, memory-mapped: with shared=True writes reach
+        the file; otherwise the mapping is private (copy on write)."""
+        if nbytes == 0:
+            return cls()
+        import os
+        size = os.path.getsize(filename)
+        if size < nbytes:
+            raise RuntimeError(f"file <{filename}> size <{size}> is smaller than the required "
+                               f"mapping size <{nbytes}>")
+        mapped = np.memmap(filename, dtype=np.uint8, mode="r+" if shared else "c",
+                           shape=(nbytes,))
+        return cls._wrap(mapped.view(np.ndarray))       # a plain array over the mapping
+
     def size(self) -> int:
         return self._bytes.size
 

@@ -188,3 +188,39 @@ def test_data_of_a_view_sits_in_the_views_storage(make):
         assert data.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
         assert data.untyped_storage().nbytes() == x.untyped_storage().nbytes()
     assert make(ember).data.storage_offset() == make(torch).data.storage_offset()
+
+
+def test_storage_from_file_and_asarray_share_memory_as_torch(tmp_path):
+    """safetensors' torch backend (transformers' from_pretrained) maps the file with
+    UntypedStorage.from_file and reads each tensor as asarray(storage[a:b], dtype=uint8)."""
+    path = str(tmp_path / "weights.bin")
+    np.arange(6, dtype=np.float32).tofile(path)
+
+    def run(lib):
+        private = lib.UntypedStorage.from_file(path, shared=False, nbytes=24)
+        values = lib.asarray(private[4:16], dtype=lib.uint8).view(dtype=lib.float32)
+        values[0] = 9.0                         # copy on write: the file keeps its bytes
+        shared = lib.UntypedStorage.from_file(path, shared=True, nbytes=24)
+        lib.asarray(shared, dtype=lib.float32)[5] = 7.0
+        return (values.tolist(), np.fromfile(path, dtype=np.float32).tolist(),
+                lib.UntypedStorage.from_file(path).nbytes())
+    assert run(ember) == run(torch)
+    np.arange(6, dtype=np.float32).tofile(path)
+    check_error(lambda lib: lib.UntypedStorage.from_file(path, nbytes=100), RuntimeError,
+                r"size <24> is smaller than the required mapping size <100>")
+
+
+@pytest.mark.parametrize("dtype", [None, "uint8", "float32"])
+def test_asarray_of_storage_and_buffer_shares_memory(dtype):
+    raw = np.arange(8, dtype=np.float32).tobytes()
+
+    def run(lib):
+        kwargs = {} if dtype is None else {"dtype": getattr(lib, dtype)}
+        storage = lib.UntypedStorage.from_buffer(raw, dtype=lib.uint8)
+        t = lib.asarray(storage, **kwargs)
+        buffer = bytearray(raw)
+        b = lib.asarray(buffer, **kwargs)
+        b[1] = 3
+        return (str(t.dtype), t.tolist(), t.data_ptr() == storage.data_ptr(), str(b.dtype),
+                bytes(buffer) == bytes(b.numpy().tobytes()))
+    assert run(ember) == run(torch)
