@@ -240,13 +240,13 @@ def result_type(*operands) -> dtype:
 
     Three tiers: dimensioned tensors, zero-dim tensors, Python scalars. Each tier's
     dtypes are promoted together; a lower tier only matters when it brings a
-    higher category than the tiers above it. A NumPy array counts as the Tensor it
-    belongs to (a primitive's forward sees its Tensor inputs as arrays).
+    higher category than the tiers above it. A NumPy array (or a meta device array) counts
+    as the Tensor it belongs to (a primitive's forward sees its Tensor inputs as arrays).
     """
     dims = zero = scalar = None
     for op in operands:
         d = getattr(op, "dtype", None)
-        if isinstance(op, np.ndarray):
+        if isinstance(d, np.dtype) and not isinstance(op, np.generic):   # an array (or meta)
             d = _BY_NUMPY[d]
         elif not isinstance(d, dtype):  # a Python scalar, or a NumPy scalar acting as one
             d = _scalar_dtype(op.item() if isinstance(op, np.generic) else op)

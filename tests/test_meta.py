@@ -90,6 +90,25 @@ def test_ops_compute_metadata(op):
     assert (e.grad_fn is None) == (t.grad_fn is None)
 
 
+@pytest.mark.parametrize("default", ["bfloat16", "float64"])
+def test_ops_on_meta_promote_as_torch_under_another_default_dtype(default):
+    """transformers' from_pretrained(dtype=torch.bfloat16) builds the model on meta with
+    bfloat16 as the default dtype: ember took a meta operand for a Python scalar (so for the
+    default dtype) and asked the meta array for data ('Div is not supported')."""
+    results = []
+    for lib in (ember, torch):
+        previous = lib.get_default_dtype()
+        lib.set_default_dtype(getattr(lib, default))
+        try:
+            with lib.device("meta"):
+                a = lib.arange(0, 8, 2, dtype=lib.float)
+                results.append([str(r.dtype) for r in (a / 8, 1.0 / (10000.0 ** (a / 8)),
+                                                        lib.ones(3) * 2, a + lib.ones(4))])
+        finally:
+            lib.set_default_dtype(previous)
+    assert results[0] == results[1]
+
+
 def test_backward_on_meta_gives_meta_grads():
     grads = []
     for t in (ember, torch):

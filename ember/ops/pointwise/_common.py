@@ -6,6 +6,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._dtype import scalar_type_name
+from ..._meta import MetaArray
 from ..._modes import current as modes
 from ..._tensor import Tensor
 
@@ -69,7 +70,7 @@ _NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float6
 
 
 def _cast(x, target: np.dtype):
-    if isinstance(x, np.ndarray):
+    if isinstance(x, (np.ndarray, MetaArray)):
         return x if x.dtype == target else x.astype(target)
     if isinstance(x, (complex, np.generic)) or target.kind == "b" or \
             target == _dtype.bfloat16.numpy:
