@@ -15,6 +15,7 @@ from . import (calculus, complex, creation, hashing, householder, indexing, lina
                special_functions, spectral, statistics, triangular)
 from . import joining  # after shape, which it builds on
 from . import _inplace  # noqa: F401  (binds Tensor._inplace)
+from ._numpy_names import accept_numpy_names
 
 
 def _reflected(fn):
@@ -39,6 +40,14 @@ def bind(names_by_module: dict) -> None:
             setattr(Tensor, name, getattr(module, name))
 
 
+def accept_numpy_names_in(module) -> None:
+    """Let the module's public ops (torch.X and Tensor.X alike) take axis= and keepdims=."""
+    for name in set(getattr(module, "__all__", ())) | set(getattr(module, "METHODS", ())):
+        fn = getattr(module, name, None)
+        if callable(fn) and not isinstance(fn, type):
+            setattr(module, name, accept_numpy_names(fn))
+
+
 def bind_inplace(module, names) -> None:
     """Attach `name_` in-place variants that write the out-of-place result into self."""
     for name in names:
@@ -48,6 +57,7 @@ def bind_inplace(module, names) -> None:
 for _module in (pointwise, reduction, shape, joining, linalg, indexing, random, sorting,
                 creation, hashing, householder, matrix_exp, calculus, complex, lu, statistics,
                 triangular, spectral, special_functions, softmax):
+    accept_numpy_names_in(_module)
     bind({_module: getattr(_module, "METHODS", [])})
     bind_inplace(_module, getattr(_module, "INPLACE", []))
 
