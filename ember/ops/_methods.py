@@ -42,10 +42,13 @@ def bind(names_by_module: dict) -> None:
 
 def accept_numpy_names_in(module) -> None:
     """Let the module's public ops (torch.X and Tensor.X alike) take axis= and keepdims=."""
-    for name in set(getattr(module, "__all__", ())) | set(getattr(module, "METHODS", ())):
+    wrapped = {}        # one wrapper per function, so aliases (concat = cat) stay one object
+    for name in sorted(set(getattr(module, "__all__", ())) | set(getattr(module, "METHODS", ()))):
         fn = getattr(module, name, None)
         if callable(fn) and not isinstance(fn, type):
-            setattr(module, name, accept_numpy_names(fn))
+            if id(fn) not in wrapped:
+                wrapped[id(fn)] = accept_numpy_names(fn)
+            setattr(module, name, wrapped[id(fn)])
 
 
 def bind_inplace(module, names) -> None:
