@@ -100,6 +100,7 @@ float8_e5m2fnuz = dtype("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, 2, "Float8
 float8_e8m0fnu = dtype("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, 2, "Float8_e8m0fnuTensor",
                        "c10::Float8_e8m0fnu", limited=True, signed=False)
 FLOAT8_DTYPES = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu)
+FLOAT8_NUMPY = frozenset(d.numpy for d in FLOAT8_DTYPES)
 
 # torch's alternative names for the same objects.
 half, float, double = float16, float32, float64

@@ -194,6 +194,8 @@ def test_float8_tensors_convert_print_and_refuse_arithmetic():
     assert e.type() == t.type() and (e == e).tolist() == (t == t).tolist()
     check_error(lambda lib: make(lib) + make(lib), NotImplementedError,
                 "^\"add_stub\" not implemented for 'Float8_e4m3fn'")
+    check_error(lambda lib: make(lib) * 2, NotImplementedError,
+                "^\"mul_cpu_reduced_float\" not implemented for 'Float8_e4m3fn'")
     check_error(lambda lib: make(lib).sum(), NotImplementedError,
                 "^\"sum_cpu\" not implemented for 'Float8_e4m3fn'")
     check_error(lambda lib: lib.randn(2, dtype=lib.float8_e5m2), NotImplementedError,

@@ -162,7 +162,9 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y, _ = operands(a, b)
+        x, y, dt = operands(a, b)
+        if dt in _dtype.FLOAT8_NUMPY and (np.ndim(x) == 0 or np.ndim(y) == 0):
+            raise _unsupported("mul_cpu_reduced_float", dt)    # torch's scalar kernel
         if ctx._edges:
             # Each gradient needs only the other operand: keep just what is needed.
             need_a, need_b = ctx.needs_input_grad
