@@ -116,6 +116,28 @@ _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 BY_LEGACY_NAME = {d._legacy_name: d for d in ALL_DTYPES}
 
 
+def _typestr_unreadable(np_dtype) -> builtins.bool:
+    try:
+        np.dtype(np_dtype.str)
+    except TypeError:
+        return True
+    return False
+
+
+# NumPy cannot read back the type string of some ml_dtypes types (float8_e5m2 says '<f1').
+_UNREADABLE_TYPESTR = frozenset(d.numpy for d in ALL_DTYPES if _typestr_unreadable(d.numpy))
+
+
+def as_strided(a: np.ndarray, shape, strides) -> np.ndarray:
+    """np.lib.stride_tricks.as_strided for every ember dtype: NumPy rebuilds the view from
+    the array's type string, so a dtype whose string it cannot read is strided as raw bytes
+    and viewed back."""
+    if a.dtype not in _UNREADABLE_TYPESTR:
+        return np.lib.stride_tricks.as_strided(a, shape, strides)
+    raw = a.view(np.dtype((np.void, a.itemsize)))
+    return np.lib.stride_tricks.as_strided(raw, shape, strides).view(a.dtype)
+
+
 def scalar_type_name(dt) -> str:
     """torch's ScalarType name of an ember or NumPy dtype ('Float', 'Long' ...), as its
     error messages print it."""

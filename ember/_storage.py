@@ -77,7 +77,7 @@ def _window(buffer: np.ndarray, dtype: np.dtype, offset: int, size: tuple,
     """The array seen through `buffer` (bytes) at element `offset` with size and stride."""
     item = dtype.itemsize
     flat = buffer[offset * item:(offset + _elements_needed(size, stride)) * item].view(dtype)
-    return np.lib.stride_tricks.as_strided(flat, size, tuple(s * item for s in stride))
+    return _dtype.as_strided(flat, size, tuple(s * item for s in stride))
 
 
 def _reference_counts(holder) -> tuple:

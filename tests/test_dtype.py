@@ -200,3 +200,13 @@ def test_float8_tensors_convert_print_and_refuse_arithmetic():
                 "^\"sum_cpu\" not implemented for 'Float8_e4m3fn'")
     check_error(lambda lib: lib.randn(2, dtype=lib.float8_e5m2), NotImplementedError,
                 "^\"normal_kernel_cpu\" not implemented for 'Float8_e5m2'")
+
+
+def test_float8_e5m2_views_through_strides():
+    """NumPy cannot read back float8_e5m2's type string ('<f1'), which as_strided needs:
+    expand, unfold, as_strided and loading a checkpoint stride such arrays as raw bytes."""
+    def run(lib):
+        a = lib.tensor([1.0, 2.0, 4.0]).to(lib.float8_e5m2)
+        views = [a.expand(2, 3), a[None].expand(2, -1), a.unfold(0, 2, 1), a.as_strided((2,), (2,))]
+        return [(v.float().tolist(), v.stride()) for v in views]
+    assert run(ember) == run(torch)

@@ -155,7 +155,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
         for n in reversed(stored.shape):
             strides.insert(0, item)
             item *= max(n, 1)
-        stored = np.lib.stride_tricks.as_strided(stored, stored.shape, strides)
+        stored = _dtype.as_strided(stored, stored.shape, strides)
     return _finish(stored.transpose(np.argsort(order)), requires_grad)
 
 

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype
 from .._dtype import refuse_limited, scalar_type_name
 from .._size import Size
 from .._memory_format import (check_format, contiguous_format, is_contiguous_as, memory_order,
@@ -178,7 +179,7 @@ class Expand(Function):
         lead = len(shape) - x.ndim
         strides = [0] * lead + [0 if n == 1 and s != 1 else st
                                 for n, s, st in zip(x.shape, shape[lead:], x.strides)]
-        return np.lib.stride_tricks.as_strided(x, shape, strides)
+        return _dtype.as_strided(x, shape, strides)
 
     @staticmethod
     def backward(ctx, grad):
@@ -743,12 +744,12 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
 
 def _unfold_view(a: np.ndarray, dim: int, size: int, step: int) -> np.ndarray:
     if a.ndim == 0:
-        return np.lib.stride_tricks.as_strided(a.reshape(1), (size,), (a.itemsize,))
+        return _dtype.as_strided(a.reshape(1), (size,), (a.itemsize,))
     count = (a.shape[dim] - size) // step + 1
     shape = a.shape[:dim] + (count,) + a.shape[dim + 1:] + (size,)
     strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1:] + \
         (a.strides[dim],)
-    return np.lib.stride_tricks.as_strided(a, shape, strides)
+    return _dtype.as_strided(a, shape, strides)
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -778,8 +779,7 @@ class AsStrided(Function):
         ctx.geometry = (size, stride, offset, storage.size)
         ctx.in_geometry = in_geometry
         item = storage.itemsize
-        return np.lib.stride_tricks.as_strided(storage[offset:], size,
-                                               tuple(s * item for s in stride))
+        return _dtype.as_strided(storage[offset:], size, tuple(s * item for s in stride))
 
     @staticmethod
     def backward(ctx, grad):

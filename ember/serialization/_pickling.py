@@ -252,11 +252,7 @@ def _strided(storage: np.ndarray, offset: int, size, stride) -> np.ndarray:
             f"{needed * storage.itemsize} are out of bounds for storage of size "
             f"{storage.nbytes}")
     item = storage.itemsize
-    # as_strided rebuilds the array from its type string, which NumPy cannot read back for
-    # some ml_dtypes types (float8_e5m2 says '<f1'): stride raw bytes, then view as the dtype.
-    raw = storage[offset:].view(np.dtype((np.void, item)))
-    return np.lib.stride_tricks.as_strided(raw, size, [s * item for s in stride]).view(
-        storage.dtype)
+    return _dtype.as_strided(storage[offset:], size, [s * item for s in stride])
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
