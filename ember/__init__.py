@@ -60,7 +60,7 @@ from .linalg._legacy import *  # noqa: F401,F403  (torch.det, torch.svd, torch.n
 from . import sparse  # noqa: F401  (also binds Tensor.to_sparse / to_dense)
 from .sparse import sparse_coo_tensor  # noqa: F401
 spmm = mm  # torch.spmm: the matrix product with a sparse first operand
-from . import hub, storage, __config__  # noqa: F401
+from . import hub, overrides, storage, __config__  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from ._storage import (BFloat16Storage, BoolStorage, ByteStorage, CharStorage,  # noqa: F401
                        ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage,

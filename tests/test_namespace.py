@@ -47,7 +47,7 @@ KNOWN_GAPS = {
                         "nn.quantized"),
     "no FX graphs (ember.fx is one module with the eager parts), export or C++ operator "
     "machinery (torch.compile replays its own plans)": (
-        "fx.*", "export", "package", "classes", "overrides",
+        "fx.*", "export", "package", "classes",
         "monitor", "jit.frontend", "utils.backend_registration", "utils.cpp_backtrace",
         "utils.throughput_benchmark"),
     "ember.ops is ember's op library; of torch's operator registry it has only the "

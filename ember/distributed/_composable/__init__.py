@@ -1,0 +1,1 @@
+"""torch.distributed._composable: the older home of fully_shard (see ..fsdp)."""
