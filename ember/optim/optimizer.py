@@ -249,6 +249,23 @@ class Optimizer:
         with enable_grad():
             return closure()
 
+    @staticmethod
+    def _group_tensors_by_device_and_dtype(tensorlistlist: list, with_indices: bool = False
+                                           ) -> dict:
+        """{(device, dtype): (lists, indices)}: the positions of tensorlistlist's parallel
+        lists (params, grads, states ...) grouped by the first list's device and dtype, so
+        multi-tensor (_foreach_) optimizer steps run one group at a time; indices lists the
+        positions when with_indices is set, else it is empty."""
+        groups: dict = {}
+        for index, first in enumerate(tensorlistlist[0]):
+            lists, indices = groups.setdefault(
+                (first.device, first.dtype), ([[] for _ in tensorlistlist], []))
+            for column, tensors in zip(lists, tensorlistlist):
+                column.append(tensors[index])
+            if with_indices:
+                indices.append(index)
+        return groups
+
     def _warn_replaced_params(self) -> None:
         """Warn (once per parameter) when a module attribute was given a new Parameter after
         this optimizer was built: the optimizer keeps updating the old tensor.

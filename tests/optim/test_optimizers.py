@@ -407,3 +407,22 @@ def test_step_counts_as_an_inplace_change_of_the_state(name, kwargs):
         set_grads(params, 2)
         opt.step()
         assert buffers and all(b._version > v for b, v in zip(buffers, versions)), lib
+
+
+@pytest.mark.parametrize("with_indices", [False, True])
+def test_group_tensors_by_device_and_dtype(with_indices):
+    # timm's ADOPT (foreach=True) groups params, grads and states with this static helper.
+    def run(lib):
+        params = [lib.ones(1), lib.ones(2, dtype=lib.float64), lib.ones(3)]
+        grads = [lib.zeros(1), None, lib.zeros(3)]
+        groups = lib.optim.Optimizer._group_tensors_by_device_and_dtype([params, grads],
+                                                                         with_indices)
+        return {str(dtype): (lists, indices) for (device, dtype), (lists, indices)
+                in groups.items() if device.type == "cpu"}
+    e, t = run(ember), run(torch)
+    assert e.keys() == t.keys()
+    for key in t:
+        (t_lists, t_indices), (e_lists, e_indices) = t[key], e[key]
+        assert e_indices == t_indices
+        assert [[None if x is None else x.tolist() for x in column] for column in e_lists] == \
+            [[None if x is None else x.tolist() for x in column] for column in t_lists]
