@@ -365,6 +365,19 @@ def test_hessian(dtype):
     check(lambda lib, x: lib.func.hessian(lambda a: (a ** 3).sum())(x), (2, 2), dtype=dtype)
 
 
+def test_forward_over_reverse_results_require_grad_as_in_torch():
+    # the tangents of a jacrev computed under jvp/jacfwd must not stay attached to its graph
+    def fn(lib, x):
+        w = lib.tensor([[1.0, -2.0, 0.5], [0.3, 0.7, -1.1]], dtype=lib.float64)
+        jac = lib.func.jacrev(lambda v: (w @ v).tanh())
+        out, tangent = lib.func.jvp(jac, (x,), (lib.ones_like(x),))
+        return out, tangent, lib.func.hessian(lambda v: (w @ v).tanh().sum())(x)
+    x = np.array([0.5, -1.0, 2.0])
+    same_flags(fn, x)
+    same_flags(fn, x, requires_grad=True)
+    check(fn, (3,), dtype="float64")
+
+
 def test_nested_jacobians_in_grad_and_vmap():
     def fn(lib, x):
         jac = lib.func.jacrev(lambda a: a.sin() * a.sum())

@@ -79,7 +79,8 @@ class _GradLevel:
         def unwrap_one(t):
             if isinstance(t, Tensor) and t.requires_grad and not (
                     self.keep_graph and _reaches_outside(t, own)):
-                return carry_tangents(t, t.detach())
+                # the tangents an enclosing jvp sees were computed in this level too
+                return carry_tangents(t, t.detach(), unwrap_one)
             return t
 
         return tree_map(unwrap_one, tree)

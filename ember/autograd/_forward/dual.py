@@ -176,13 +176,13 @@ def _save_output_itself(output: Tensor) -> None:
         node._outputs_saved = saved[:nr] + (SavedTensor(output),) + saved[nr + 1:]
 
 
-def carry_tangents(source: Tensor, target: Tensor) -> Tensor:
+def carry_tangents(source: Tensor, target: Tensor, map_tangent=None) -> Tensor:
     """Give `target`, which stands for `source`'s value (a detached copy, say), source's
-    tangent at every open level; returns target."""
+    tangent at every open level (passed through `map_tangent` when given); returns target."""
     for level in _LEVELS.stack:
         tangent = level.tangent(source)
         if tangent is not None:
-            level.set_tangent(target, tangent)
+            level.set_tangent(target, tangent if map_tangent is None else map_tangent(tangent))
     return target
 
 
