@@ -57,6 +57,29 @@ def _analytical_jacobian(fn, inputs, wrt, out_index):
     return np.stack(rows) if rows else np.zeros((0, inputs[wrt].numel()))
 
 
+def _forward_jacobian(fn, inputs, wrt, out_index):
+    """d out[out_index] / d inputs[wrt] in forward mode: one run of fn per input element,
+    with that element's one-hot tangent."""
+    from . import forward_ad
+
+    index = [i for i, o in enumerate(_as_tuple(fn(*inputs)))
+             if isinstance(o, Tensor) and o.requires_grad][out_index]
+    x = inputs[wrt]
+    columns = []
+    for k in range(x.numel()):
+        one_hot = np.zeros(x.shape, dtype=x._data.dtype)
+        one_hot.reshape(-1)[k] = 1
+        with forward_ad.dual_level():
+            dual = forward_ad.make_dual(x, Tensor._wrap(one_hot))
+            out = _as_tuple(fn(*inputs[:wrt], dual, *inputs[wrt + 1:]))[index]
+            t = forward_ad.unpack_dual(out).tangent
+            columns.append(np.zeros(out.numel()) if t is None
+                           else t.detach()._data.astype(np.float64).ravel())
+    if columns:
+        return np.stack(columns, axis=1)
+    return np.zeros((_output_values(fn, inputs, out_index).size, 0))
+
+
 def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad=True,
               check_grad_dtypes=False, check_batched_grad=False, check_batched_forward_grad=False,
@@ -73,17 +96,21 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point. This check will likely fail if all the inputs are not of "
                           "double precision floating point.", UserWarning)
+    modes = [("", _analytical_jacobian)] if check_backward_ad else []
+    if check_forward_ad:
+        modes.append(("computed with forward mode ", _forward_jacobian))
     n_outputs = len(_differentiable_outputs(func, inputs))
     for o in range(n_outputs):
         for i in wrt:
             numerical = _numerical_jacobian(func, inputs, i, o, eps)
-            analytical = _analytical_jacobian(func, inputs, i, o)
-            if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(
-                    f"Jacobian mismatch for output {o} with respect to input {i},\n"
-                    f"numerical:{numerical}\nanalytical:{analytical}\n")
+            for mode, jacobian in modes:
+                analytical = jacobian(func, inputs, i, o)
+                if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(
+                        f"Jacobian {mode}mismatch for output {o} with respect to input {i},\n"
+                        f"numerical:{numerical}\nanalytical:{analytical}\n")
     return True
 
 

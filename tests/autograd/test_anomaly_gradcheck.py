@@ -120,6 +120,35 @@ def test_gradcheck_custom_function():
             lib.autograd.gradcheck(wrong.apply, inputs(lib, 1))
 
 
+def test_gradcheck_forward_mode_only():
+    # the forward AD tutorial checks a Function that has jvp and no backward
+    for lib in (torch, ember):
+        class Exp(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.result = x.exp()
+                return ctx.result
+
+            @staticmethod
+            def jvp(ctx, tangent):
+                return tangent * ctx.result
+
+        class WrongExp(Exp):
+            @staticmethod
+            def jvp(ctx, tangent):
+                return tangent * 2 * ctx.result
+
+        only_forward = dict(check_forward_ad=True, check_backward_ad=False,
+                            check_undefined_grad=False, check_batched_grad=False)
+        assert lib.autograd.gradcheck(Exp.apply, inputs(lib, 1), **only_forward)
+        with pytest.raises(RuntimeError, match="^Jacobian computed with forward mode mismatch "
+                           "for output 0 with respect to input 0"):
+            lib.autograd.gradcheck(WrongExp.apply, inputs(lib, 1), **only_forward)
+        square, wrong = user_functions(lib)
+        with pytest.raises(RuntimeError, match="^Jacobian mismatch for output 0"):
+            lib.autograd.gradcheck(wrong.apply, inputs(lib, 1), check_forward_ad=True)
+
+
 def test_gradgradcheck_detects_wrong_double_backward():
     for lib in (torch, ember):
         class BadDouble(lib.autograd.Function):
