@@ -204,3 +204,35 @@ def test_a_forward_that_reassigns_a_buffer_updates_the_callers_dict():
         given = {"count": lib.tensor(5.0)}
         lib.func.functional_call(mod, given, lib.ones(1))
         assert given["count"].item() == 6.0 and mod.count.item() == 0.0
+
+
+def test_functorch_make_functional_and_ensembles():
+    # the forward AD tutorial imports functorch, whose names come from torch._functorch
+    import torch._functorch.deprecated as torch_ft
+
+    import ember._functorch.deprecated as ember_ft
+    tmod, emod = pair(lambda lib: lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4)))
+    x = rng().standard_normal((5, 3)).astype(np.float32)
+    results = {}
+    for lib, ft, mod in ((torch, torch_ft, tmod), (ember, ember_ft, emod)):
+        with pytest.warns(FutureWarning, match="`functorch.make_functional_with_buffers` is "
+                          "deprecated as of PyTorch 2.0"):
+            func, params, buffers = ft.make_functional_with_buffers(mod)
+        out = func(params, buffers, lib.tensor(x))
+        grads = lib.autograd.grad(out.sum(), params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            linear, (w, b) = ft.make_functional(mod[0], disable_autograd_tracking=True)
+            jvp_out = ft.jvp(lambda p: linear(p, lib.tensor(x)), ((w, b),),
+                             ((lib.ones_like(w), lib.ones_like(b)),))
+            ens, ens_params, ens_buffers = ft.combine_state_for_ensemble([mod[0], mod[0]])
+            ens_out = ft.vmap(ens, (0, 0, None))(ens_params, ens_buffers, lib.tensor(x))
+        results[lib] = (out, grads, jvp_out, ens_out,
+                        [(tuple(p.shape), p.requires_grad) for p in params + (w, b)],
+                        [tuple(p.shape) for p in ens_params], mod[0].weight.grad)
+    assert results[ember][4:6] == results[torch][4:6]
+    assert_same(results[ember][:4], results[torch][:4], 1e-5, 1e-5)
+    assert results[ember][6] is None and results[torch][6] is None  # the model is untouched
+    check_error(lambda lib: (torch_ft if lib is torch else ember_ft).make_functional(
+        lib.nn.BatchNorm1d(2)), RuntimeError, "^make_functional\\(model\\): `model` has "
+        "buffers. Please use make_functional_with_buffers\\(model\\) instead.$")
