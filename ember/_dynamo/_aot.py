@@ -25,6 +25,7 @@ class CompiledFunction(Function):
     arrays the backward part reads are saved as a node's saved tensors are (so the engine
     frees them after backward and checks them for in-place changes); the ctxs it reads
     are kept beside them."""
+    exposes_saved_tensors = True   # torch defines it as a Python autograd.Function
 
     backward_name = "CompiledFunctionBackward"
 
@@ -47,7 +48,7 @@ class CompiledFunction(Function):
             raise RuntimeError("torch.compile with aot_autograd does not currently support "
                                "double backward")
         plan = ctx.plan
-        arrays = iter(t._data for t in ctx.saved_tensors)
+        arrays = iter(t._data for t in ctx._unpacked_saved)
         nodes = iter(ctx.nodes)
         saved = [next(arrays) if is_array else next(nodes) for is_array in plan.saved_arrays]
         outputs = ctx._output_meta

@@ -9,9 +9,11 @@ The same class serves ember's own primitives and user-defined functions:
             return np.exp(x)
         @staticmethod
         def backward(ctx, grad):              # always written with ember Tensor ops,
-            x, = ctx.saved_tensors            # so it is itself differentiable
+            x, = ctx._unpacked_saved            # so it is itself differentiable
             return grad * x.exp()
 
+A primitive reads what it saved as `ctx._unpacked_saved`; `grad_fn.saved_tensors` exists, as
+in torch, only on the nodes of Python-defined Functions (user ones, checkpoint, compiled).
 `Function.apply(*args)` unwraps the Tensor arguments of a primitive, runs forward and,
 when grad mode is on and some Tensor argument requires grad, records the ctx object as
 the outputs' `grad_fn`. The ctx *is* the graph node: backward receives it as `ctx`.
@@ -57,6 +59,8 @@ class Function(Node):
         # ember's own primitives compute on arrays; user Functions get torch's ctx extras.
         cls._is_primitive = cls.__module__.startswith("ember.")
         cls._arrays_in = cls._is_primitive and not cls.forward_on_tensors
+        if "exposes_saved_tensors" not in cls.__dict__:   # torch's built-in nodes do not
+            cls.exposes_saved_tensors = not cls._is_primitive
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

@@ -33,7 +33,7 @@ class FusedBackward(Function):
     def backward(ctx, *grad_outputs):
         from . import grad      # the package's autograd.grad (it imports this layer)
 
-        saved = ctx.saved_tensors
+        saved = ctx._unpacked_saved
         # autograd.grad gives total derivatives: asked about x directly, it would also
         # count x's path through the incoming gradient, which the engine is already
         # sending along that gradient's own edge. A fresh view of each input is a node

@@ -115,7 +115,7 @@ class Node:
             if key in type(self).saved_names or (key == "result" and getattr(type(self), "saves_outputs", False)):
                 if self._freed:
                     raise RuntimeError(_FREED_MESSAGE)
-                entry = self._saved_named(key)
+                entry = self._named_saved_value(key)
                 if not isinstance(entry, SavedTensor):      # a number, or nothing saved
                     return entry
                 return RawSavedTensor(entry, self) if raw else entry.unpack(self)
@@ -127,7 +127,7 @@ class Node:
         return sorted(set(super().__dir__()).union(
             *((f"_saved_{k}", f"_raw_saved_{k}") for k in keys)))
 
-    def _saved_named(self, key: str):
+    def _named_saved_value(self, key: str):
         if key == "result":
             return self.__dict__.get("_outputs_saved", (None,))[0]
         index = type(self).saved_names.index(key)
@@ -140,6 +140,15 @@ class Node:
 
     @property
     def saved_tensors(self) -> tuple:
+        """What an autograd.Function's forward saved. As in torch, only the nodes of
+        Python-defined Functions have it (torchviz tells them apart this way); ember's
+        primitives read theirs as `_unpacked_saved`."""
+        if not getattr(type(self), "exposes_saved_tensors", False):
+            raise AttributeError(f"'{self.name()}' object has no attribute 'saved_tensors'")
+        return self._unpacked_saved
+
+    @property
+    def _unpacked_saved(self) -> tuple:
         if self._freed:
             raise RuntimeError(_FREED_MESSAGE)
         return tuple([None if s is None else s.unpack(self) for s in self._saved])

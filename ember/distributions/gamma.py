@@ -121,7 +121,7 @@ class _RegularizedGammaP(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, x = ctx.saved_tensors
+        a, x = ctx._unpacked_saved
         if ctx.needs_input_grad[0]:
             raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
         density = ember.exp((a - 1) * ember.log(x) - x - ember.lgamma(a))
@@ -159,7 +159,7 @@ class _StandardGamma(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (concentration,) = ctx.saved_tensors
+        (concentration,) = ctx._unpacked_saved
         return grad * _StandardGammaGrad.apply(concentration, ctx.output(0))
 
 

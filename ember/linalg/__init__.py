@@ -190,7 +190,7 @@ class Det(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (A,), d = ctx.saved_tensors, ctx.output(0)
+        (A,), d = ctx._unpacked_saved, ctx.output(0)
         if bool((d != 0).all()):     # a branch on values: compile runs the rest eagerly
             # d det(A) / dA = det(A) * inv(A)^T, differentiable again through inv.
             return _matrices(grad * d) * inv(A).mT
@@ -231,7 +231,7 @@ class Slogdet(Function):
 
     @staticmethod
     def backward(ctx, grad_sign, grad_logabsdet):
-        (A,) = ctx.saved_tensors
+        (A,) = ctx._unpacked_saved
         return _matrices(grad_logabsdet) * inv(A).mT
 
 
@@ -264,7 +264,7 @@ class Solve(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (A,), X = ctx.saved_tensors, ctx.output(0)
+        (A,), X = ctx._unpacked_saved, ctx.output(0)
         need_A, need_B = ctx.needs_input_grad[:2]
         grad_B = Solve.apply(A.mT, grad, ctx.vector)
         grad_A = None
@@ -624,7 +624,7 @@ class Pinv(Function):
     def backward(ctx, grad):
         # Golub & Pereyra's derivative of X = pinv(A) (valid where the rank is constant):
         # -X^T g X^T + (I - A X) g^T X X^T + X^T X g^T (I - X A)
-        (A,), X = ctx.saved_tensors, ctx.output(0)
+        (A,), X = ctx._unpacked_saved, ctx.output(0)
         Xt = X.mT
         beside_columns = grad.mT - matmul(matmul(A, X), grad.mT)
         beside_rows = grad.mT - matmul(grad.mT, matmul(X, A))

@@ -550,7 +550,7 @@ class ScatterReduce(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, src = ctx.saved_tensors
+        x, src = ctx._unpacked_saved
         key, reduce = ctx.key, ctx.reduce
         self_mask, *masks = (Tensor._wrap(m) for m in ctx.masks)
         if reduce in ("sum", "mean"):

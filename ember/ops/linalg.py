@@ -106,7 +106,7 @@ class MatMul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._unpacked_saved
         need_a, need_b = ctx.needs_input_grad
         if a.ndim == 1 and b.ndim == 1:
             return grad * b if need_a else None, grad * a if need_b else None
@@ -306,7 +306,7 @@ class Einsum(Function):
     @staticmethod
     def backward(ctx, grad):
         inputs, output = ctx.spec
-        operands = ctx.saved_tensors
+        operands = ctx._unpacked_saved
         sizes = _label_sizes(inputs, [o._data.shape for o in operands])
         grads = [None, None]
         for i, need in enumerate(ctx.needs_input_grad[2:]):
@@ -494,7 +494,7 @@ class AddProduct(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        m1, m2 = ctx.saved_tensors
+        m1, m2 = ctx._unpacked_saved
         equation, beta, alpha = ctx.args
         need_input, need_m1, need_m2 = ctx.needs_input_grad[:3]
         inputs, output = equation.split("->")
@@ -591,7 +591,7 @@ class Cross(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._unpacked_saved
         need_a, need_b = ctx.needs_input_grad[:2]
         grad_a = Cross.apply(b, grad, ctx.dim) if need_a else None
         grad_b = Cross.apply(grad, a, ctx.dim) if need_b else None
@@ -682,7 +682,7 @@ class Cdist(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x1, x2 = ctx.saved_tensors
+        x1, x2 = ctx._unpacked_saved
         grad_diff = grad.unsqueeze(-1) * _cdist_slope(x1, x2, ctx.output(0), ctx.p, grad.dtype)
         need_1, need_2 = ctx.needs_input_grad[:2]
         return (grad_diff.sum(-2) if need_1 else None,

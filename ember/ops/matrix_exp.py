@@ -69,7 +69,7 @@ class MatrixExp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (A,) = ctx.saved_tensors
+        (A,) = ctx._unpacked_saved
         n = A.shape[-1]
         adjoint = A.mH
         block = cat([cat([adjoint, grad], -1), cat([zeros_like(adjoint), adjoint], -1)], -2)

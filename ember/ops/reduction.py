@@ -236,7 +236,7 @@ class Prod(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         axes, keepdim = ctx.meta
         if x.dtype != grad.dtype:
             x = x.to(grad.dtype)
@@ -275,7 +275,7 @@ class Nansum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         axes, keepdim = ctx.meta
         g = expand_reduced(grad, x._data.shape, axes, keepdim)
         return g * _mask(~x.isnan(), g), None, None, None
@@ -323,7 +323,7 @@ class Var(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         axes, keepdim, dof, take_sqrt = ctx.meta
         shape = x._data.shape
         dev = x - mean(x, axes, keepdim=True)
@@ -404,7 +404,7 @@ class Extremum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         axes, keepdim, nan_shared = ctx.meta
         out = expand_reduced(ctx.output(0), x._data.shape, axes, keepdim)
         hit = x == out
@@ -568,7 +568,7 @@ class LogSumExp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         axes, keepdim = ctx.meta
         shape = x._data.shape
         out = expand_reduced(ctx.output(0), shape, axes, keepdim)
@@ -609,7 +609,7 @@ class VectorNorm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         ord, axes, keepdim = ctx.meta
         none = (None,) * 4
         if ord == 0:
@@ -699,7 +699,7 @@ class Cumprod(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         axis = ctx.axis
         if x.ndim == 0:
             return grad, None, None
@@ -775,7 +775,7 @@ class LogCumSumExp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         axis = ctx.axis
         if x.ndim == 0:
             return grad, None

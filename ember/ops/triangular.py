@@ -80,7 +80,7 @@ class SolveTriangular(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (A,), X = ctx.saved_tensors, ctx.output(0)
+        (A,), X = ctx._unpacked_saved, ctx.output(0)
         upper, unitriangular = ctx.args
         grad_B = SolveTriangular.apply(A.mT, grad, not upper, unitriangular)
         grad_A = None
@@ -164,7 +164,7 @@ class CholeskySolve(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (factor,), X = ctx.saved_tensors, ctx.output(0)
+        (factor,), X = ctx._unpacked_saved, ctx.output(0)
         grad_B = CholeskySolve.apply(grad, factor, ctx.upper)
         grad_factor = None
         if ctx.needs_input_grad[1]:

@@ -299,7 +299,7 @@ class MulDense(SparseFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        sparse, dense = ctx.saved_tensors
+        sparse, dense = ctx._unpacked_saved
         grad_sparse = grad * dense if ctx.needs_input_grad[0] else None
         grad_dense = grad * sparse if ctx.needs_input_grad[1] else None
         return grad_sparse, grad_dense
@@ -323,7 +323,7 @@ class MulSparse(SparseFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        mine, theirs = ctx.saved_tensors
+        mine, theirs = ctx._unpacked_saved
         return (grad * theirs if ctx.needs_input_grad[0] else None,
                 grad * mine if ctx.needs_input_grad[1] else None)
 
@@ -350,7 +350,7 @@ class SparseAddmm(SparseFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        sparse, dense = ctx.saved_tensors
+        sparse, dense = ctx._unpacked_saved
         alpha = ctx.alpha
         scaled = grad * alpha if alpha != 1 else grad
         grad_input = grad_sparse = grad_dense = None
@@ -390,7 +390,7 @@ class DenseSparseMm(SparseFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        dense, sparse = ctx.saved_tensors
+        dense, sparse = ctx._unpacked_saved
         grad_dense = grad_sparse = None
         if ctx.needs_input_grad[0]:
             grad_dense = DenseSparseMm.apply(grad, T.apply(sparse, 0, 1))

@@ -122,6 +122,7 @@ class _Rerun:
 class CheckpointFunction(Function):
     """torch's reentrant checkpoint: forward under no_grad; backward recomputes and runs a
     nested backward pass through the recomputed graph."""
+    exposes_saved_tensors = True   # torch defines it as a Python autograd.Function
 
     backward_name = "CheckpointFunctionBackward"
     forward_on_tensors = True   # forward runs the user's function on the Tensors
@@ -144,7 +145,7 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        inputs = detach_variable(_with_tensors(ctx.plain_args, ctx.saved_tensors))
+        inputs = detach_variable(_with_tensors(ctx.plain_args, ctx._unpacked_saved))
         outputs = ctx.rerun(inputs)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
@@ -208,7 +209,7 @@ class _CheckpointNonReentrant(Function):
     def backward(ctx, *grad_outputs):
         recorded = ctx.recorded
         create_graph = is_grad_enabled()   # the engine runs backward in create_graph mode
-        args = ctx.saved_tensors
+        args = ctx._unpacked_saved
         # Under create_graph the recomputation must stay connected to the real inputs.
         inputs = tuple(a.view_as(a) for a in args) if create_graph else detach_variable(args)
         outputs = _tensors_in(recorded.rerun(_with_tensors(recorded.plain_args, inputs)))

@@ -201,3 +201,18 @@ def test_saved_tensors_freed_after_backward():
         y.sum().backward()
         return y.grad_fn.saved_tensors
     check_error(fn, RuntimeError, "^Trying to backward through the graph a second time")
+
+
+def test_only_python_function_nodes_have_saved_tensors():
+    # torchviz draws saved_tensors of the nodes that have it (custom Functions only) and
+    # the _saved_<name> attributes of built-in nodes (the double backward tutorial)
+    def fn(lib):
+        x = leaf(lib)
+        y = functions(lib)["MyReLU"].apply(x) * 2
+        nodes = (y.grad_fn, y.grad_fn.next_functions[0][0])
+        return ([hasattr(n, "saved_tensors") for n in nodes],
+                [[a for a in dir(n) if a.startswith("_saved_")] for n in nodes],
+                nodes[1].saved_tensors[0].tolist())
+    same(fn)
+    check_error(lambda lib: (leaf(lib) * 2).grad_fn.saved_tensors, AttributeError,
+                "^'MulBackward0' object has no attribute 'saved_tensors'")

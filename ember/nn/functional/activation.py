@@ -139,7 +139,7 @@ def _activation(name: str, forward, derivative, from_output: bool = False,
         if from_output:
             saved, kept = ctx.output(0), None
         else:
-            saved, *rest = ctx.saved_tensors
+            saved, *rest = ctx._unpacked_saved
             kept = rest[0] if rest else None
         if gradient is not None:
             grad = gradient.apply(grad, saved, kept, *ctx.params)
@@ -316,7 +316,7 @@ class PreluKernel(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
+        x, weight = ctx._unpacked_saved
         positive = _mask(x > 0, x)
         return grad * (positive + (1 - positive) * weight), grad * (1 - positive) * x
 
@@ -351,7 +351,7 @@ class _NormalCdf(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, = ctx.saved_tensors
+        x, = ctx._unpacked_saved
         return grad * _normal_pdf(x)
 
 

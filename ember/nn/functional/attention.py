@@ -205,7 +205,7 @@ class _Attention(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        query, key, value = ctx.saved_tensors
+        query, key, value = ctx._unpacked_saved
         return _AttentionGrads.apply(grad, query, key, value, ctx.probs, ctx.weights,
                                      ctx.options, ctx.needs_input_grad[:3]) + (None,) * 6
 

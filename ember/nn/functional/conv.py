@@ -220,7 +220,7 @@ class Conv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w = ctx._unpacked_saved
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         gb = BiasGrad.apply(grad, 1) if need_b else None
         if not modes().grad_enabled and winograd.applies(x.shape, w.shape, ctx.geo):
@@ -253,7 +253,7 @@ class ConvInputGrad(Function):
 
     @staticmethod
     def backward(ctx, h):
-        g, w = ctx.saved_tensors
+        g, w = ctx._unpacked_saved
         need_g, need_w = ctx.needs_input_grad[:2]
         gg = Conv.apply(h, w, None, ctx.geo) if need_g else None
         gw = ConvWeightGrad.apply(h, g, ctx.geo, tuple(w.shape), None) if need_w else None
@@ -273,7 +273,7 @@ class ConvWeightGrad(Function):
 
     @staticmethod
     def backward(ctx, h):
-        x, g = ctx.saved_tensors
+        x, g = ctx._unpacked_saved
         need_x, need_g = ctx.needs_input_grad[:2]
         gx = ConvInputGrad.apply(g, h, ctx.geo, tuple(x.shape)) if need_x else None
         gg = Conv.apply(x, h, None, ctx.geo) if need_g else None

@@ -75,7 +75,7 @@ class _LinearFn(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
+        x, weight = ctx._unpacked_saved
         need_x, need_w, need_b = ctx.needs_input_grad
         return _LinearGrads.apply(grad, x, weight, (need_x, need_w, need_b and ctx.has_bias))
 

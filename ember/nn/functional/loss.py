@@ -186,7 +186,7 @@ class MseLoss(Function):
     @staticmethod
     def backward(ctx, grad):
         reduction, count, x_shape, t_shape = ctx.meta
-        x, t = ctx.saved_tensors
+        x, t = ctx._unpacked_saved
         scale = grad * 2 / count if reduction == "mean" else grad * 2
         # In ember ops, so that the gradient is itself differentiable (create_graph).
         grad_x = (x - t) * scale
@@ -507,7 +507,7 @@ class CrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, target = ctx.saved_tensors
+        input, target = ctx._unpacked_saved
         return _CrossEntropyGrads.apply(grad, input, target, ctx) + (None,) * 4
 
 
@@ -612,7 +612,7 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def backward(ctx, grad):
         reduction, count = ctx.meta
-        x, t, w = ctx.saved_tensors
+        x, t, w = ctx._unpacked_saved
         scale = grad / count if reduction == "mean" else grad
         if w is not None:
             scale = scale * w

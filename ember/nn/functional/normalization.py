@@ -53,7 +53,7 @@ class BatchNorm(Function):
 
     @staticmethod
     def backward(ctx, grad, _grad_mean, _grad_var):
-        x, weight = ctx.saved_tensors
+        x, weight = ctx._unpacked_saved
         return _BatchNormGrads.apply(grad, x, weight, ctx.mean, ctx.rstd, ctx.eps,
                                      ctx.parameter_dtypes, ctx.needs_input_grad[:3]) + (None,)
 
@@ -99,7 +99,7 @@ class LayerNorm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
+        x, weight = ctx._unpacked_saved
         return _LayerNormGrads.apply(grad, x, weight, ctx.mean, ctx.rstd, ctx.ndim, ctx.eps,
                                      ctx.parameter_dtypes, ctx.needs_input_grad[:3]) + (None, None)
 

@@ -45,7 +45,7 @@ class _Recurrent(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        grads = type(ctx).gradients.apply(*grads, *ctx.saved_tensors, ctx.kernel_record,
+        grads = type(ctx).gradients.apply(*grads, *ctx._unpacked_saved, ctx.kernel_record,
                                           ctx.lengths, ctx.options, ctx.needs_input_grad[0])
         return grads + (None, None)                  # lengths, options
 

@@ -97,7 +97,7 @@ class _LstmCell(Function):
 
     @staticmethod
     def backward(ctx, grad_h, grad_c):
-        return _LstmCellGrads.apply(grad_h, grad_c, *ctx.saved_tensors, ctx.activations,
+        return _LstmCellGrads.apply(grad_h, grad_c, *ctx._unpacked_saved, ctx.activations,
                                     ctx.needs_input_grad)
 
 
@@ -145,7 +145,7 @@ class _GruCell(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _GruCellGrads.apply(grad, *ctx.saved_tensors, ctx.activations,
+        return _GruCellGrads.apply(grad, *ctx._unpacked_saved, ctx.activations,
                                    ctx.needs_input_grad)
 
 
@@ -191,7 +191,7 @@ class _RnnCell(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _RnnCellGrads.apply(grad, *ctx.saved_tensors, ctx.result, ctx.nonlinearity,
+        return _RnnCellGrads.apply(grad, *ctx._unpacked_saved, ctx.result, ctx.nonlinearity,
                                    ctx.needs_input_grad[:6]) + (None,)
 
 

@@ -113,7 +113,7 @@ def _save_operands(ctx, a, b) -> None:
 
 
 def _saved_operands(ctx):
-    a, b = ctx.saved_tensors
+    a, b = ctx._unpacked_saved
     return (ctx.scalars[0] if a is None else a), (ctx.scalars[1] if b is None else b)
 
 

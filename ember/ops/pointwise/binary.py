@@ -322,7 +322,7 @@ class Clamp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, lo_t, hi_t = ctx.saved_tensors
+        x, lo_t, hi_t = ctx._unpacked_saved
         lo, hi = (lo_t if lo_t is not None else ctx.bounds[0]), \
             (hi_t if hi_t is not None else ctx.bounds[1])
         need_x, need_lo, need_hi = ctx.needs_input_grad
@@ -415,7 +415,7 @@ class Lerp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        start, end, weight_t = ctx.saved_tensors
+        start, end, weight_t = ctx._unpacked_saved
         weight = ctx.weight if weight_t is None else weight_t
         need_s, need_e, need_w = ctx.needs_input_grad
         return (grad * (1 - weight) if need_s else None), (grad * weight if need_e else None), \
@@ -454,7 +454,7 @@ class Addcmul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        t1, t2 = ctx.saved_tensors
+        t1, t2 = ctx._unpacked_saved
         value = ctx.value
         need_x, need_1, need_2 = ctx.needs_input_grad[:3]
         if ctx.divide:

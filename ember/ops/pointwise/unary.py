@@ -94,7 +94,7 @@ def unary(name: str, np_fn, grad=None, grad_from_output=None, ints: str = "float
     def backward(ctx, g):
         if uses_output:
             return grad_from_output(g, ctx.output(0))
-        return grad(g, ctx.saved_tensors[0])
+        return grad(g, ctx._unpacked_saved[0])
 
     cls = type(name, (Function,), {
         "backward_name": backward_name or name + "Backward0",
@@ -261,7 +261,7 @@ class Logit(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         g = grad / (x * (1 - x))
         if ctx.eps is None:     # outside [0, 1] logit is undefined: nan, as in torch
             return where((x < 0) | (x > 1), math.nan, g), None
@@ -289,7 +289,7 @@ class NanToNum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._unpacked_saved
         return grad * isfinite(x), None, None, None
 
 

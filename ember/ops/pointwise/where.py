@@ -28,7 +28,7 @@ class Where(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (condition,) = ctx.saved_tensors
+        (condition,) = ctx._unpacked_saved
         need_x, need_y = ctx.needs_input_grad[1:]
         return (None, where(condition, grad, 0.0) if need_x else None,
                 where(condition, 0.0, grad) if need_y else None)

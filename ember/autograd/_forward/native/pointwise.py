@@ -14,7 +14,7 @@ class _UnaryNode:
     input it saved, or the op's output)."""
 
     def __init__(self, x, y):
-        self.saved_tensors = (x,)
+        self._unpacked_saved = (x,)
         self._y = y
 
     def output(self, index: int = 0):
