@@ -326,3 +326,45 @@ def _as_output_save(saved, raw_outputs, wrapped):
         if saved.tensor is raw:
             return SavedTensor(t, output_of_node=True)
     return saved
+
+
+class _DelayedError(Function):
+    """Stands for a gradient computed by a @once_differentiable backward: passes its input
+    through, and differentiating it raises."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+
+def once_differentiable(fn):
+    """Decorator for an autograd.Function's backward that is not itself differentiable: it
+    runs without recording a graph, and when a graph was asked for (create_graph) the
+    gradients it returns raise if differentiated."""
+    import functools
+
+    from .grad_mode import no_grad
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not current_modes().grad_enabled or not any(
+                isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+
+        def delayed(value):
+            if not isinstance(value, Tensor):
+                return value
+            return _DelayedError.apply(value.detach().requires_grad_())
+
+        if isinstance(outputs, tuple):
+            return tuple(delayed(v) for v in outputs)
+        return delayed(outputs)
+
+    return wrapper

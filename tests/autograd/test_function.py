@@ -216,3 +216,40 @@ def test_only_python_function_nodes_have_saved_tensors():
     same(fn)
     check_error(lambda lib: (leaf(lib) * 2).grad_fn.saved_tensors, AttributeError,
                 "^'MulBackward0' object has no attribute 'saved_tensors'")
+
+
+def test_once_differentiable():
+    # the conv/bn fusion tutorial marks its hand-written backwards @once_differentiable
+    def square(lib):
+        from importlib import import_module
+        once_differentiable = import_module(lib.__name__ + ".autograd.function").once_differentiable
+
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            @once_differentiable
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                assert not lib.is_grad_enabled()
+                return 2 * x * grad
+        return Square
+
+    def first(lib):
+        x = leaf(lib)
+        v = lib.tensor([1.0, 0.5, -2.0], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(square(lib).apply(x), x, v, create_graph=True)
+        (h,) = lib.autograd.grad(square(lib).apply(x).sum(), x, create_graph=True)
+        return g, g.requires_grad, g.is_leaf, h.requires_grad, square(lib).backward.__name__
+    same(first)
+
+    def twice(lib):
+        x = leaf(lib)
+        v = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(square(lib).apply(x), x, v, create_graph=True)
+        g.sum().backward()
+    check_error(twice, RuntimeError, "^trying to differentiate twice a function that was "
+                "marked with @once_differentiable")
