@@ -78,6 +78,8 @@ class Function(Node):
 
     def save_for_backward(self, *values) -> None:
         if not self._arrays_in:
+            if not any(self.needs_input_grad):
+                return None     # not recorded (no grad, inference mode): torch keeps nothing
             return super().save_for_backward(*values)
         # A primitive's forward sees arrays; once forward returns, apply turns each input's
         # array back into the input Tensor (see _saved_inputs).

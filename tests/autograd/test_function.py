@@ -253,3 +253,14 @@ def test_once_differentiable():
         g.sum().backward()
     check_error(twice, RuntimeError, "^trying to differentiate twice a function that was "
                 "marked with @once_differentiable")
+
+
+def test_save_for_backward_of_inference_tensors_when_nothing_is_recorded():
+    # the conv/bn fusion tutorial evaluates its Function under inference_mode
+    def fn(lib):
+        relu = functions(lib)["MyReLU"]
+        with lib.inference_mode():
+            x = lib.tensor([-1.0, 2.0], dtype=lib.float64)
+            out = relu.apply(x)
+        return out, out.requires_grad
+    same(fn)
