@@ -44,6 +44,29 @@ def test_sdpa(dtype):
     check(lambda lib, q, k, v: sdpa(lib)(q, k, v), (3, 4), (5, 4), (5, 6), dtype=dtype)
 
 
+def test_sdpa_output_is_laid_out_as_the_query():
+    # the SDPA tutorial's CausalSelfAttention does y.transpose(1, 2).view(B, T, H * E) on the
+    # output for (B, T, H, E)-ordered projections: torch's CPU flash kernel keeps q's layout
+    def heads(lib, x):        # (B, T, 3 * H * E) -> three (B, H, T, E) views
+        return [t.view(2, 5, 4, 3).transpose(1, 2) for t in x.chunk(3, -1)]
+
+    def attend(lib, x):
+        y = sdpa(lib)(*heads(lib, x), is_causal=True)
+        return y.transpose(1, 2).view(2, 5, 12), y.stride()
+    check(attend, (2, 5, 36))
+
+    def strides(lib):
+        x = lib.randn(2, 5, 36)
+        q, k, v = heads(lib, x)
+        with lib.nn.attention.sdpa_kernel(lib.nn.attention.SDPBackend.MATH):
+            math = sdpa(lib)(q, k, v).stride()
+        return (sdpa(lib)(q, k, v).stride(), math,
+                sdpa(lib)(q.contiguous(), k, v).stride(),
+                sdpa(lib)(lib.randn(4, 2, 5, 3).transpose(0, 1), k, v).stride(),
+                sdpa(lib)(q, k, v, dropout_p=0.5).stride())
+    assert strides(ember) == strides(torch)
+
+
 def test_sdpa_dropout_statistics():
     ember.manual_seed(0)
     q = ember.zeros(1, 1, 400, 4)

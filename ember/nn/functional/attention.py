@@ -143,14 +143,25 @@ def _fused(query, key, value, attn_mask, dropout_p: float, is_causal: bool, scal
             bias = attn_mask.numpy(force=True)
     if dropout_p > 0.0:
         keep = keep_draws(query.shape[:-1] + (key.shape[-2],), dropout_p)
-    from ..attention import _flash_attention_fits
+    from ..attention import _flash_attention_fits, _switches
     if query.ndim == 2:
         node = _MatrixAttention
-    elif _flash_attention_fits(query, key, value, dropout_p):
+    elif _switches.flash_sdp_enabled() and _flash_attention_fits(query, key, value, dropout_p):
         node = _Attention
     else:
         node = _MathAttention
     return node.apply(query, key, value, scale, is_causal, bias, allowed, keep, dropout_p)
+
+
+def _laid_out_as(q: np.ndarray, shape: tuple) -> np.ndarray:
+    """An empty array of `shape` (batch..., L, E) whose leading dims sit in memory in the
+    order of q's (largest stride first), with the last dim contiguous."""
+    if q.strides[-1] != q.itemsize:
+        return buffers.empty(shape, q.dtype)
+    lead = q.ndim - 1
+    order = sorted(range(lead), key=lambda d: -q.strides[d])   # stable: ties keep order
+    out = buffers.empty(tuple(shape[d] for d in order) + shape[lead:], q.dtype)
+    return out.transpose(tuple(np.argsort(order)) + (lead,))
 
 
 def _pieces(batch: tuple) -> list:
@@ -173,13 +184,18 @@ class _Attention(Function):
     dV = W^T dO, dW = dO V^T, dS = scale * P (dP - rowsum(dP P)) with dP = dW * keep /
     (1 - p), dQ = dS K, dK = dS^T Q, a FusedBackward (_AttentionGrads)."""
     backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+    # torch's CPU flash kernel lays its output out as the query (so the usual
+    # y.transpose(1, 2).view(B, L, H * E) works on (B, L, H, E) projections); math: contiguous
+    query_layout = True
 
-    @staticmethod
-    def forward(ctx, q, k, v, scale, causal, bias, allowed, keep, p):
+    @classmethod
+    def forward(cls, ctx, q, k, v, scale, causal, bias, allowed, keep, p):
         batch, length, source = q.shape[:-2], q.shape[-2], k.shape[-2]
         scores = buffers.empty(batch + (length, source), q.dtype)
         weights = scores if keep is None else buffers.empty(scores.shape, q.dtype)
-        out = buffers.empty(batch + (length, v.shape[-1]), q.dtype)
+        out_shape = batch + (length, v.shape[-1])
+        out = (_laid_out_as(q, out_shape) if cls.query_layout
+               else buffers.empty(out_shape, q.dtype))
         if bias is not None:
             bias = np.broadcast_to(bias, scores.shape)
         if allowed is not None:
@@ -270,11 +286,13 @@ class _MathAttention(_Attention):
     """The same node where torch would run its math kernel (dropout, 3-D inputs), whose
     last recorded op is a view."""
     backward_name = "UnsafeViewBackward0"
+    query_layout = False
 
 
 class _MatrixAttention(_Attention):
     """The same node for unbatched (L, E) inputs, whose last op in torch is a matrix product."""
     backward_name = "MmBackward0"
+    query_layout = False
 
 
 # ---------------------------------------------------------------- multi-head attention
