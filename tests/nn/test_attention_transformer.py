@@ -227,3 +227,20 @@ def test_square_subsequent_mask_and_nested_tensor_warning():
     with pytest.warns(UserWarning, match="enable_nested_tensor is True, but self.use_nested_"
                                          "tensor is False because encoder_layer.norm_first"):
         ember.nn.TransformerEncoder(ember.nn.TransformerEncoderLayer(8, 2, norm_first=True), 1)
+
+
+def test_causal_bias_masks():
+    # the SDPA tutorial's torch.nn.attention.bias section
+    def fn(lib, q, k, v):
+        from importlib import import_module
+        bias = import_module(lib.__name__ + ".nn.attention.bias")
+        upper, lower = bias.causal_upper_left(2, 5), bias.causal_lower_right(2, 5)
+        assert isinstance(upper, lib.Tensor) and type(upper) is type(lower)
+        assert (upper.variant, lower.seq_len_q, lower.seq_len_kv) == (
+            bias.CausalVariant.UPPER_LEFT, 2, 5)
+        return (sdpa(lib)(q, k, v, upper), sdpa(lib)(q, k, v, lower),
+                upper._materialize(), lower._materialize(), repr(lower))
+    check(fn, (2, 3, 2, 4), (2, 3, 5, 4), (2, 3, 5, 4))
+    check_error(lambda lib: __import__(lib.__name__ + ".nn.attention.bias", fromlist=["x"])
+                .causal_upper_left(2, 3, 4), AssertionError,
+                "^causal_upper_left only supports 2D tensors$")
