@@ -72,6 +72,9 @@ def _python_value(op: str, kind: str, *tensors) -> None:
         record(op, kind, tensors)
 
 
+_warned_float_of_grad = False    # float() of a tensor that requires grad: warned yet
+
+
 class Tensor(StorageMethods):
     """A multi-dimensional array with autograd, stored in one NumPy array (`_data`).
 
@@ -532,6 +535,13 @@ class Tensor(StorageMethods):
         return self._item()
 
     def __float__(self) -> float:
+        global _warned_float_of_grad
+        if self._requires_grad and not _warned_float_of_grad and modes().grad_enabled:
+            _warned_float_of_grad = True        # torch warns once per process
+            import warnings
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=2)
         return float(self._python_scalar("float"))
 
     def __int__(self) -> int:

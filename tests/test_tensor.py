@@ -307,3 +307,22 @@ def test_to_integer_casts_inf_and_nan_silently_as_torch(dtype):
         warnings.simplefilter("error")
         got = ember.tensor(values).to(getattr(ember, dtype)).tolist()
     assert got == torch.tensor(values).to(getattr(torch, dtype)).tolist()
+
+
+def test_float_of_a_tensor_requiring_grad_warns_once():
+    # torch (C++ TORCH_WARN_ONCE) warns at the first float() of such a tensor in grad mode;
+    # the SDPA tutorial's float(out.sum()) shows it
+    import subprocess
+    import sys
+    code = ("import warnings, {lib}\n"
+            "t = {lib}.tensor(2.0, requires_grad=True)\n"
+            "with {lib}.no_grad(): float(t)\n"
+            "int(t); float(t.detach())\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always'); float(t); float(t * 2)\n"
+            "print([str(x.message) for x in w])\n")
+    outs = [subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
+                           text=True, check=True).stdout for lib in ("torch", "ember")]
+    torch_out = outs[0].split(" (Triggered internally")[0]    # torch's C++ location suffix
+    assert outs[1].startswith(torch_out) and "Converting a tensor with requires_grad" in torch_out
+    assert outs[1].count("Converting") == outs[0].count("Converting") == 1
