@@ -246,6 +246,10 @@ def test_class_target_errors():
                 RuntimeError, "^expected target dtype to be Long or Byte, but got Int")
     check_error(lambda lib: F(lib).cross_entropy(lib.randn(3, 3), lib.tensor([0, 1, 2, 1])),
                 ValueError, r"^Expected input batch_size \(3\) to match target batch_size \(4\).")
+    for loss in ("nll_loss", "cross_entropy"):     # char_rnn_generation: (1, C) and a scalar
+        check_error(lambda lib: getattr(F(lib), loss)(lib.randn(1, 3), lib.tensor(1)),
+                    ValueError, r"^Expected input batch_size \(1\) to match target batch_size "
+                    r"\(0\).")
     check_error(lambda lib: F(lib).cross_entropy(lib.randn(2, 3, 4),
                                                  lib.zeros(2, 5, dtype=lib.long)),
                 RuntimeError, r"^Expected target size \[2, 4\], got \[2, 5\]")

@@ -330,9 +330,10 @@ def _class_targets(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarr
             f"expected target dtype to be Long or Byte, but got {_type_name(target)}. Hint: "
             "class-index targets must be integers (use target.long()); to pass class "
             "probabilities instead, give the target the input's shape.")
-    if input.shape[0] != target.shape[0]:
+    target_batch = target.shape[0] if target.ndim else 0     # torch reports 0 for a scalar
+    if input.shape[0] != target_batch:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0]}).")
+                         f"batch_size ({target_batch}).")
     if input.ndim == 2 and target.ndim != 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     expected = input.shape[:1] + input.shape[2:]
