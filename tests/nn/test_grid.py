@@ -51,6 +51,26 @@ def test_spatial_transformer_gradients_reach_theta():
     check(transform, (2, 3, 8, 8), _theta(2), dtype="float64")
 
 
+# float32 only: torch's 2-D CPU kernel unnormalizes float64 with a fused multiply-add,
+# which NumPy cannot round alike (one ulp below a pixel centre changes the floor)
+@pytest.mark.parametrize("dtype", ["float32"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_identity_grid_is_torch_to_the_bit(dtype, align_corners):
+    # the spatial transformer tutorial starts from the identity map: its points sit on pixel
+    # centres, where grid_sample's gradient depends on the floor of each coordinate, so a
+    # one-ulp difference in the grid changed the gradient reaching theta
+    def grid(lib):
+        theta = lib.tensor([[[1.0, 0, 0], [0, 1, 0]]] * 2, dtype=getattr(lib, dtype))
+        return lib.nn.functional.affine_grid(theta, (2, 1, 28, 13), align_corners=align_corners)
+    assert np.array_equal(grid(ember).numpy(), grid(torch).numpy())
+
+    def grid_gradient(lib, x):
+        g = grid(lib).requires_grad_()
+        out = lib.nn.functional.grid_sample(x, g, align_corners=align_corners)
+        return lib.autograd.grad((out * out.detach().sin()).sum(), g)[0]
+    check(grid_gradient, (2, 1, 28, 13), dtype=dtype, grad=False)
+
+
 def test_names_warnings_and_errors():
     x, theta = ember.randn(2, 3, 5, 6, requires_grad=True), ember.tensor(_theta(2))
     theta.requires_grad_()

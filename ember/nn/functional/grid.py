@@ -17,7 +17,9 @@ import warnings
 
 import numpy as np
 
+from ..._dtype import from_numpy_dtype
 from ..._tensor import Tensor
+from ...ops.creation import linspace
 from ...ops.indexing import _named
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -36,13 +38,15 @@ def _align_corners(align_corners) -> bool:
 
 # ---------------------------------------------------------------- affine_grid
 def _base_coordinates(size: int, align_corners: bool, dtype) -> np.ndarray:
-    """The normalized coordinates of `size` pixel positions along one axis."""
+    """The normalized coordinates of `size` pixel positions along one axis, rounded as
+    torch's (linspace in `dtype`, then times (size - 1), then over size): grid_sample's
+    gradient takes the floor of these, so one ulp changes it at pixel centres."""
     if size <= 1:
         return np.zeros(size, dtype)
-    points = np.linspace(-1, 1, size, dtype=np.float64)
+    points = linspace(-1, 1, size, dtype=from_numpy_dtype(dtype)).numpy()
     if not align_corners:
-        points *= (size - 1) / size
-    return points.astype(dtype)
+        points = points * dtype.type(size - 1) / dtype.type(size)
+    return points
 
 
 def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
@@ -76,10 +80,14 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
 
 
 # ---------------------------------------------------------------- grid_sample
-def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
-    """Normalized coordinates -> pixel coordinates along an axis of `size` pixels."""
+def _unnormalize(coord: Tensor, size: int, align_corners: bool, planar: bool) -> Tensor:
+    """Normalized coordinates -> pixel coordinates along an axis of `size` pixels, rounded
+    as torch's CPU kernels: the 2-D (planar) one scales by size / 2, the 3-D one divides
+    by 2 last. (Floors of these decide the taps, so one ulp matters at pixel centres.)"""
     if align_corners:
         return (coord + 1) * ((size - 1) / 2)
+    if planar:
+        return (coord + 1) * (size / 2) - 0.5
     return ((coord + 1) * size - 1) / 2
 
 
@@ -96,8 +104,8 @@ def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
 
 
 def _source_coordinates(coord: Tensor, size: int, padding_mode: str,
-                        align_corners: bool) -> Tensor:
-    coord = _unnormalize(coord, size, align_corners)
+                        align_corners: bool, planar: bool) -> Tensor:
+    coord = _unnormalize(coord, size, align_corners, planar)
     if padding_mode == "reflection":
         coord = _reflect(coord, 0, 2 * (size - 1)) if align_corners else \
             _reflect(coord, -1, 2 * size - 1)
@@ -157,7 +165,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     batch = Tensor._wrap(np.arange(input.shape[0]).reshape((-1,) + (1,) * (grid.ndim - 2)))
     if mode == "bicubic":
         return _named(_bicubic(input, batch, coords, padding_mode, align), name)
-    coords = [_source_coordinates(c, size, padding_mode, align) for c, size in zip(coords, sizes)]
+    coords = [_source_coordinates(c, size, padding_mode, align, len(sizes) == 2)
+              for c, size in zip(coords, sizes)]
     if mode == "nearest":
         # The output depends on the grid only through rounding: torch gives the grid a
         # zero gradient, which a factor of exactly 1 (c - c.detach() is 0) keeps.
@@ -194,7 +203,7 @@ def _bicubic(input: Tensor, batch: Tensor, coords: list, padding_mode: str,
              align: bool) -> Tensor:
     """Bicubic sampling: the 4x4 taps around each point, each tap's integer position moved
     inside by the padding mode (the weights come from the unmoved point, as in torch)."""
-    (y, x), (height, width) = [_unnormalize(c, size, align) for c, size in
+    (y, x), (height, width) = [_unnormalize(c, size, align, True) for c, size in
                                zip(coords, input.shape[2:])], input.shape[2:]
     y0, x0 = y.detach().floor(), x.detach().floor()
     wy, wx = _cubic_weights(y - y0), _cubic_weights(x - x0)
