@@ -1,6 +1,7 @@
 """mp.spawn + init_process_group(rank, world_size), torch's recipe for data-parallel
 training on the CPU, against torch (gloo): with MPI installed ember's spawn starts its
 processes as the ranks of one MPI job (ember/multiprocessing/_mpi_spawn.py)."""
+import json
 import os
 import sys
 
@@ -27,7 +28,10 @@ def test_spawned_ranks_train_a_ddp_model_as_torch():
     assert theirs.returncode == 0 and ours.returncode == 0, ours.stderr
     weights = [line for line in ours.stdout.splitlines() if line.startswith("weights")]
     expected = [line for line in theirs.stdout.splitlines() if line.startswith("weights")]
-    assert len(weights) == 1 and weights == expected
+    assert len(weights) == len(expected) == 1
+    ours_values, theirs_values = (json.loads(line.split(" ", 1)[1]) for line in weights + expected)
+    assert ours_values[0] == ours_values[1]         # the ranks agree: gradients were averaged
+    assert ours_values == pytest.approx(theirs_values, rel=1e-6)     # float32 rounding
     assert not ours.leftover
 
 
