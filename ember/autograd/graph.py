@@ -112,7 +112,8 @@ class Node:
         raw = name.startswith("_raw_saved_")
         if raw or name.startswith("_saved_"):
             key = name[len("_raw_saved_") if raw else len("_saved_"):]
-            if key in type(self).saved_names or (key == "result" and getattr(type(self), "saves_outputs", False)):
+            saves_result = getattr(type(self), "saves_outputs", False)
+            if key in type(self).saved_names or (key == "result" and saves_result):
                 if self._freed:
                     raise RuntimeError(_FREED_MESSAGE)
                 entry = self._named_saved_value(key)

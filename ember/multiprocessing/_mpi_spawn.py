@@ -39,8 +39,10 @@ _STOP_GRACE = 2.0       # seconds the job gets to end by itself after a rank fai
 
 def available() -> bool:
     """Whether spawn can start its processes as an MPI job: mpi4py and mpiexec are
-    installed and this process is not itself a rank of one."""
-    if started_by_mpi() or not _mpi.is_mpi_importable():
+    installed, this process is not itself a rank of one, and this is the main thread
+    (which alone can pass signals on to mpiexec)."""
+    if started_by_mpi() or not _mpi.is_mpi_importable() or \
+            threading.current_thread() is not threading.main_thread():
         return False
     try:
         return bool(mpiexec_path())
