@@ -65,7 +65,7 @@ class TorchFunctionMode:
     NotImplementedError; subclasses can still be defined and named."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define __torch_function__")
 
     def __enter__(self):
         raise NotImplementedError(

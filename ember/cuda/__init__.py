@@ -1,4 +1,5 @@
 """ember.cuda: ember runs on the CPU; these report "no CUDA" the way torch's CPU build does."""
+from ._refusal import no_cuda as _no_cuda
 from .memory import (empty_cache, max_memory_allocated, max_memory_cached,  # noqa: F401
                      max_memory_reserved, memory_allocated, memory_cached, memory_reserved,
                      memory_stats, memory_stats_as_nested_dict)
@@ -27,14 +28,6 @@ def synchronize(device=None) -> None:
 
 def is_initialized() -> bool:
     return False
-
-
-_NO_CUDA = ("Torch not compiled with CUDA enabled. ember runs on the CPU only: guard GPU code "
-            "with `if torch.cuda.is_available():`.")
-
-
-def _no_cuda(*args, **kwargs):
-    raise AssertionError(_NO_CUDA)
 
 
 # Queries about a GPU fail as on a CPU-only torch build.

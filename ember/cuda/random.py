@@ -4,16 +4,13 @@ records `torch.cuda.get_rng_state_all()` runs unchanged; asking for a CUDA gener
 own seed or state fails."""
 from __future__ import annotations
 
+from ._refusal import no_cuda
+
 __all__ = ["get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all",
            "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed"]
 
 
-def _no_cuda(*args, **kwargs):
-    from . import _NO_CUDA
-    raise AssertionError(_NO_CUDA)
-
-
-get_rng_state = initial_seed = _no_cuda
+get_rng_state = initial_seed = no_cuda
 
 
 def get_rng_state_all() -> list:

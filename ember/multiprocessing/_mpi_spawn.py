@@ -27,12 +27,12 @@ from multiprocessing import spawn as multiprocessing_spawn
 from multiprocessing.reduction import ForkingPickler
 
 from ..distributed import _job_files, _mpi
+from ..distributed.distributed_c10d import ABORT_GRACE
 from ..distributed.run import (forward_output, mpiexec_path, mpi_rank_from_environment,
                                passing_signals_to, started_by_mpi)
 from .spawn import ProcessExitedException, ProcessRaisedException
 
 _JOB_FILE = "spawn.pickle"
-_ABORT_GRACE = 0.5      # seconds for a failing rank's output to reach the parent
 _POLL = 0.1             # seconds between the parent's looks for a failed rank
 _STOP_GRACE = 2.0       # seconds the job gets to end by itself after a rank failed
 
@@ -122,7 +122,7 @@ def _run_rank(path: str) -> None:
         fn, args = pickle.loads(payloads[rank])
         fn(rank, *args)
     except KeyboardInterrupt:
-        pass
+        return                          # stopped by the parent (Ctrl-C passed on), not failed
     except BaseException as error:      # noqa: BLE001  (SystemExit too: the rank failed)
         if isinstance(error, SystemExit) and error.code in (None, 0):
             return
@@ -137,7 +137,7 @@ def _stop_job() -> None:
     sys.stderr.flush()
     world = _mpi.started_world()
     if world is not None and world.Get_size() > 1:
-        time.sleep(_ABORT_GRACE)
+        time.sleep(ABORT_GRACE)   # (for its output to reach the parent first)
         world.Abort(1)
     sys.exit(1)
 

@@ -43,7 +43,7 @@ def test_a_failing_rank_raises_in_the_parent_as_torch(fail):
     assert raised == [f"raised ProcessRaisedException 1 -- Process 1 terminated with the "
                       f"following error: ValueError: rank 1 failed "
                       f"{'before joining' if fail == 'before' else 'in the group'}"]
-    assert ours.seconds < 60 and not ours.leftover
+    assert not ours.leftover       # (a job left waiting would have hit run()'s timeout)
 
 
 def test_a_killed_rank_is_reported_as_torch():
